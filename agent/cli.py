@@ -1,0 +1,103 @@
+"""perfloop's command line: run, profile, resume, log, report, kb."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_USAGE, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
+
+
+def _add_target_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="folder holding the training pipeline (inside a git repository)")
+    parser.add_argument("--config", help="training config, relative to PATH (overrides [tool.perfloop] config)")
+    parser.add_argument("--cmd", help="pipeline command; {config} is replaced by the config path")
+    parser.add_argument("--steps", type=int, help="steady-state steps measured per run")
+    parser.add_argument("--warmup-steps", type=int, help="steps run before measuring")
+    parser.add_argument("--noise-runs", type=int, help="light runs of the unchanged pipeline per profile")
+    parser.add_argument("--json", action="store_true", help="print one JSON object as the last stdout line")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="perfloop", description="Make a PyTorch training pipeline faster "
+                                     "without breaking it: profile, diagnose, optimize, verify.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run the loop and commit verified speed-ups on perfloop/<run_id>")
+    _add_target_args(run)
+    run.add_argument("--auto-approve", action="store_true", help="apply proposals without asking")
+    run.add_argument("--max-iters", type=int, default=3, help="most proposals per run (default 3)")
+    run.add_argument("--ab-runs", type=int, help="interleaved timing runs per side when verifying")
+    run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    run.add_argument("--llm-model", help="model name for that endpoint")
+    profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
+    _add_target_args(profile)
+    resume = sub.add_parser("resume", help="continue a stopped or interrupted run")
+    resume.add_argument("run", help="run id or run folder")
+    resume.add_argument("--auto-approve", action="store_true")
+    resume.add_argument("--json", action="store_true")
+    log = sub.add_parser("log", help="print a run's audit log and check its hash chain")
+    log.add_argument("run", help="run id or run folder")
+    log.add_argument("--diff", action="store_true", help="show each proposal's diff")
+    report = sub.add_parser("report", help="write a run's HTML report")
+    report.add_argument("run", help="run id or run folder")
+    report.add_argument("-o", "--output", help="where to write the HTML (default: in the run folder)")
+    kb = sub.add_parser("kb", help="list the knowledge base, or show one entry")
+    kb.add_argument("entry", nargs="?", help="entry id")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `perfloop` console script."""
+    args = build_parser().parse_args(argv)
+    from tools.profiler import PipelineError
+
+    try:
+        if args.command in ("run", "resume"):
+            from agent.driver import resume_run, start_run
+
+            return start_run(args) if args.command == "run" else resume_run(args)
+        if args.command == "profile":
+            from agent.profile_only import profile_only
+
+            return profile_only(args)
+        if args.command == "log":
+            from agent.logview import print_log
+
+            return print_log(args.run, show_diff=args.diff)
+        if args.command == "report":
+            from agent.html_report import write_report
+
+            path = write_report(args.run, args.output)
+            print(path)
+            return EXIT_OK
+        if args.command == "kb":
+            from agent.logview import print_kb
+
+            return print_kb(args.entry)
+    except PipelineError as error:
+        print(f"perfloop: the pipeline failed: {error}", file=sys.stderr)
+        return EXIT_PIPELINE
+    except ValueError as error:
+        print(f"perfloop: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("perfloop: interrupted; `perfloop resume RUN` continues where it stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_USAGE
+
+
+def emit_json(obj: dict) -> None:
+    """Print ``obj`` as the last line of stdout."""
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def target_overrides(args: argparse.Namespace) -> dict:
+    """Collect the contract values given as flags."""
+    names = ("steps", "warmup_steps", "noise_runs", "ab_runs")
+    return {name: getattr(args, name, None) for name in names}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One node per file; each takes the LoopState and returns a dict of updates."""

@@ -1,0 +1,56 @@
+"""Find a run's state folder by id: the per-user index, the current repo, or a path."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+
+def state_home() -> Path:
+    """Return perfloop's per-user state folder ($PERFLOOP_HOME, else $XDG_STATE_HOME/perfloop)."""
+    if os.environ.get("PERFLOOP_HOME"):
+        return Path(os.environ["PERFLOOP_HOME"])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "perfloop"
+
+
+def new_run_id() -> str:
+    """Return a sortable, unique run id such as 20261130-141502-3fa2."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:4]}"
+
+
+def register_run(run_id: str, state_dir: Path) -> None:
+    """Remember where a run keeps its things, so `perfloop log RUN` works from anywhere."""
+    home = state_home()
+    home.mkdir(parents=True, exist_ok=True)
+    index_path = home / "runs.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    index[run_id] = str(state_dir)
+    tmp = index_path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(index, indent=1))
+    os.replace(tmp, index_path)
+
+
+def find_run(ref: str) -> Path:
+    """Resolve a run id or a run folder path to its state folder; ValueError says where it looked."""
+    path = Path(ref).expanduser()
+    if (path / "audit.jsonl").exists():
+        return path.resolve()
+    if path.name == "audit.jsonl" and path.exists():
+        return path.parent.resolve()
+    index_path = state_home() / "runs.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    if ref in index and Path(index[ref]).is_dir():
+        return Path(index[ref])
+    common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                            capture_output=True, text=True)
+    if common.returncode == 0:
+        local = Path(common.stdout.strip()) / "perfloop" / "runs" / ref
+        if local.is_dir():
+            return local
+    recent = ", ".join(sorted(index)[-5:]) or "none recorded"
+    raise ValueError(f"no run {ref!r} found (looked in {index_path} and this repo's .git/perfloop/runs). "
+                     f"Recent runs: {recent}. Pass a run id or the run's folder.")

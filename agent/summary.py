@@ -1,0 +1,74 @@
+"""The ⚑ --json summary: what the run found, changed and measured."""
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from agent.state import Iteration, LoopState
+
+
+class Numbers(BaseModel):
+    """Throughput and start-up of one version of the pipeline."""
+
+    samples_per_s: float
+    startup_s: float
+    noise_pct: float | None = None
+
+
+class IterationSummary(BaseModel):
+    """One proposal as the summary lists it."""
+
+    proposal_id: str
+    diagnosis: str
+    evidence: dict
+    change: str
+    source: str
+    verdict: str
+    stage: str = Field(description="The verification stage that decided.")
+    reason: str
+    expected_speedup: float
+    speedup: float | None
+    ci: list[float] | None
+    data_check: str
+    loss_check: str
+    commit: str | None
+
+    @classmethod
+    def of(cls, item: Iteration) -> "IterationSummary":
+        p, v = item.proposal, item.verdict
+        return cls(proposal_id=p.id, diagnosis=p.diagnosis, evidence=p.evidence, change=p.change, source=p.source,
+                   verdict=v.verdict, stage=v.stage, reason=v.reason, expected_speedup=p.expected_speedup,
+                   speedup=v.speed.speedup if v.speed else None, ci=list(v.speed.ci) if v.speed else None,
+                   data_check=v.data.status if v.data else "not_run",
+                   loss_check=v.loss.status if v.loss else "not_run", commit=v.commit)
+
+
+class RunSummary(BaseModel):
+    """The last stdout line of `perfloop run --json`."""
+
+    run_id: str
+    branch: str
+    audit_log: str
+    baseline: Numbers
+    final: Numbers
+    speedup: float = Field(description="Final vs original, from interleaved re-runs when anything was accepted.")
+    speedup_ci: list[float] | None = None
+    stop_reason: str
+    stop_detail: str
+    bottleneck: str | None = Field(None, description="Top diagnosis of the final profile.")
+    bottleneck_summary: str = ""
+    iterations: list[IterationSummary]
+    runs_used: int
+
+
+def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: float,
+                  speedup_ci: list[float] | None) -> RunSummary:
+    """Assemble the summary from the state and the final measurement."""
+    first = state.first_profile
+    top = state.diagnoses[0] if state.diagnoses else None
+    return RunSummary(
+        run_id=state.run_id, branch=f"perfloop/{state.run_id}", audit_log=audit_log,
+        baseline=Numbers(samples_per_s=first.samples_per_s, startup_s=first.startup_s, noise_pct=first.noise_pct),
+        final=final, speedup=speedup, speedup_ci=speedup_ci,
+        stop_reason=state.stop_reason or "unknown", stop_detail=state.stop_detail,
+        bottleneck=top.entry_id if top else None, bottleneck_summary=top.summary if top else "",
+        iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used)

@@ -1,0 +1,1 @@
+"""perfloop's evaluation suite: real pipelines with planted bottlenecks, oracles and a harness."""

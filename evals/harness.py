@@ -1,0 +1,202 @@
+"""Run the agent on each target, re-measure its branch against the original and the oracle, and judge it."""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evals import checks, measure, workspace
+from evals.copy_target import TARGETS_DIR
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+EXIT_OK, EXIT_FALSE_ACCEPT, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass
+class Options:
+    """What the suite runs and how; every field has a command-line flag in evals/__main__.py."""
+
+    work_dir: Path  # every copy and checkout goes here, kept for inspection afterwards
+    targets_dir: Path = TARGETS_DIR
+    names: list[str] = field(default_factory=list)  # empty: every target
+    repeat: int = 1
+    runs: int = 3  # re-measuring runs per variant (K)
+    eval_steps: int = 60  # EVAL_MAX_STEPS of each re-measuring run
+    eval_warmup: int | None = None  # EVAL_WARMUP; None keeps evalkit's default
+    max_iters: int | None = None
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    agent_args: list[str] = field(default_factory=list)  # extra `perfloop run` flags
+    agent_timeout_s: float = 3600.0
+    pipeline_timeout_s: float = 600.0
+
+
+def progress(message: str) -> None:
+    """Tell the person at the terminal what the suite is doing (stderr: stdout carries the table)."""
+    print(f"evals: {message}", file=sys.stderr, flush=True)
+
+
+def agent_argv(repo: Path, options: Options) -> list[str]:
+    """Build the unattended `perfloop run` command line for ``repo``."""
+    argv = [sys.executable, "-m", "agent.cli", "run", str(repo), "--auto-approve", "--json"]
+    if options.max_iters is not None:
+        argv += ["--max-iters", str(options.max_iters)]
+    if options.llm_base_url:
+        argv += ["--llm-base-url", options.llm_base_url]
+    if options.llm_model:
+        argv += ["--llm-model", options.llm_model]
+    return argv + options.agent_args
+
+
+def run_agent(repo: Path, home: Path, options: Options) -> tuple[dict, float]:
+    """Run the agent on ``repo``; return its --json summary and wall seconds, or raise RuntimeError."""
+    # perfloop's run index stays with this suite's files, not in the user's home.
+    env = {**os.environ, "PERFLOOP_HOME": str(home)}
+    started = time.monotonic()
+    try:
+        done = measure.run_and_wait(agent_argv(repo, options), PROJECT_ROOT, env, options.agent_timeout_s)
+    except TimeoutError as error:
+        raise AgentFailed(str(error), time.monotonic() - started) from None
+    wall_s = time.monotonic() - started
+    if done.returncode != 0:
+        raise AgentFailed(f"agent exited {done.returncode}: {measure.last_line(done.stderr) or 'no output'}", wall_s)
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1]), wall_s
+    except (IndexError, json.JSONDecodeError):
+        raise AgentFailed(f"agent printed no JSON summary: {measure.last_line(done.stdout)!r}", wall_s) from None
+
+
+class AgentFailed(RuntimeError):
+    """The agent run did not end with a summary; carries how long it ran."""
+
+    def __init__(self, message: str, wall_s: float):
+        super().__init__(message)
+        self.wall_s = wall_s
+
+
+def first_top_diagnosis(audit_log: Path) -> str | None:
+    """Return the top entry of the first "diagnoses" event in the audit log (the initial profile's)."""
+    with open(audit_log, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            if record.get("event") == "diagnoses":
+                ranked = record.get("data", {}).get("ranked") or []
+                return ranked[0]["entry_id"] if ranked else None
+    return None
+
+
+def evaluate(name: str, label: str, options: Options) -> dict:
+    """Run the agent on a fresh copy of target ``name``, re-measure, judge; return one result row."""
+    expected = workspace.read_expected(options.targets_dir, name)
+    row: dict = {"label": label, "target": name, "expected_diagnosis": expected.diagnosis,
+                 "also_acceptable": list(expected.also_acceptable), "expected": expected.raw}
+    base = Path(options.work_dir) / label.replace("#", "-")
+    repo = workspace.copy_target(options.targets_dir, name, base / "repo")
+    original = workspace.git(repo, "rev-parse", "HEAD").strip()
+    progress(f"{label}: running the agent")
+    try:
+        summary, row["agent_wall_s"] = run_agent(repo, base / "perfloop-home", options)
+    except AgentFailed as error:
+        return {**row, "agent_wall_s": error.wall_s, "error": str(error)}
+    iterations = summary.get("iterations", [])
+    accepted_checks = [it.get("data_check", "not_run") for it in iterations if it.get("verdict") == "accepted"]
+    row.update(
+        top_diagnosis=first_top_diagnosis(Path(summary["audit_log"])), runs_used=summary.get("runs_used"),
+        verdicts=checks.verdict_letters(it.get("verdict", "?") for it in iterations), accepted=len(accepted_checks),
+        agent={k: summary.get(k) for k in ("run_id", "branch", "audit_log", "baseline", "final", "speedup",
+                                            "stop_reason", "bottleneck", "runs_used")},
+        iterations=[{k: it.get(k) for k in ("proposal_id", "diagnosis", "change", "source", "verdict", "stage",
+                                             "reason", "speedup", "ci", "data_check", "loss_check", "commit")}
+                    for it in iterations])
+    row["diagnosis_ok"] = checks.diagnosis_matches(row["top_diagnosis"], expected.diagnosis, expected.also_acceptable)
+    agent_head = workspace.git(repo, "rev-parse", summary["branch"]).strip() if summary.get("branch") else original
+    if accepted_checks and agent_head == original:
+        row["error"] = f"agent reports {len(accepted_checks)} accepted change(s) but {summary.get('branch')} " \
+                       "does not move past the original commit"
+    checkouts = {"original": workspace.checkout(repo, original, base / "original"),
+                 "agent": workspace.checkout(repo, agent_head, base / "agent")}
+    if workspace.has_oracle(options.targets_dir, name):
+        checkouts["oracle"] = workspace.copy_target(options.targets_dir, name, base / "oracle", with_oracle=True)
+    row["commits"] = {"original": original, "agent": agent_head}
+    contract = workspace.read_contract(checkouts["original"])
+    command = measure.render_command(contract.command, contract.config)
+    progress(f"{label}: re-measuring {', '.join(checkouts)} × {options.runs}, {options.eval_steps} steps each")
+    raw = measure.measure_interleaved(checkouts, command, options.runs, options.eval_steps, options.eval_warmup,
+                                      options.pipeline_timeout_s)
+    row["measured"] = {variant: {**measure.summarize(records), "runs": records} for variant, records in raw.items()}
+    row.update(judge(row["measured"], accepted_checks))
+    if row.get("error") is None and row["measured"]["original"]["median_samples_per_s"] is None:
+        row["error"] = "original pipeline failed: " + row["measured"]["original"]["errors"][0]
+    return row
+
+
+def judge(measured: dict, accepted_checks: list[str]) -> dict:
+    """Compare the agent's and the oracle's measurements with the original's; return the verdict fields."""
+    orig, agent = measured["original"], measured["agent"]
+    oracle = measured.get("oracle")
+    agent_speedup = checks.ratio(agent["median_samples_per_s"], orig["median_samples_per_s"])
+    oracle_speedup = checks.ratio(oracle["median_samples_per_s"], orig["median_samples_per_s"]) if oracle else None
+    have_both = orig["batch_digest"] is not None and agent["batch_digest"] is not None
+    data_identical = agent["batch_digest"] == orig["batch_digest"] if have_both else None
+    is_false, why = checks.false_accept(accepted_checks, agent_speedup, orig["spread"], data_identical)
+    if is_false and agent["errors"] and agent_speedup is None:
+        why = f"{why}: {agent['errors'][0]}"
+    return {
+        "noise": orig["spread"],
+        "agent_speedup": agent_speedup,
+        "oracle_speedup": oracle_speedup,
+        "share_of_oracle_gain": checks.share_of_oracle_gain(agent_speedup, oracle_speedup),
+        "data_identical": data_identical,
+        "loss_identical": agent["losses"] == orig["losses"] if have_both else None,
+        "final_loss_rel_diff": checks.relative_diff(agent["final_loss"], orig["final_loss"]),
+        "extra_identical": agent["extra"] == orig["extra"] if have_both else None,
+        "oracle_data_identical": (oracle["batch_digest"] == orig["batch_digest"]
+                                  if oracle and oracle["batch_digest"] and orig["batch_digest"] else None),
+        "false_accept": is_false,
+        "false_accept_reason": why,
+    }
+
+
+def totals(rows: list[dict]) -> dict:
+    """Add up the rows: diagnosis accuracy, false accepts, median share of oracle gain, errors."""
+    judged = [row for row in rows if row.get("expected_diagnosis")]
+    shares = [row["share_of_oracle_gain"] for row in rows if row.get("share_of_oracle_gain") is not None]
+    return {
+        "diagnosis_correct": sum(1 for row in judged if row.get("diagnosis_ok")),
+        "diagnosis_expected": len(judged),
+        "false_accepts": sum(1 for row in rows if row.get("false_accept")),
+        "median_share_of_oracle_gain": checks.median(shares),
+        "errors": sum(1 for row in rows if row.get("error")),
+    }
+
+
+def run_suite(options: Options) -> dict:
+    """Evaluate every selected target ``options.repeat`` times; return rows, totals and settings."""
+    names = options.names or workspace.target_names(options.targets_dir)
+    rows = []
+    for name in names:
+        for index in range(1, options.repeat + 1):
+            label = f"{name}#{index}" if options.repeat > 1 else name
+            try:
+                rows.append(evaluate(name, label, options))
+            except (RuntimeError, ValueError, OSError) as error:
+                # One broken target must not cost the rest of the suite its results.
+                rows.append({"label": label, "target": name, "error": f"{type(error).__name__}: {error}"})
+            progress(f"{label}: done{' with an error: ' + rows[-1]['error'] if rows[-1].get('error') else ''}")
+    settings = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(options).items()}
+    return {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "settings": settings, "cpu_count": os.cpu_count(),
+            "rows": rows, "totals": totals(rows)}
+
+
+def exit_code(report: dict) -> int:
+    """Return 1 when any row is a false accept (so CI can gate on it), else 0."""
+    return EXIT_FALSE_ACCEPT if report["totals"]["false_accepts"] else EXIT_OK
+
+
+def split_agent_args(text: str | None) -> list[str]:
+    """Split the --agent-args string the way a shell would."""
+    return shlex.split(text) if text else []

@@ -1,0 +1,109 @@
+"""Meter shared by the eval targets; the harness copies it next to train.py as evalkit.py.
+
+It records what the verifier compares between an original run and a patched one:
+a digest of every batch (data identical row by row?), the loss curve (numerics within
+tolerance?) and steady-state samples/s (faster beyond noise?).
+
+Environment:
+  EVAL_MAX_STEPS  stop after this many steps (unset: the loop runs to its own end)
+  EVAL_WARMUP     steps excluded from the throughput clock (default 5)
+"""
+import hashlib
+import json
+import os
+import time
+
+import numpy as np
+import torch
+
+
+def _leaves(obj):
+    """Yield the leaves of a batch in a stable order (dict keys sorted)."""
+    if isinstance(obj, dict):
+        for key in sorted(obj, key=str):
+            yield from _leaves(obj[key])
+    elif isinstance(obj, (tuple, list)) and not (obj and isinstance(obj[0], (int, float, str, bytes))):
+        for item in obj:
+            yield from _leaves(item)
+    else:
+        yield obj
+
+
+def _update(h, leaf):
+    if isinstance(leaf, torch.Tensor):
+        t = leaf.detach().cpu().contiguous()
+        h.update(str(t.dtype).encode())
+        # numpy has no bfloat16: hash those bits as int16.
+        leaf = (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy()
+    if isinstance(leaf, np.ndarray):
+        # dtype and shape go in too: the same bytes read as another layout are other data.
+        h.update(f"{leaf.dtype.str}{leaf.shape}".encode())
+        h.update(np.ascontiguousarray(leaf).tobytes())
+    else:
+        h.update(repr(leaf).encode())
+
+
+def _first_dim(obj):
+    for leaf in _leaves(obj):
+        if isinstance(leaf, (torch.Tensor, np.ndarray)) and leaf.ndim > 0:
+            return int(leaf.shape[0])
+        if isinstance(leaf, (list, tuple)):
+            return len(leaf)
+    return 1
+
+
+class Meter:
+    def __init__(self):
+        max_steps = os.environ.get("EVAL_MAX_STEPS")
+        self.max_steps = int(max_steps) if max_steps else None
+        self.warmup = int(os.environ.get("EVAL_WARMUP", "5"))
+        self.steps = 0
+        self.samples = 0
+        self.losses = []
+        self._digests = hashlib.sha256()
+        self._t0 = self._t_last = None
+        self._s0 = self._s_last = 0
+        self._t_start = time.perf_counter()
+        self._reported = False
+
+    def batch(self, batch):
+        h = hashlib.sha256()
+        for leaf in _leaves(batch):
+            _update(h, leaf)
+        self._digests.update(h.digest())
+        self.samples += _first_dim(batch)
+
+    def step(self, loss):
+        self.losses.append(float(loss.detach()) if isinstance(loss, torch.Tensor) else float(loss))
+        self.steps += 1
+        now = time.perf_counter()
+        if self.steps == self.warmup:
+            # The clock starts at the end of the last warm-up step, so the steady window
+            # holds whole steps: batch fetch + compute of steps warmup+1 .. N.
+            self._t0, self._s0 = now, self.samples
+        self._t_last, self._s_last = now, self.samples
+
+    def done(self):
+        return self.max_steps is not None and self.steps >= self.max_steps
+
+    def steady_samples_per_s(self):
+        if self._t0 is not None and self._t_last > self._t0:
+            return (self._s_last - self._s0) / (self._t_last - self._t0)
+        if self._t_last is not None and self._t_last > self._t_start:
+            return self._s_last / (self._t_last - self._t_start)  # too few steps for a steady window
+        return None
+
+    def report(self, extra=None):
+        if self._reported:
+            return
+        self._reported = True
+        record = {
+            "steps": self.steps,
+            "samples": self.samples,
+            "steady_samples_per_s": self.steady_samples_per_s(),
+            "final_loss": self.losses[-1] if self.losses else None,
+            "losses": self.losses,
+            "batch_digest": self._digests.hexdigest(),
+            "extra": dict(extra or {}),
+        }
+        print("EVALKIT " + json.dumps(record), flush=True)

@@ -1,0 +1,39 @@
+"""Known training-pipeline bottlenecks: the entries, their schema and the matcher."""
+
+from knowledge_base.loader import ENTRIES_DIR, load_entries, load_entry
+from knowledge_base.match import describe, diagnose, explain
+from knowledge_base.metrics import KNOWN_METRICS, METRICS, Metric, Metrics, MetricValue
+from knowledge_base.schema import (
+    Condition,
+    ConditionCheck,
+    Diagnosis,
+    Entry,
+    ExpectedGain,
+    Explanation,
+    Remedy,
+    Symptoms,
+    Verification,
+)
+
+__all__ = [
+    "ENTRIES_DIR",
+    "KNOWN_METRICS",
+    "METRICS",
+    "Condition",
+    "ConditionCheck",
+    "Diagnosis",
+    "Entry",
+    "ExpectedGain",
+    "Explanation",
+    "Metric",
+    "MetricValue",
+    "Metrics",
+    "Remedy",
+    "Symptoms",
+    "Verification",
+    "describe",
+    "diagnose",
+    "explain",
+    "load_entries",
+    "load_entry",
+]

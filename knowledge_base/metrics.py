@@ -1,0 +1,137 @@
+"""Name the profile metrics the knowledge base may cite, and render sentences from them."""
+
+import math
+import string
+from collections.abc import Mapping
+from typing import Literal, NamedTuple
+
+MetricValue = float | int | str | None
+Metrics = Mapping[str, MetricValue]
+
+
+class Metric(NamedTuple):
+    """Describe one profile metric."""
+
+    kind: Literal["number", "text"]
+    description: str
+
+
+# Shares are fractions 0..1 of the median steady-state step time unless stated otherwise.
+METRICS: dict[str, Metric] = {
+    "step_ms": Metric("number", "median steady-state step time, ms"),
+    "samples_per_s": Metric("number", "training throughput, samples per second"),
+    "data_wait_share": Metric("number", "main process waiting for the next batch"),
+    "h2d_share": Metric("number", "host-to-device copy of the batch"),
+    "input_share": Metric("number", "data_wait_share + h2d_share (TF profiler's input %)"),
+    "forward_share": Metric("number", "forward pass"),
+    "backward_share": Metric("number", "backward pass"),
+    "optimizer_share": Metric("number", "optimizer step"),
+    "compute_share": Metric("number", "forward + backward + optimizer"),
+    "other_share": Metric("number", "main-process host time in no stage"),
+    "num_workers": Metric("number", "DataLoader worker processes (0 = main process loads)"),
+    "persistent_workers": Metric("number", "1 if workers survive across epochs, else 0"),
+    "pin_memory": Metric("number", "1 if batches land in pinned host memory, else 0"),
+    "prefetch_factor": Metric("number", "batches each worker prepares ahead"),
+    "batch_size": Metric("number", "samples per batch"),
+    "cpu_count": Metric("number", "CPU cores available to the run"),
+    "worker_fetch_ms": Metric("number", "mean ms to build one batch (__getitem__ + collate)"),
+    "collate_share": Metric("number", "collate time / batch build time"),
+    "hot_function": Metric("text", 'hottest user function in batch build, "name (file:line)"'),
+    "hot_function_share": Metric("number", "inclusive share of batch build time in hot_function"),
+    "hot_function_source": Metric("text", "source lines of hot_function"),
+    "hot_function_step_share": Metric("number", "data_wait_share × hot_function_share: the hot spot's share of the step"),
+    "collate_step_share": Metric("number", "data_wait_share × collate_share: collate's share of the step"),
+    "main_hot_function": Metric("text", "hottest user function in the main process"),
+    "main_hot_function_share": Metric("number", "main_hot_function's share of step time"),
+    "epoch_stall_share": Metric(
+        "number", "share of measured time in epoch-start steps beyond the median step"
+    ),
+    "startup_s": Metric("number", "seconds from launch to the first step"),
+    "noise_pct": Metric("number", "run-to-run noise of the step time, percent"),
+    "workers_needed": Metric("number", "ceil(batch build ms / compute ms); the codemod bounds it by cpu_count"),
+    "worker_scaling": Metric(
+        "number", "min(workers_needed, cpu_count) / max(num_workers, 1): how much faster batches can arrive"
+    ),
+    "gpu_util_p50": Metric("number", "median NVML GPU utilization, percent (None without CUDA)"),
+    "device": Metric("text", '"cpu" or "cuda"'),
+    "step_time_cv": Metric("number", "coefficient of variation of the step time"),
+}
+
+# Times in ms read better in a sentence than shares, so every stage share gets one.
+STAGES = ("data_wait", "h2d", "input", "forward", "backward", "optimizer", "compute", "other")
+DERIVED: dict[str, Metric] = {
+    f"{stage}_ms": Metric("number", f"{stage}_share × step_ms, ms (derived)") for stage in STAGES
+}
+KNOWN_METRICS: dict[str, Metric] = METRICS | DERIVED
+TEMPLATE_NAMES: dict[str, Metric] = KNOWN_METRICS | {
+    "expected_speedup": Metric("number", "the diagnosis's expected speedup, ×")
+}
+
+
+def is_number(value: object) -> bool:
+    """Return whether value is a real number usable in arithmetic (not bool, not NaN)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value)
+
+
+def with_derived(metrics: Metrics) -> dict[str, MetricValue]:
+    """Return the metrics plus `<stage>_ms` for each stage share, where step_ms is known."""
+    view = dict(metrics)
+    step_ms = metrics.get("step_ms")
+    for stage in STAGES:
+        share = metrics.get(f"{stage}_share")
+        if is_number(step_ms) and is_number(share):
+            view.setdefault(f"{stage}_ms", share * step_ms)
+    return view
+
+
+class _Missing:
+    def __format__(self, spec: str) -> str:
+        return "n/a"
+
+
+class _SummaryFormatter(string.Formatter):
+    """Format by metric name; a missing or mistyped value never raises, the sentence still reads."""
+
+    def get_value(self, key, args, kwargs):
+        value = kwargs.get(key)
+        return _Missing() if value is None else value
+
+    def format_field(self, value, format_spec):
+        try:
+            return format(value, format_spec)
+        except (TypeError, ValueError):
+            return str(value)
+
+
+def render(template: str, values: Metrics) -> str:
+    """Fill a summary template with metric values; missing ones read "n/a"."""
+    return _SummaryFormatter().vformat(template, (), dict(values))
+
+
+def check_template(template: str) -> str:
+    """Return the template if it names only known metrics with fitting format specs, else raise."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ValueError(f"{exc}; write literal braces as {{{{ and }}}}") from exc
+    for _, name, spec, _ in parsed:
+        if name is None:
+            continue
+        if name not in TEMPLATE_NAMES:
+            raise ValueError(
+                f"{{{name}}} is not a metric; use expected_speedup or a name "
+                "from the table in knowledge_base/README.md"
+            )
+        # Counts such as num_workers may format as "d": a number spec passes if int or float fits.
+        samples = (0.5, 2) if TEMPLATE_NAMES[name].kind == "number" else ("text",)
+        if not any(_formats(sample, spec) for sample in samples):
+            raise ValueError(f"format spec {spec!r} does not fit the {name!r} metric")
+    return template
+
+
+def _formats(value: object, spec: str) -> bool:
+    try:
+        format(value, spec)
+    except (TypeError, ValueError):
+        return False
+    return True

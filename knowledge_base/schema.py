@@ -1,0 +1,322 @@
+"""Define knowledge-base entries (symptoms, gain, remedies) and the diagnoses they yield."""
+
+import operator
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    computed_field,
+    field_validator,
+    model_validator,
+)
+
+from knowledge_base.metrics import KNOWN_METRICS, MetricValue, Metrics, check_template, is_number
+
+Op = Literal["<", "<=", ">", ">=", "==", "!=", "contains", "in"]
+Category = Literal["input", "compute", "host", "memory"]
+Check = Literal["identical", "within_tolerance"]
+Scalar = bool | int | float | str
+SNAKE_CASE = r"^[a-z][a-z0-9_]*$"
+ORDERING_OPS = ("<", "<=", ">", ">=")
+# A share of 1.0 would make "remove the stage" infinitely fast; a share that high means the
+# other stages went unseen, so the bound is capped at 1 / (1 - 0.99) = 100x.
+MAX_SHARE = 0.99
+
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "contains": lambda actual, expected: isinstance(actual, str) and str(expected) in actual,
+    "in": lambda actual, expected: actual in expected,
+}
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+def _known_metric(name: str) -> str:
+    if name not in KNOWN_METRICS:
+        raise ValueError(
+            f"unknown metric {name!r}; use a name from the table in knowledge_base/README.md "
+            "(new profiler metrics are added in knowledge_base/metrics.py)"
+        )
+    return name
+
+
+class Condition(_Record):
+    """One test on one metric; a missing, None or mistyped metric makes it False, never an error."""
+
+    metric: str
+    """Metric on the left-hand side (see knowledge_base/README.md)."""
+    op: Op
+    """Comparison; "contains" tests a substring of a text metric, "in" membership in a list."""
+    value: Scalar | list[Scalar] | None = None
+    """Constant right-hand side; give this or value_from."""
+    value_from: str | None = None
+    """Metric whose value is the right-hand side (num_workers < cpu_count); give this or value."""
+
+    @field_validator("metric", "value_from")
+    @classmethod
+    def _check_metric(cls, name: str | None) -> str | None:
+        return None if name is None else _known_metric(name)
+
+    @model_validator(mode="after")
+    def _check_operands(self) -> "Condition":
+        if (self.value is None) == (self.value_from is None):
+            raise ValueError(f"{self.metric} {self.op}: give one of `value` or `value_from`")
+        if self.value is None:
+            if self.op == "in":
+                raise ValueError("op 'in' needs a list `value`, not `value_from`")
+            return self
+        if self.op in ORDERING_OPS and not is_number(self.value):
+            raise ValueError(f"op {self.op!r} needs a number `value`, got {self.value!r}")
+        if self.op == "contains" and not isinstance(self.value, str):
+            raise ValueError(f"op 'contains' needs a text `value`, got {self.value!r}")
+        if (self.op == "in") != isinstance(self.value, list):
+            raise ValueError(f"op {self.op!r} with `value` {self.value!r}: only 'in' takes a list")
+        return self
+
+    def right_hand(self, metrics: Metrics) -> Any:
+        """Return the value the metric is compared against (a constant or another metric)."""
+        return self.value if self.value_from is None else metrics.get(self.value_from)
+
+    def holds(self, metrics: Metrics) -> bool:
+        """Return whether the condition holds for these metrics."""
+        actual, expected = metrics.get(self.metric), self.right_hand(metrics)
+        if actual is None or expected is None:
+            return False
+        # Text against a number is a mistyped metric, not evidence; "!=" would otherwise hold.
+        text_vs_number = isinstance(actual, str) != isinstance(expected, str)
+        if text_vs_number and self.op not in ("contains", "in"):
+            return False
+        try:
+            return bool(_COMPARE[self.op](actual, expected))
+        except TypeError:
+            return False
+
+
+class Symptoms(_Record):
+    """When an entry applies."""
+
+    all_of: list[Condition] = Field(min_length=1)
+    """Conditions that must all hold."""
+    any_of: list[Condition] | None = Field(default=None, min_length=1)
+    """If given, at least one of these must hold as well."""
+
+    def hold(self, metrics: Metrics) -> bool:
+        """Return whether the symptoms are present in these metrics."""
+        return all(c.holds(metrics) for c in self.all_of) and (
+            self.any_of is None or any(c.holds(metrics) for c in self.any_of)
+        )
+
+
+class ExpectedGain(_Record):
+    """Amdahl's bound on what fixing this bottleneck can give: 1 / ((1 - p) + p / n)."""
+
+    share_metric: str
+    """Metric holding the fraction p of the step (or measured time) this bottleneck occupies."""
+    stage_speedup: float | None = Field(default=None, gt=1.0)
+    """Factor n by which the stage gets faster; None means it disappears (bound 1 / (1 - p))."""
+    stage_speedup_from: str | None = None
+    """Metric holding n instead (e.g. worker_scaling); when missing or <= 1, stage_speedup applies."""
+
+    @field_validator("stage_speedup_from")
+    @classmethod
+    def _check_speedup_metric(cls, name: str | None) -> str | None:
+        return None if name is None else _known_metric(name)
+
+    @field_validator("share_metric")
+    @classmethod
+    def _check_share(cls, name: str) -> str:
+        if not _known_metric(name).endswith("_share"):
+            raise ValueError(f"{name!r} is not a share; name a *_share metric")
+        return name
+
+    def expected_speedup(self, metrics: Metrics) -> float:
+        """Return the expected step speedup (×), 1.0 when the share is missing."""
+        share = metrics.get(self.share_metric)
+        if not is_number(share):
+            return 1.0
+        p = min(max(float(share), 0.0), MAX_SHARE)
+        factor = self.stage_speedup
+        measured = metrics.get(self.stage_speedup_from) if self.stage_speedup_from else None
+        if is_number(measured) and measured > 1.0:
+            factor = float(measured)
+        remaining = 0.0 if factor is None else p / factor
+        return 1.0 / ((1.0 - p) + remaining)
+
+
+class Verification(_Record):
+    """What must stay the same for a remedy to be kept."""
+
+    data: Check
+    """Batches versus the baseline for the same seed: bit-identical or within atol/rtol."""
+    loss: Check
+    """Loss curve versus the baseline with a fixed seed: bit-identical or within atol/rtol."""
+    atol: float = Field(default=1e-5, ge=0.0)
+    """Absolute tolerance for within_tolerance (fp32 default; fp16 1e-3, bf16 1e-2)."""
+    rtol: float = Field(default=1e-5, ge=0.0)
+    """Relative tolerance: |a - b| <= atol + rtol * |b|."""
+    caveats: list[str] = []
+    """Known ways the check can legitimately differ, told to the user, never hidden."""
+
+
+class Remedy(_Record):
+    """One change that addresses a diagnosis."""
+
+    id: str = Field(pattern=SNAKE_CASE)
+    """Snake_case id, unique across the knowledge base."""
+    kind: Literal["codemod", "llm"]
+    """codemod: a deterministic rewrite by tools/; llm: an edit the LLM writes from instructions."""
+    codemod: str | None = Field(default=None, validate_default=True)
+    """Codemod id, required when kind is codemod."""
+    params: dict[str, Any] = {}
+    """Parameters passed to the codemod (or the instructions' template)."""
+    instructions: str | None = Field(default=None, validate_default=True)
+    """What the LLM should change and must preserve, required when kind is llm."""
+    summary: str = Field(pattern=r"^[^\n]+$")
+    """One line: what the change does."""
+    verification: Verification
+    """How the change is verified."""
+
+    @field_validator("codemod")
+    @classmethod
+    def _check_codemod(cls, codemod: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("kind")
+        if kind == "codemod" and not codemod:
+            raise ValueError("a codemod remedy needs `codemod: <codemod id>`, e.g. set_num_workers")
+        if kind == "llm" and codemod:
+            raise ValueError("an llm remedy names no codemod; use kind: codemod or drop `codemod`")
+        return codemod
+
+    @field_validator("instructions")
+    @classmethod
+    def _check_instructions(cls, text: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("kind")
+        if kind == "llm" and not (text or "").strip():
+            raise ValueError("an llm remedy needs `instructions`: what to change and what to keep")
+        if kind == "codemod" and text:
+            raise ValueError("a codemod remedy takes `params`, not `instructions`")
+        return text
+
+
+class Entry(_Record):
+    """One known bottleneck: how to recognise it, what fixing it can gain, how to fix it."""
+
+    id: str = Field(pattern=SNAKE_CASE)
+    """Snake_case id, equal to the YAML file's stem."""
+    title: str = Field(pattern=r"^[^\n]+$")
+    """One-line name shown to the user."""
+    description: str
+    """What happens, why it costs time, and where the thresholds come from."""
+    category: Category
+    """Which side of the pipeline the bottleneck sits on."""
+    symptoms: Symptoms
+    """When the entry applies."""
+    evidence: list[str] = Field(min_length=1)
+    """Metrics to cite in the diagnosis."""
+    expected_gain: ExpectedGain
+    """Amdahl bound used to rank diagnoses."""
+    summary_template: str
+    """One sentence with {metric:spec} fields and {expected_speedup}; missing values read n/a."""
+    remedies: list[Remedy] = []
+    """Changes to try, best first; empty means informational, nothing actionable offline."""
+    references: list[str] = Field(min_length=1)
+    """Tools or documents the thresholds and remedies come from."""
+
+    @field_validator("summary_template")
+    @classmethod
+    def _check_template(cls, template: str) -> str:
+        return check_template(template)
+
+    @field_validator("evidence")
+    @classmethod
+    def _check_evidence(cls, names: list[str]) -> list[str]:
+        return [_known_metric(name) for name in names]
+
+    @field_validator("remedies")
+    @classmethod
+    def _check_remedy_ids(cls, remedies: list[Remedy]) -> list[Remedy]:
+        ids = [r.id for r in remedies]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"remedy ids repeat in {ids}; give each remedy its own id")
+        return remedies
+
+
+def check_unique_ids(entries: Sequence[Entry]) -> None:
+    """Raise ValueError if two entries, or two remedies anywhere, share an id."""
+    seen: dict[str, str] = {}
+    for entry in entries:
+        for kind, id_ in [("entry", entry.id)] + [("remedy", r.id) for r in entry.remedies]:
+            key = f"{kind} {id_}"
+            if key in seen:
+                raise ValueError(f"{key} is defined twice ({seen[key]}, {entry.id}); rename one")
+            seen[key] = entry.id
+
+
+class Diagnosis(_Record):
+    """A matched entry with the numbers behind it; what the matcher hands to the agent."""
+
+    entry_id: str
+    """Id of the matched entry."""
+    title: str
+    """The entry's title."""
+    category: Category
+    """The entry's category."""
+    expected_speedup: float
+    """Amdahl bound on the step speedup from fixing this (×, >= 1)."""
+    evidence: dict[str, MetricValue]
+    """Cited metric -> value; None where the profile lacks it."""
+    remedies: list[Remedy]
+    """Changes to try, best first; empty means nothing actionable offline."""
+    summary: str
+    """One sentence with the numbers, for the user."""
+
+
+class ConditionCheck(_Record):
+    """How one condition fared against a profile."""
+
+    condition: Condition
+    """The condition tested."""
+    actual: MetricValue
+    """The metric's value, None when missing."""
+    expected: Any
+    """The right-hand side used (the constant or the value_from metric's value)."""
+    status: Literal["held", "failed", "missing"]
+    """missing: a metric it needs is absent or None, so it counts as failed."""
+
+    @computed_field
+    @property
+    def text(self) -> str:
+        """Render the check for a human, e.g. "data_wait_share = 0.62 >= 0.2: held"."""
+        c = self.condition
+        rhs = repr(c.value) if c.value_from is None else f"{c.value_from} ({self.expected!r})"
+        return f"{c.metric} = {self.actual!r} {c.op} {rhs}: {self.status}"
+
+
+class Explanation(_Record):
+    """Which of an entry's conditions held for a profile; for `perfloop kb` and the audit log."""
+
+    entry_id: str
+    """Id of the entry explained."""
+    matched: bool
+    """Whether the entry's symptoms are present."""
+    all_of: list[ConditionCheck]
+    """One check per all_of condition."""
+    any_of: list[ConditionCheck]
+    """One check per any_of condition; empty when the entry has none."""
+
+    def render(self) -> str:
+        """Return a few lines of text: the verdict, then every check."""
+        lines = [f"{self.entry_id}: {'matched' if self.matched else 'not matched'}"]
+        lines += [f"  all of: {check.text}" for check in self.all_of]
+        lines += [f"  any of: {check.text}" for check in self.any_of]
+        return "\n".join(lines)

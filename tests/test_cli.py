@@ -1,0 +1,180 @@
+"""The CLI end to end: real repos in temp dirs, real pipelines in subprocesses."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import ROOT, git, make_repo, perfloop, user_view
+
+FAST = ["--steps", "8", "--warmup-steps", "2", "--noise-runs", "2"]
+SUMMARY_KEYS = {"run_id", "branch", "audit_log", "baseline", "final", "speedup", "stop_reason", "iterations"}
+ITERATION_KEYS = {"diagnosis", "evidence", "change", "source", "verdict", "reason", "speedup", "ci",
+                  "data_check", "loss_check", "commit"}
+
+
+def last_json(stdout: str) -> dict:
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
+    (tiny_repo / "notes.txt").write_text("untracked, must survive\n")
+    with open(tiny_repo / "train.py", "a") as handle:
+        handle.write("# an uncommitted edit\n")
+    before = user_view(tiny_repo)
+    done = perfloop("run", str(tiny_repo), "--auto-approve", "--json", "--max-iters", "1", "--ab-runs", "2", *FAST)
+    assert done.returncode == 0, done.stderr
+    summary = last_json(done.stdout)
+    assert SUMMARY_KEYS <= summary.keys()
+    assert summary["branch"] == f"perfloop/{summary['run_id']}"
+    assert "uncommitted change" in done.stderr and "works from HEAD" in done.stderr
+    assert user_view(tiny_repo) == before
+    assert (tiny_repo / "notes.txt").exists()
+
+    [item] = summary["iterations"]
+    assert ITERATION_KEYS <= item.keys()
+    assert item["diagnosis"] == "dataloader_starved" and item["source"] == "codemod"
+    assert "num_workers 0 →" in item["change"]
+    if item["verdict"] == "accepted":
+        assert item["data_check"] == "identical" and item["ci"][0] > 1.0
+        message = git(tiny_repo, "log", "-1", "--format=%B", summary["branch"])
+        assert f"Perfloop-Run: {summary['run_id']}" in message
+        assert "Perfloop-Diagnosis: dataloader_starved" in message and "Perfloop-Speedup:" in message
+        changed = git(tiny_repo, "diff", "--name-only", "main", summary["branch"]).split()
+        assert changed == ["configs/train.yaml"]
+        diff = git(tiny_repo, "diff", "main", summary["branch"])
+        assert "-  num_workers: 0     # the bottleneck" in diff and "+  num_workers: 1     # the bottleneck" in diff
+    else:
+        assert item["verdict"] == "rejected" and item["reason"] and item["commit"] is None
+        assert git(tiny_repo, "rev-parse", summary["branch"]) == git(tiny_repo, "rev-parse", "main")
+    # The branch is free to check out: no worktree keeps holding it.
+    assert "perfloop" not in git(tiny_repo, "worktree", "list")
+
+    log = perfloop("log", summary["run_id"], "--diff")
+    assert log.returncode == 0, log.stderr
+    assert "audit chain intact" in log.stdout and "proposal p1-1" in log.stdout and "verdict p1-1" in log.stdout
+    report = perfloop("report", summary["run_id"])
+    assert report.returncode == 0
+    page = open(report.stdout.strip()).read()
+    assert summary["run_id"] in page and "num_workers" in page
+
+
+def test_profile_json_changes_nothing(tiny_repo):
+    before = user_view(tiny_repo)
+    done = perfloop("profile", str(tiny_repo), "--json", *FAST)
+    assert done.returncode == 0, done.stderr
+    profile = last_json(done.stdout)
+    assert profile["ledger"]["step_ms"] > 0 and profile["samples_per_s"] > 0
+    assert profile["loader"]["num_workers"] == 0 and profile["loader"]["file"] == "train.py"
+    assert profile["diagnoses"][0]["entry_id"] == "dataloader_starved"
+    assert "the model waits" in done.stderr
+    assert user_view(tiny_repo) == before
+    assert "perfloop/" not in git(tiny_repo, "branch", "--list")
+
+
+def test_compute_bound_names_compute_and_accepts_nothing(tmp_path):
+    target = make_repo(tmp_path / "repo", pipeline="compute")
+    done = perfloop("run", str(target), "--auto-approve", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = last_json(done.stdout)
+    assert summary["bottleneck"] == "compute_bound"
+    assert summary["stop_reason"] == "nothing_actionable"
+    assert not [i for i in summary["iterations"] if i["verdict"] == "accepted"]
+    assert summary["speedup"] == 1.0
+
+
+def test_reject_then_nothing_left(tiny_repo):
+    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="r\n")
+    assert done.returncode == 0, done.stderr
+    summary = last_json(done.stdout)
+    assert [i["verdict"] for i in summary["iterations"]] == ["declined"]
+    assert "--- a/configs/train.yaml" in done.stderr  # the diff was shown before asking
+    assert summary["stop_reason"] == "nothing_actionable"
+
+
+def test_quit_stops_with_typed_reason(tiny_repo):
+    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="q\n")
+    assert done.returncode == 0, done.stderr
+    assert last_json(done.stdout)["stop_reason"] == "user_quit"
+
+
+def test_paused_run_resumes_from_checkpoint(tiny_repo):
+    paused = perfloop("run", str(tiny_repo), "--json", "--ab-runs", "2", *FAST)  # stdin closed
+    assert paused.returncode == 0, paused.stderr
+    waiting = last_json(paused.stdout)
+    assert waiting["stop_reason"] == "awaiting_approval" and "num_workers" in waiting["pending"]["diff"]
+    resumed = perfloop("resume", waiting["run_id"], "--auto-approve", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    summary = last_json(resumed.stdout)
+    assert summary["run_id"] == waiting["run_id"]
+    assert summary["iterations"][0]["verdict"] in ("accepted", "rejected")
+    assert "audit chain intact" in perfloop("log", waiting["run_id"]).stdout
+
+
+def test_killed_run_resumes(tiny_repo, tmp_path):
+    env = dict(os.environ)
+    process = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", str(tiny_repo), "--auto-approve",
+                                "--json", "--ab-runs", "2", *FAST], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    runs = tiny_repo / ".git" / "perfloop" / "runs"
+    deadline = time.time() + 300
+    audit = None
+    while time.time() < deadline:
+        logs = list(runs.glob("*/audit.jsonl")) if runs.exists() else []
+        if logs and '"event": "proposal"' in logs[0].read_text():
+            audit = logs[0]
+            break
+        time.sleep(0.2)
+    assert audit is not None, "the run never reached a proposal"
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    run_id = audit.parent.name
+    resumed = perfloop("resume", run_id, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert last_json(resumed.stdout)["run_id"] == run_id
+    assert "audit chain intact" in perfloop("log", run_id).stdout
+
+
+def test_subfolder_target_patches_stay_inside(tmp_path):
+    target = make_repo(tmp_path / "mono", subdir="pipelines/audio")
+    (tmp_path / "mono" / "README.md").write_text("monorepo\n")
+    done = perfloop("run", str(target), "--auto-approve", "--json", "--max-iters", "1", "--ab-runs", "2", *FAST)
+    assert done.returncode == 0, done.stderr
+    summary = last_json(done.stdout)
+    records = [json.loads(line) for line in open(summary["audit_log"])]
+    proposal = next(r["data"]["proposal"] for r in records if r["event"] == "proposal")
+    assert proposal["touched"] == ["pipelines/audio/configs/train.yaml"]
+
+
+@pytest.mark.parametrize("case", ["not_git", "no_contract", "missing_config", "failing_command"])
+def test_bad_input_clear_error_nothing_changed(tmp_path, case):
+    repo = tmp_path / "repo"
+    if case == "not_git":
+        repo.mkdir()
+        args, expected, code = [str(repo)], "not inside a git repository", 2
+    else:
+        make_repo(repo)
+        args, code = [str(repo)], 2
+        if case == "no_contract":
+            git(repo, "rm", "-q", "perfloop.toml")
+            git(repo, "commit", "-qm", "no contract")
+            expected = "no pipeline command"
+        elif case == "missing_config":
+            args += ["--config", "configs/absent.yaml"]
+            expected = "configs/absent.yaml does not exist"
+        else:
+            args += ["--cmd", "python train.py --config {config} --no-such-flag"]
+            expected, code = "unrecognized arguments: --no-such-flag", 3
+    before = user_view(repo) if case != "not_git" else None
+    done = perfloop("run", *args, "--auto-approve", "--json")
+    assert done.returncode == code, done.stderr
+    assert expected in done.stderr
+    assert done.stdout.strip() == ""
+    if before is not None:
+        assert user_view(repo) == before
+        assert "perfloop/" not in git(repo, "branch", "--list")

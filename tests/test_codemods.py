@@ -1,0 +1,342 @@
+"""Codemods on real files in a temporary target folder: exact text out, parseable, one change."""
+
+import ast
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tools.codemods import (
+    REGISTRY, CodemodContext, DataLoaderSite, NotApplicable, apply_codemod,
+)
+
+TRAIN_READS_CONFIG = """\
+import yaml
+from torch.utils.data import DataLoader
+
+cfg = yaml.safe_load(open("configs/train.yaml"))
+loader = DataLoader(
+    dataset, batch_size=cfg["data"]["batch_size"], num_workers=cfg["data"]["num_workers"]
+)
+"""
+
+
+def make_context(tmp_path: Path, files: dict[str, str], config_path: str | None = None,
+                 kwargs: dict | None = None, metrics: dict | None = None,
+                 params: dict | None = None) -> CodemodContext:
+    """Write the files under tmp_path and point a context at the DataLoader( in train.py."""
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    source = files["train.py"]
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "DataLoader(" in text)
+    return CodemodContext(
+        root=tmp_path, config_path=config_path,
+        sites=[DataLoaderSite(file="train.py", line=line, kwargs=kwargs or {"num_workers": 0})],
+        metrics=metrics or {}, params=params or {},
+    )
+
+
+def assert_python_call(source: str, name: str, value: object) -> None:
+    """Check the edited source parses and its DataLoader call passes name=value."""
+    tree = ast.parse(source)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and ast.unparse(n.func).endswith("DataLoader")]
+    assert len(calls) == 1
+    keywords = {k.arg: k.value for k in calls[0].keywords}
+    assert ast.literal_eval(keywords[name]) == value
+
+
+# --- config edits -----------------------------------------------------------
+
+def test_yaml_edit_changes_only_the_value_token(tmp_path):
+    config = """\
+# Training config (num_workers: 8 was too many on the laptop)
+model:
+  name: "resnet18"   # quoted on purpose
+  lr: 0.001
+
+data:
+  root: '/data/imagenet'
+  note: "num_workers: 0 means load in the main process"
+  batch_size: 64
+  # num_workers: 4
+  num_workers: 0   # raise when the GPU starves
+
+seed: 7
+"""
+    ctx = make_context(tmp_path, {"train.py": TRAIN_READS_CONFIG, "configs/train.yaml": config},
+                       "configs/train.yaml", params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    expected = config.replace("num_workers: 0   # raise", "num_workers: 2   # raise")
+    assert expected != config
+    assert result.files == {"configs/train.yaml": expected}
+    assert yaml.safe_load(expected)["data"]["num_workers"] == 2
+    assert result.location == "configs/train.yaml:11"
+    assert result.summary == "num_workers 0 → 2 in configs/train.yaml (data.num_workers)"
+    assert (result.knob, result.old_value, result.new_value) == ("num_workers", 0, 2)
+
+
+def test_yaml_edit_reaches_a_deeply_nested_flow_mapping(tmp_path):
+    config = "data:\n  loaders:\n    train: {batch_size: 32, num_workers: 1}  # flow style\n"
+    train = TRAIN_READS_CONFIG.replace('cfg["data"]["num_workers"]',
+                                       "cfg['data']['loaders']['train']['num_workers']")
+    ctx = make_context(tmp_path, {"train.py": train, "c.yml": config}, "c.yml",
+                       kwargs={"num_workers": 1}, params={"value": 3})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files["c.yml"] == config.replace("num_workers: 1}", "num_workers: 3}")
+    assert result.summary.endswith("(data.loaders.train.num_workers)")
+
+
+def test_json_nested_key_is_edited_in_place(tmp_path):
+    config = '{\n  "data": {\n    "pin_memory": false,\n    "num_workers": 0\n  },\n  "name": "pin_memory"\n}\n'
+    train = TRAIN_READS_CONFIG.replace('num_workers=cfg["data"]["num_workers"]',
+                                       'pin_memory=cfg["data"]["pin_memory"]')
+    ctx = make_context(tmp_path, {"train.py": train, "train.json": config}, "train.json",
+                       kwargs={"num_workers": 2, "pin_memory": False})
+    result = apply_codemod("set_pin_memory", ctx)
+    assert result.files["train.json"] == config.replace('"pin_memory": false', '"pin_memory": true')
+    assert json.loads(result.files["train.json"])["data"]["pin_memory"] is True
+    assert result.location == "train.json:3"
+
+
+def test_toml_nested_table_is_edited_in_place(tmp_path):
+    config = (
+        '[model]\nname = "tiny"  # num_workers = 0 is not here\n\n'
+        "[data.loader]\nbatch_size = 32\npersistent_workers = false # restart each epoch\n"
+    )
+    persistent = "persistent_workers=cfg['data']['loader']['persistent_workers']"
+    train = TRAIN_READS_CONFIG.replace('num_workers=cfg["data"]["num_workers"]',
+                                       f"num_workers=4, {persistent}")
+    ctx = make_context(tmp_path, {"train.py": train, "train.toml": config}, "train.toml",
+                       kwargs={"num_workers": 4, "persistent_workers": False})
+    result = apply_codemod("set_persistent_workers", ctx)
+    new_text = result.files["train.toml"]
+    assert new_text == config.replace("persistent_workers = false", "persistent_workers = true")
+    assert tomllib.loads(new_text)["data"]["loader"]["persistent_workers"] is True
+
+
+# --- choosing among same-named keys ------------------------------------------
+
+AMBIGUOUS_YAML = "train:\n  num_workers: 0\nval:\n  num_workers: 0\n"
+
+
+@pytest.mark.parametrize("setup, expression", [
+    ("", 'cfg["val"]["num_workers"]'),
+    ("", "cfg.val.num_workers"),
+    ("", 'cfg["val"].get("num_workers", 0)'),
+    ('val_cfg = cfg["val"]\n', 'val_cfg["num_workers"]'),
+])
+def test_call_site_expression_picks_the_key(tmp_path, setup, expression):
+    # "val" loses on section names, so only the call site can make it win.
+    train = f"cfg = load()\n{setup}loader = DataLoader(ds, num_workers={expression})\n"
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": AMBIGUOUS_YAML}, "cfg.yaml",
+                       params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files["cfg.yaml"] == "train:\n  num_workers: 0\nval:\n  num_workers: 2\n"
+
+
+@pytest.mark.parametrize("config, expected", [
+    ("val:\n  num_workers: 0\ntrain:\n  num_workers: 0\n",
+     "val:\n  num_workers: 0\ntrain:\n  num_workers: 2\n"),
+    ("dataset:\n  num_workers: 0\ntraining:\n  num_workers: 0\n",
+     "dataset:\n  num_workers: 0\ntraining:\n  num_workers: 2\n"),
+    ("eval:\n  num_workers: 0\nnum_workers: 0\n",
+     "eval:\n  num_workers: 0\nnum_workers: 2\n"),
+])
+def test_section_name_decides_when_call_site_is_silent(tmp_path, config, expected):
+    train = "loader = DataLoader(ds, num_workers=workers)\n"
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": config}, "cfg.yaml",
+                       params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files["cfg.yaml"] == expected
+
+
+def test_call_site_reading_the_top_level_key_picks_it_over_train(tmp_path):
+    config = "num_workers: 0\ntrain:\n  num_workers: 0\n"
+    train = 'loader = DataLoader(ds, num_workers=cfg["num_workers"])\n'
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": config}, "cfg.yaml",
+                       params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files["cfg.yaml"] == "num_workers: 2\ntrain:\n  num_workers: 0\n"
+
+
+def test_unresolvable_duplicate_keys_are_not_applicable(tmp_path):
+    config = "loader_a:\n  num_workers: 0\nloader_b:\n  num_workers: 0\n"
+    train = "loader = DataLoader(ds, num_workers=args.num_workers)\n"
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": config}, "cfg.yaml",
+                       params={"value": 2})
+    with pytest.raises(NotApplicable, match="ambiguous: num_workers appears at loader_a.num_workers, "
+                                            "loader_b.num_workers"):
+        apply_codemod("set_num_workers", ctx)
+
+
+def test_value_shared_through_yaml_anchor_is_not_applicable(tmp_path):
+    config = "train: &base\n  num_workers: 0\nval: *base\n"
+    train = 'loader = DataLoader(ds, num_workers=cfg["train"]["num_workers"])\n'
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": config}, "cfg.yaml",
+                       params={"value": 2})
+    with pytest.raises(NotApplicable, match="could not change train.num_workers alone"):
+        apply_codemod("set_num_workers", ctx)
+
+
+# --- call-site edits ----------------------------------------------------------
+
+def test_literal_at_call_is_replaced_when_config_lacks_key(tmp_path):
+    train = ("from torch.utils.data import DataLoader\n\n"
+             "loader = DataLoader(ds, batch_size=8, num_workers=0)  # main process\n")
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": "lr: 0.1\n"}, "cfg.yaml",
+                       params={"value": 4})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files == {"train.py": train.replace("num_workers=0", "num_workers=4")}
+    assert result.location == "train.py:3"
+    assert result.summary == "num_workers 0 → 4 in train.py:3"
+
+
+def test_literal_at_call_wins_over_an_unused_config_key(tmp_path):
+    # The config's num_workers never reaches this loader, so editing it would do nothing.
+    train = "loader = DataLoader(ds, num_workers=0)\n"
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": "num_workers: 0\n"}, "cfg.yaml",
+                       params={"value": 4})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files == {"train.py": "loader = DataLoader(ds, num_workers=4)\n"}
+
+
+@pytest.mark.parametrize("before, after", [
+    ("loader = DataLoader(ds, batch_size=32)\n",
+     "loader = DataLoader(ds, batch_size=32, num_workers=2)\n"),
+    ("loader = DataLoader(ds)\n",
+     "loader = DataLoader(ds, num_workers=2)\n"),
+    ("loader = DataLoader(\n    ds,\n    batch_size=32,\n)\n",
+     "loader = DataLoader(\n    ds,\n    batch_size=32,\n    num_workers=2,\n)\n"),
+    ("loader = DataLoader(\n    ds,\n    batch_size=32  # per GPU\n)\n",
+     "loader = DataLoader(\n    ds,\n    batch_size=32,  # per GPU\n    num_workers=2\n)\n"),
+    ("loader = DataLoader(ds,\n                    batch_size=32)\n",
+     "loader = DataLoader(ds,\n                    batch_size=32,\n                    num_workers=2)\n"),
+    ("import torch\nloader = torch.utils.data.DataLoader(\n    ds, batch_size=32, shuffle=True\n)\n",
+     "import torch\nloader = torch.utils.data.DataLoader(\n    ds, batch_size=32, shuffle=True, num_workers=2\n)\n"),
+])
+def test_keyword_is_added_in_the_calls_own_style(tmp_path, before, after):
+    ctx = make_context(tmp_path, {"train.py": before}, params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files == {"train.py": after}
+    assert result.summary.endswith("(added keyword argument)")
+    assert_python_call(after, "num_workers", 2)
+
+
+def test_get_default_is_replaced_when_config_lacks_key(tmp_path):
+    train = 'loader = DataLoader(ds, num_workers=cfg.get("num_workers", 0))\n'
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.yaml": "lr: 0.1\n"}, "cfg.yaml",
+                       params={"value": 3})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files["train.py"] == 'loader = DataLoader(ds, num_workers=cfg.get("num_workers", 3))\n'
+    assert "default of cfg.get" in result.summary
+
+
+def test_other_expression_is_replaced_and_summary_says_so(tmp_path):
+    train = "loader = DataLoader(ds, pin_memory=use_cuda and False)\n"
+    ctx = make_context(tmp_path, {"train.py": train}, kwargs={"pin_memory": False})
+    result = apply_codemod("set_pin_memory", ctx)
+    assert result.files["train.py"] == "loader = DataLoader(ds, pin_memory=True)\n"
+    assert result.summary == ("pin_memory False → True in train.py:1 "
+                              "(replaced expression use_cuda and False with a literal)")
+
+
+def test_positional_argument_inside_a_multiline_call_is_replaced(tmp_path):
+    # The site line points inside the call, as some Python versions report it.
+    train = "loader = DataLoader(\n    ds, 32, True, None, None, 0,\n)\n"
+    ctx = make_context(tmp_path, {"train.py": train}, params={"value": 2})
+    ctx.sites[0].line = 2
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files["train.py"] == train.replace("None, 0,", "None, 2,")
+    assert result.location == "train.py:1"
+
+
+def test_no_call_at_the_site_line_is_not_applicable(tmp_path):
+    ctx = make_context(tmp_path, {"train.py": "x = 1\nloader = DataLoader(ds)\n"}, params={"value": 2})
+    ctx.sites[0].line = 1
+    with pytest.raises(NotApplicable, match=r"no DataLoader\(\.\.\.\) call found at train.py:1"):
+        apply_codemod("set_num_workers", ctx)
+
+
+def test_kwargs_splat_without_the_option_is_not_applicable(tmp_path):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds, **loader_kwargs)\n"},
+                       params={"value": 2})
+    with pytest.raises(NotApplicable, match="passes \\*\\*kwargs"):
+        apply_codemod("set_num_workers", ctx)
+
+
+def test_kwargs_splat_from_config_edits_the_config(tmp_path):
+    train = 'loader = DataLoader(ds, **cfg["loader"])\n'
+    ctx = make_context(tmp_path, {"train.py": train, "cfg.json": '{"loader": {"num_workers": 1}}'},
+                       "cfg.json", kwargs={"num_workers": 1}, params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files == {"cfg.json": '{"loader": {"num_workers": 2}}'}
+
+
+# --- remedy rules -------------------------------------------------------------
+
+@pytest.mark.parametrize("needed, cpus, expected", [(6, 4, 4), (3, 8, 3), (0, 8, 1)])
+def test_auto_num_workers_is_needed_clamped_to_cores(tmp_path, needed, cpus, expected):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds, num_workers=0)\n"},
+                       metrics={"workers_needed": needed, "cpu_count": cpus},
+                       params={"value": "auto"})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.new_value == expected
+    assert_python_call(result.files["train.py"], "num_workers", expected)
+
+
+def test_auto_num_workers_without_gain_is_not_applicable(tmp_path):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds, num_workers=2)\n"},
+                       kwargs={"num_workers": 2}, metrics={"workers_needed": 5, "cpu_count": 2},
+                       params={"value": "auto"})
+    with pytest.raises(NotApplicable, match=r"num_workers is already 2; auto gives 2 .*cpu_count 2"):
+        apply_codemod("set_num_workers", ctx)
+
+
+def test_auto_num_workers_without_metrics_is_not_applicable(tmp_path):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds)\n"}, params={"value": "auto"})
+    with pytest.raises(NotApplicable, match="workers_needed and cpu_count"):
+        apply_codemod("set_num_workers", ctx)
+
+
+@pytest.mark.parametrize("codemod_id, params", [
+    ("set_persistent_workers", {"value": True}),
+    ("set_prefetch_factor", {"value": 4}),
+])
+def test_worker_only_options_need_workers(tmp_path, codemod_id, params):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds)\n"},
+                       kwargs={"num_workers": 0}, params=params)
+    with pytest.raises(NotApplicable, match="needs num_workers > 0"):
+        apply_codemod(codemod_id, ctx)
+
+
+def test_option_already_set_is_not_applicable(tmp_path):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds, num_workers=2, pin_memory=True)\n"},
+                       kwargs={"num_workers": 2, "pin_memory": True})
+    with pytest.raises(NotApplicable, match="pin_memory is already True"):
+        apply_codemod("set_pin_memory", ctx)
+
+
+def test_prefetch_factor_is_added_as_keyword(tmp_path):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds, num_workers=4)\n"},
+                       kwargs={"num_workers": 4, "prefetch_factor": 2}, params={"value": 4})
+    result = apply_codemod("set_prefetch_factor", ctx)
+    assert result.files["train.py"] == "loader = DataLoader(ds, num_workers=4, prefetch_factor=4)\n"
+    assert result.old_value == 2
+
+
+def test_bad_params_are_value_errors(tmp_path):
+    ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds)\n"}, params={"value": "many"})
+    with pytest.raises(ValueError, match="set_num_workers: params value"):
+        apply_codemod("set_num_workers", ctx)
+
+
+def test_unknown_codemod_id_lists_the_known_ones(tmp_path):
+    ctx = CodemodContext(root=tmp_path, config_path=None, sites=[], metrics={}, params={})
+    with pytest.raises(ValueError, match="unknown codemod 'set_batch_size'.*set_num_workers"):
+        apply_codemod("set_batch_size", ctx)
+    assert set(REGISTRY) == {"set_num_workers", "set_persistent_workers", "set_pin_memory",
+                             "set_prefetch_factor"}

@@ -1,0 +1,340 @@
+"""Guard the knowledge base: entries load, trigger on fixtures, rank by Amdahl, fail loudly."""
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from knowledge_base import (
+    ENTRIES_DIR,
+    METRICS,
+    Condition,
+    Diagnosis,
+    ExpectedGain,
+    Remedy,
+    describe,
+    diagnose,
+    explain,
+    load_entries,
+)
+
+FIXTURES_DIR = Path(__file__).parent / "data" / "kb"
+PACKAGE_DIR = ENTRIES_DIR.parent
+ENTRY_IDS = sorted(path.stem for path in ENTRIES_DIR.glob("*.yaml"))
+FIXTURE_IDS = sorted(path.stem for path in FIXTURES_DIR.glob("*.json"))
+
+
+def fixture(entry_id: str) -> dict:
+    return json.loads((FIXTURES_DIR / f"{entry_id}.json").read_text())
+
+
+def entry(entry_id: str):
+    return next(e for e in load_entries() if e.id == entry_id)
+
+
+def matched_ids(metrics) -> list[str]:
+    return [d.entry_id for d in diagnose(metrics)]
+
+
+def test_bundled_entries_are_the_agreed_set():
+    assert ENTRY_IDS == sorted(
+        [
+            "dataloader_starved",
+            "transform_hotspot",
+            "slow_collate",
+            "copy_heavy_conversion",
+            "per_step_python_overhead",
+            "worker_startup_every_epoch",
+            "compute_bound",
+        ]
+    )
+    assert sorted(e.id for e in load_entries()) == ENTRY_IDS
+
+
+def test_every_entry_has_fixtures_and_every_fixture_an_entry():
+    assert FIXTURE_IDS == ENTRY_IDS, "entries/<id>.yaml and tests/data/kb/<id>.json go in pairs"
+    for entry_id in ENTRY_IDS:
+        assert set(fixture(entry_id)) == {"triggers", "does_not_trigger"}, entry_id
+
+
+@pytest.mark.parametrize("entry_id", FIXTURE_IDS)
+def test_fixtures_use_only_known_metrics(entry_id):
+    # A misspelt metric would silently never trigger, making the fixture test vacuous.
+    for case, metrics in fixture(entry_id).items():
+        assert set(metrics) <= set(METRICS), f"{entry_id}.{case}: {set(metrics) - set(METRICS)}"
+
+
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_entry_triggers_on_its_fixture(entry_id):
+    metrics = fixture(entry_id)["triggers"]
+    assert entry_id in matched_ids(metrics), explain(entry(entry_id), metrics).render()
+
+
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_entry_stays_quiet_on_its_near_miss(entry_id):
+    metrics = fixture(entry_id)["does_not_trigger"]
+    assert entry_id not in matched_ids(metrics), explain(entry(entry_id), metrics).render()
+
+
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_summary_cites_every_number(entry_id):
+    diagnosis = describe(entry(entry_id), fixture(entry_id)["triggers"])
+    assert "n/a" not in diagnosis.summary and "\n" not in diagnosis.summary
+    assert f"{diagnosis.expected_speedup:.2f}x" in diagnosis.summary
+    assert None not in diagnosis.evidence.values(), diagnosis.evidence
+
+
+@pytest.mark.parametrize(
+    ("entry_id", "metric", "at", "beyond"),
+    [
+        # TF profiler: >= 20% input is "highly input-bound", < 5% is not input-bound.
+        ("dataloader_starved", "data_wait_share", 0.20, 0.19),
+        ("transform_hotspot", "data_wait_share", 0.20, 0.19),
+        ("slow_collate", "data_wait_share", 0.20, 0.19),
+        ("copy_heavy_conversion", "data_wait_share", 0.20, 0.19),
+        ("compute_bound", "input_share", 0.049, 0.05),
+        ("compute_bound", "compute_share", 0.70, 0.69),
+        # TF profiler: "all other time" 15% tier.
+        ("per_step_python_overhead", "other_share", 0.15, 0.14),
+        ("transform_hotspot", "hot_function_share", 0.5, 0.49),
+        ("slow_collate", "collate_share", 0.4, 0.39),
+        ("worker_startup_every_epoch", "epoch_stall_share", 0.10, 0.09),
+        ("worker_startup_every_epoch", "num_workers", 1, 0),
+        ("dataloader_starved", "num_workers", 15, 16),  # the fixture has 16 cores
+    ],
+)
+def test_thresholds_sit_at_the_documented_tiers(entry_id, metric, at, beyond):
+    metrics = fixture(entry_id)["triggers"]
+    assert entry_id in matched_ids(metrics | {metric: at})
+    assert entry_id not in matched_ids(metrics | {metric: beyond})
+
+
+@pytest.mark.parametrize("source", ["    y = x.tolist()", "    t = torch.tensor(rows)"])
+def test_either_copy_pattern_alone_triggers_copy_heavy_conversion(source):
+    metrics = fixture("copy_heavy_conversion")["triggers"] | {"hot_function_source": source}
+    assert "copy_heavy_conversion" in matched_ids(metrics)
+
+
+def test_summary_of_a_sparse_profile_says_n_a_instead_of_failing():
+    summary = describe(entry("dataloader_starved"), {"data_wait_share": 0.5}).summary
+    assert summary.startswith("the model waits 50% of every step for data with n/a worker(s)")
+    assert "None" not in summary and "expected gain up to 2.00x" in summary
+
+
+def test_dataloader_starved_diagnosis_reads_with_its_numbers():
+    (diagnosis,) = diagnose(fixture("dataloader_starved")["triggers"])
+    assert diagnosis.summary == (
+        "the model waits 62% of every step for data with 2 worker(s) on 16 cores; a batch "
+        "takes 130.0 ms to build vs 21.8 ms of compute, so about 6 workers are needed; "
+        "expected gain up to 2.63x"
+    )
+    assert diagnosis.evidence["compute_ms"] == pytest.approx(0.33 * 66.0)
+    assert [r.codemod for r in diagnosis.remedies] == ["set_num_workers"]
+    assert diagnosis.remedies[0].params == {"value": "auto"}
+    assert any("random augmentation" in c for c in diagnosis.remedies[0].verification.caveats)
+
+
+def test_compute_bound_offers_no_codemod():
+    assert all(r.kind != "codemod" for r in entry("compute_bound").remedies)
+    assert entry("compute_bound").expected_gain.stage_speedup == 1.3
+
+
+@pytest.mark.parametrize(
+    ("data_wait", "other", "first"),
+    [(0.40, 0.20, "dataloader_starved"), (0.20, 0.45, "per_step_python_overhead")],
+)
+def test_bigger_share_ranks_first(data_wait, other, first):
+    metrics = {"data_wait_share": data_wait, "other_share": other, "num_workers": 2, "cpu_count": 8}
+    ranked = diagnose(metrics)
+    assert [d.entry_id for d in ranked][0] == first
+    assert {d.entry_id for d in ranked} == {"dataloader_starved", "per_step_python_overhead"}
+    assert ranked[0].expected_speedup > ranked[1].expected_speedup
+
+
+def test_equal_speedups_put_the_codemod_remedy_first():
+    metrics = {"data_wait_share": 0.5, "hot_function_share": 1.0, "hot_function_step_share": 0.5,
+               "num_workers": 2, "cpu_count": 8}
+    assert matched_ids(metrics) == ["dataloader_starved", "transform_hotspot"]
+    reversed_entries = list(reversed(load_entries()))
+    ranked = [d.entry_id for d in diagnose(metrics, reversed_entries)]
+    assert ranked == ["transform_hotspot", "dataloader_starved"]
+
+
+@pytest.mark.parametrize(
+    ("share", "stage_speedup", "expected"),
+    [
+        (0.4, None, 1 / 0.6),  # field notes: 500 ms build vs 300 ms compute, 200 ms wait
+        (0.5, 2.0, 1 / 0.75),
+        (0.85, 1.3, 1 / (0.15 + 0.85 / 1.3)),
+        (0.0, None, 1.0),
+        (1.0, None, 100.0),  # capped: a 100% share means the rest went unseen
+    ],
+)
+def test_amdahl_matches_hand_computed_values(share, stage_speedup, expected):
+    gain = ExpectedGain(share_metric="data_wait_share", stage_speedup=stage_speedup)
+    assert gain.expected_speedup({"data_wait_share": share}) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("metrics", [{}, {"data_wait_share": None}, {"data_wait_share": "high"}])
+def test_amdahl_without_a_share_is_no_gain(metrics):
+    assert ExpectedGain(share_metric="data_wait_share").expected_speedup(metrics) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("op", "value", "actual", "held"),
+    [
+        ("<", 3, 2, True), ("<", 3, 3, False),
+        ("<=", 3, 3, True), ("<=", 3, 4, False),
+        (">", 0.2, 0.3, True), (">", 0.2, 0.2, False),
+        (">=", 0.2, 0.2, True), (">=", 0.2, 0.1, False),
+        ("==", 0, 0, True), ("==", 0, 1, False),
+        ("!=", 0, 1, True), ("!=", 0, 0, False),
+        ("contains", ".tolist()", "y = x.tolist()", True),
+        ("contains", ".tolist()", "y = x", False),
+        ("in", ["cpu", "cuda"], "cuda", True), ("in", ["cpu"], "cuda", False),
+    ],
+)
+def test_condition_ops(op, value, actual, held):
+    metric = {"in": "device", "contains": "hot_function_source"}.get(op, "num_workers")
+    assert Condition(metric=metric, op=op, value=value).holds({metric: actual}) is held
+
+
+@pytest.mark.parametrize("op", ["<", ">=", "==", "!="])
+@pytest.mark.parametrize("metrics", [{}, {"num_workers": None}, {"num_workers": "four"}])
+def test_missing_or_mistyped_metric_makes_condition_false(op, metrics):
+    assert Condition(metric="num_workers", op=op, value=4).holds(metrics) is False
+
+
+def test_value_from_compares_two_metrics_and_is_false_when_either_is_missing():
+    fewer = Condition(metric="num_workers", op="<", value_from="cpu_count")
+    assert fewer.holds({"num_workers": 2, "cpu_count": 8})
+    assert not fewer.holds({"num_workers": 8, "cpu_count": 8})
+    assert not fewer.holds({"num_workers": 2})
+
+
+def test_empty_profile_matches_nothing():
+    assert diagnose({}) == []
+
+
+def test_explain_reports_held_failed_and_missing():
+    metrics = {"data_wait_share": 0.5, "num_workers": 8, "cpu_count": 8}
+    explanation = explain(entry("dataloader_starved"), metrics)
+    assert not explanation.matched
+    assert [c.status for c in explanation.all_of] == ["held", "failed"]
+    assert "num_workers = 8 < cpu_count (8): failed" in explanation.render()
+    quiet = explain(entry("copy_heavy_conversion"), {"data_wait_share": 0.5})
+    assert [c.status for c in quiet.any_of] == ["missing", "missing"]
+    assert json.loads(explanation.model_dump_json())["all_of"][0]["text"].endswith("held")
+
+
+def test_diagnosis_round_trips_through_json():
+    diagnoses = diagnose(fixture("worker_startup_every_epoch")["triggers"])
+    assert len(diagnoses) == 2
+    for diagnosis in diagnoses:
+        assert Diagnosis.model_validate_json(diagnosis.model_dump_json()) == diagnosis
+
+
+def test_duplicate_entry_ids_are_refused():
+    entries = load_entries()
+    with pytest.raises(ValueError, match="entry dataloader_starved is defined twice"):
+        diagnose({}, entries + [entries[0]])
+
+
+def test_remedy_kind_needs_its_field():
+    verification = {"data": "identical", "loss": "identical"}
+    with pytest.raises(ValueError, match="codemod remedy needs `codemod"):
+        Remedy(id="r", kind="codemod", summary="s", verification=verification)
+    with pytest.raises(ValueError, match="llm remedy needs `instructions`"):
+        Remedy(id="r", kind="llm", summary="s", verification=verification)
+    remedy = Remedy(id="r", kind="llm", instructions="do", summary="s", verification=verification)
+    assert (remedy.verification.atol, remedy.verification.rtol) == (1e-5, 1e-5)
+
+
+def _write_entry(tmp_path: Path, mutate) -> Path:
+    data = yaml.safe_load((ENTRIES_DIR / "dataloader_starved.yaml").read_text())
+    mutate(data)
+    path = tmp_path / "dataloader_starved.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _set(path: str, value):
+    def mutate(data):
+        *parents, last = path.split(".")
+        node = data
+        for key in parents:
+            node = node[int(key)] if key.isdigit() else node[key]
+        if value is _DELETE:
+            del node[last]
+        else:
+            node[int(last) if last.isdigit() else last] = value
+
+    return mutate
+
+
+_DELETE = object()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field", "says"),
+    [
+        (_set("title", _DELETE), "title", "add it"),
+        (_set("titel", "typo"), "titel", "fix its spelling"),
+        (_set("id", "other_id"), "id", "file stem"),
+        (_set("remedies.0.codemod", None), "remedies.0.codemod", "needs `codemod"),
+        (_set("symptoms.all_of.0.metric", "data_wait_shar"), "symptoms.all_of.0.metric", "unknown"),
+        (_set("symptoms.all_of.0.value", "high"), "symptoms.all_of.0", "needs a number"),
+        (_set("category", "gpu"), "category", "allowed values"),
+        (_set("summary_template", "waits {data_wait:.0%}"), "summary_template", "not a metric"),
+        (_set("expected_gain.share_metric", "step_ms"), "expected_gain.share_metric", "a share"),
+    ],
+)
+def test_bad_entry_error_names_file_and_field(tmp_path, mutate, field, says):
+    _write_entry(tmp_path, mutate)
+    with pytest.raises(ValueError) as info:
+        load_entries(tmp_path)
+    message = str(info.value)
+    assert "dataloader_starved.yaml" in message and f"field '{field}'" in message, message
+    assert says in message, message
+
+
+def test_unparsable_yaml_names_the_file(tmp_path):
+    (tmp_path / "broken_entry.yaml").write_text("id: broken_entry\ntitle: [unclosed\n")
+    with pytest.raises(ValueError, match=r"broken_entry\.yaml: not valid YAML"):
+        load_entries(tmp_path)
+
+
+def test_empty_folder_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="holds no"):
+        load_entries(tmp_path)
+
+
+def test_readme_lists_every_metric():
+    readme = (PACKAGE_DIR / "README.md").read_text()
+    missing = [name for name in METRICS if f"| `{name}` |" not in readme]
+    assert not missing, f"add to the table in knowledge_base/README.md: {missing}"
+
+
+def test_package_imports_only_stdlib_pydantic_yaml_and_itself():
+    allowed = set(sys.stdlib_module_names) | {"pydantic", "yaml", "knowledge_base"}
+    for path in PACKAGE_DIR.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                roots = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                roots = [(node.module or "").split(".")[0]]
+            else:
+                continue
+            assert set(roots) <= allowed, f"{path.name} imports {roots}"
+
+
+def test_stage_speedup_can_come_from_a_metric():
+    from knowledge_base import ExpectedGain
+
+    gain = ExpectedGain(share_metric="data_wait_share", stage_speedup_from="worker_scaling")
+    assert gain.expected_speedup({"data_wait_share": 0.5, "worker_scaling": 2.0}) == pytest.approx(1 / 0.75)
+    # Without the metric the stage is assumed to vanish: the Amdahl bound.
+    assert gain.expected_speedup({"data_wait_share": 0.5}) == pytest.approx(2.0)

@@ -1,0 +1,124 @@
+"""The LLM path against a real HTTP server on 127.0.0.1 replaying scripted answers, good and bad."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from agent.llm import BadAnswer, EditAnswer, apply_edits, parse_answer, render_prompt
+from agent.nodes.optimize import optimize
+from agent.nodes.prepare import prepare
+from agent.nodes.profile import profile
+from agent.nodes.verify import verify
+from agent.runs import new_run_id
+from agent.state import LoopState, Settings
+from knowledge_base import describe, load_entries
+from sandbox.workspace import Workspace
+from tests.fake_llm import ScriptedLLM
+from tools.target import load_target
+
+SLOW_LINE = "            total += values[(i + j) % len(values)] ** 2\n"
+
+
+def edit(search: str, replace: str, file: str = "train.py", summary: str = "edit") -> str:
+    return json.dumps({"summary": summary, "edits": [{"file": file, "search": search, "replace": replace}]})
+
+
+def test_parse_answer_accepts_fenced_json_and_rejects_prose():
+    answer = parse_answer("Here you go:\n```json\n" + edit("a", "b") + "\n```")
+    assert answer.edits[0].search == "a"
+    with pytest.raises(BadAnswer, match="not one JSON object"):
+        parse_answer("I would vectorize it.")
+    with pytest.raises(BadAnswer, match="answer format"):
+        parse_answer(json.dumps({"summary": "x", "edits": []}))
+
+
+def test_apply_edits_refuses_missing_ambiguous_and_forbidden_files(tmp_path):
+    (tmp_path / "train.py").write_text("x = 1\nx = 1\ny = 2\n")
+    (tmp_path / "evalkit.py").write_text("z = 3\n")
+
+    def answer(file: str, search: str) -> EditAnswer:
+        return parse_answer(edit(search, "w = 0\n", file=file))
+
+    assert apply_edits(tmp_path, answer("train.py", "y = 2\n"), ["train.py"]) == {"train.py": "x = 1\nx = 1\nw = 0\n"}
+    with pytest.raises(BadAnswer, match="does not exist"):
+        apply_edits(tmp_path, answer("data.py", "y"), ["*.py"])
+    with pytest.raises(BadAnswer, match="occurs 2 times"):
+        apply_edits(tmp_path, answer("train.py", "x = 1\n"), ["train.py"])
+    with pytest.raises(BadAnswer, match="may not be edited"):
+        apply_edits(tmp_path, answer("evalkit.py", "z"), ["train.py"])
+    with pytest.raises(BadAnswer, match="may not be edited"):
+        apply_edits(tmp_path, answer("../outside.py", "z"), ["**/*.py"])
+
+
+def test_prompt_template_is_strict():
+    with pytest.raises(jinja2.UndefinedError):
+        render_prompt(diagnosis=None)
+
+
+@pytest.fixture(scope="module")
+def profiled(tmp_path_factory):
+    """A prepared and profiled run of the tiny pipeline, ready for the LLM remedy of transform_hotspot."""
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path_factory.mktemp("llm") / "repo")
+    target = load_target(repo, overrides={"steps": 8, "warmup_steps": 2, "noise_runs": 1, "ab_runs": 1})
+    run_id = new_run_id()
+    state = LoopState(run_id=run_id, target=target, settings=Settings(auto_approve=True),
+                      state_dir=str(Workspace(repo, run_id).state_dir))
+    state = state.model_copy(update=prepare(state))
+    state = state.model_copy(update=profile(state))
+    entry = next(e for e in load_entries() if e.id == "transform_hotspot")
+    return state.model_copy(update={"diagnoses": [describe(entry, state.profile.metrics())],
+                                    "next_remedy": "transform_hotspot:vectorize_hot_function"})
+
+
+def _with_llm(state: LoopState, server: ScriptedLLM) -> LoopState:
+    settings = state.settings.model_copy(update={"llm_base_url": server.base_url, "llm_model": "scripted"})
+    return state.model_copy(update={"settings": settings, "tried": [], "skipped": []})
+
+
+def _events(state: LoopState, name: str) -> list[dict]:
+    lines = (Path(state.state_dir) / "audit.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["event"] == name]
+
+
+def test_bad_answers_are_retried_then_skipped(profiled, monkeypatch):
+    monkeypatch.setenv("PERFLOOP_LLM_API_KEY", "sk-test-123")
+    before = len(_events(profiled, "llm_exchange"))
+    with ScriptedLLM(["not json at all", edit("x", "y", file="nowhere.py")]) as server:
+        updates = optimize(_with_llm(profiled, server))
+    assert updates["proposal"] is None
+    assert "no usable answer" in updates["skipped"][-1]["reason"]
+    first, second = server.requests
+    assert "frame_energy" in first["body"]["messages"][0]["content"]  # the hot function's source went along
+    assert "not one JSON object" in second["body"]["messages"][-1]["content"]  # the error was fed back
+    assert first["authorization"] == "Bearer sk-test-123"
+    assert len(_events(profiled, "llm_exchange")) == before + 2
+
+
+def test_data_breaking_edit_is_rejected_at_data(profiled):
+    with ScriptedLLM([edit(SLOW_LINE, SLOW_LINE.replace("** 2", "** 3"), summary="cube it")]) as server:
+        state = _with_llm(profiled, server)
+        state = state.model_copy(update=optimize(state))
+    assert state.proposal is not None and state.proposal.source == "llm"
+    assert state.proposal.touched == ["train.py"]
+    state = state.model_copy(update={"decision": "approve"})
+    verdict = verify(state)["history"][-1].verdict
+    assert verdict.verdict == "rejected" and verdict.stage == "data"
+    assert verdict.data.status == "changed"
+    ws = Workspace(profiled.target.repo_root, profiled.run_id)
+    assert ws.head() == profiled.head  # nothing committed
+
+
+def test_harmless_edit_keeps_data_identical(profiled):
+    hoisted = "    size = len(values)\n    for i in range(size):\n"
+    with ScriptedLLM([edit("    for i in range(len(values)):\n", hoisted, summary="hoist len()")]) as server:
+        state = _with_llm(profiled, server)
+        state = state.model_copy(update=optimize(state))
+    assert "+    size = len(values)" in state.proposal.patch
+    verdict = verify(state)["history"][-1].verdict
+    assert verdict.data.status == "identical" and verdict.loss.status == "identical"
+    assert verdict.stage in ("speed", "commit")  # whether it is faster is the timing's call

@@ -1,0 +1,111 @@
+"""The probe in real pipeline processes: bounded runs, the step ledger, hot spots, fingerprints."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PIPELINES, ROOT
+from tools.datacheck import compare_data, compare_losses
+from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed
+
+TINY = PIPELINES / "tiny"
+COMMAND = "python train.py --config {config}"
+SETTINGS = ProbeSettings(steps=8, warmup_steps=2)
+FULL_SETTINGS = ProbeSettings(steps=24, warmup_steps=2)  # enough stack samples to name the hot spot
+
+
+def _with_config(tmp_path: Path, **data_overrides) -> str:
+    """Write a variant of the tiny config; return its path."""
+    import yaml
+
+    cfg = yaml.safe_load((TINY / "configs" / "train.yaml").read_text())
+    cfg["data"].update({k: v for k, v in data_overrides.items() if k != "seed"})
+    cfg["seed"] = data_overrides.get("seed", cfg["seed"])
+    path = tmp_path / f"cfg-{len(list(tmp_path.glob('cfg-*')))}.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("probe") / "full"
+    return run_probed(COMMAND.format(config="configs/train.yaml"), TINY, out, FULL_SETTINGS, mode="full")
+
+
+def test_run_is_bounded_and_ledger_counts_each_interval_once(full_run):
+    record = full_run.record
+    assert record["exit_reason"] == "max_steps"
+    assert len(record["steps"]) == FULL_SETTINGS.warmup_steps + FULL_SETTINGS.steps  # it asks for 1000 epochs
+    for step in record["steps"]:
+        parts = sum(step[k] for k in ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"))
+        assert parts == pytest.approx(step["step_ms"], rel=1e-6)
+        assert step["samples"] == 16 and len(step["row_hashes"]) == 16
+        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0
+    assert all(isinstance(loss, float) for loss in full_run.measurement.losses)
+    assert full_run.measurement.startup_s > 0
+
+
+def test_profile_names_loader_site_and_hot_function(full_run):
+    profile = build_profile(full_run, [], COMMAND, TINY, FULL_SETTINGS)
+    source = (TINY / "train.py").read_text().splitlines()
+    loader = profile.loader
+    assert loader.file == "train.py" and "DataLoader(" in source[loader.line - 1]
+    assert loader.num_workers == 0 and loader.batch_size == 16
+    assert profile.data_build.where == "main process"
+    names = [hot.name for hot in profile.hot_functions]
+    assert "frame_energy" in names
+    assert profile.ledger.data_wait_ms > 0
+    metrics = profile.metrics()
+    assert metrics["num_workers"] == 0 and metrics["cpu_count"] >= 1
+    assert 0 < metrics["data_wait_share"] < 1
+
+
+def test_same_data_with_workers_changed_data_with_other_seed(tmp_path):
+    def run(name: str, **overrides):
+        config = _with_config(tmp_path, **overrides)
+        return run_probed(COMMAND.format(config=config), TINY, tmp_path / name, SETTINGS).measurement
+
+    base = run("base")
+    workers = run("workers", num_workers=2)
+    reseeded = run("reseeded", seed=8)
+    assert compare_data([base.probe_dir], [workers.probe_dir], allow_tolerance=False).status == "identical"
+    assert compare_losses([base.losses], [workers.losses]).status == "identical"
+    changed = compare_data([base.probe_dir], [reseeded.probe_dir], allow_tolerance=False)
+    assert changed.status == "changed" and "step 0" in changed.detail
+    assert compare_losses([base.losses], [reseeded.losses]).status == "diverged"
+    assert list(Path(workers.probe_dir).glob("worker-*.jsonl")), "worker processes recorded their batches"
+
+
+def test_failing_pipeline_reports_stderr_tail(tmp_path):
+    with pytest.raises(PipelineError, match=r"(?s)exit code 1.*No such file"):
+        run_probed("python train.py --config configs/missing.yaml", TINY, tmp_path / "x", SETTINGS)
+
+
+def test_pipeline_without_enough_steps(tmp_path):
+    script = tmp_path / "short.py"
+    script.write_text("import torch\nfrom torch.utils.data import DataLoader\n"
+                      "for x in DataLoader(list(range(6)), batch_size=2):\n    pass\n")
+    with pytest.raises(PipelineError, match="ran only 2 DataLoader steps"):
+        run_probed(f"python {script}", tmp_path, tmp_path / "out", SETTINGS)
+
+
+def test_existing_sitecustomize_is_chain_loaded_and_probe_is_inert_without_env(tmp_path):
+    other = tmp_path / "other_site"
+    other.mkdir()
+    marker = tmp_path / "marker.txt"
+    (other / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    probe_dir = ROOT / "tools" / "probe"
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{probe_dir}:{other}"}
+    code = "import sys; print('perfloop_probe' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert marker.read_text() == "ran"
+    assert out.stdout.strip() == "False"
+
+
+def test_probe_files_are_json(full_run):
+    data = json.loads((Path(full_run.measurement.probe_dir) / "main-rank0.json").read_text())
+    assert data["nvml"]["available"] is False and data["cuda"] is None

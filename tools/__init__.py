@@ -1,0 +1,1 @@
+"""perfloop tools: profiling, codemods, patch checks, statistics and the audit log (never imports agent/)."""

@@ -1,0 +1,30 @@
+"""Deterministic codemods: each turns a CodemodContext into one CodemodResult (or NotApplicable)."""
+
+from collections.abc import Callable
+
+from tools.codemods.base import CodemodContext, CodemodResult, DataLoaderSite, NotApplicable
+from tools.codemods.dataloader import set_dataloader_option
+from tools.codemods.remedies import (
+    set_num_workers, set_persistent_workers, set_pin_memory, set_prefetch_factor,
+)
+
+REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
+    "set_num_workers": set_num_workers,
+    "set_persistent_workers": set_persistent_workers,
+    "set_pin_memory": set_pin_memory,
+    "set_prefetch_factor": set_prefetch_factor,
+}
+
+
+def apply_codemod(codemod_id: str, ctx: CodemodContext) -> CodemodResult:
+    """Run the codemod registered under `codemod_id` on the context."""
+    if codemod_id not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY))
+        raise ValueError(f"unknown codemod {codemod_id!r}; known codemods: {known}")
+    return REGISTRY[codemod_id](ctx)
+
+
+__all__ = [
+    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable",
+    "apply_codemod", "set_dataloader_option",
+]

@@ -1,0 +1,127 @@
+"""Set one DataLoader option where the training loader takes it: its config, or the call."""
+
+import ast
+from pathlib import Path
+
+import libcst as cst
+
+from tools.codemods import call_site as calls
+from tools.codemods.base import CodemodContext, CodemodResult, DataLoaderSite, NotApplicable
+from tools.codemods.choose import choose_config_path
+from tools.codemods.config_edit import (
+    config_format, edit_config_value, find_key_paths, parse_config, render_value, value_at,
+)
+
+# What torch.utils.data.DataLoader uses when an option is not passed.
+DEFAULTS = {
+    "num_workers": 0, "pin_memory": False, "persistent_workers": False, "prefetch_factor": None,
+}
+
+
+def set_dataloader_option(ctx: CodemodContext, name: str, value: object) -> CodemodResult:
+    """Return the edit that makes the training DataLoader get `name=value`.
+
+    The config is edited when the call reads the option through an expression, may
+    get it through **kwargs, or cannot be found; a literal or an absent argument
+    means the config never reaches this loader, so the call itself is edited.
+    """
+    site = ctx.sites[0] if ctx.sites else None
+    found, not_found = None, "no DataLoader site was recorded"
+    if site is not None:
+        try:
+            found = calls.find_call(_read(ctx.root, site.file), site.line, site.file)
+        except NotApplicable as error:
+            not_found = str(error)
+    arg = found.argument(name) if found else None
+    if ctx.config_path and _config_may_feed(found, arg):
+        hint = found.key_hint(arg.value) if found and arg else []
+        result = _edit_config(ctx, name, value, hint)
+        if result is not None:
+            return result
+    if found is None:
+        raise NotApplicable(not_found)
+    return _edit_call(ctx, site, found, arg, name, value)
+
+
+def runtime_value(ctx: CodemodContext, name: str) -> object:
+    """Return what the training DataLoader got for `name` at run time, or None if unknown."""
+    if ctx.sites and name in ctx.sites[0].kwargs:
+        return ctx.sites[0].kwargs[name]
+    return ctx.metrics.get(name)
+
+
+def _config_may_feed(found: calls.CallSite | None, arg: cst.Arg | None) -> bool:
+    if found is None:
+        return True
+    if arg is None:
+        return found.has_splat()
+    return not calls.literal_value(arg.value)[0]
+
+
+def _edit_config(
+    ctx: CodemodContext, name: str, value: object, hint: list[str]
+) -> CodemodResult | None:
+    """Edit the config key the loader reads; None when the config has no such key."""
+    fmt = config_format(ctx.config_path)
+    text = _read(ctx.root, ctx.config_path)
+    data = parse_config(text, fmt, ctx.config_path)
+    paths = find_key_paths(data, name)
+    if not paths:
+        return None
+    path = choose_config_path(paths, hint, name)
+    old, dotted = value_at(data, path), ".".join(map(str, path))
+    where = f"{ctx.config_path} ({dotted})"
+    if old == value and type(old) is type(value):
+        raise NotApplicable(f"{name} is already {render_value(value, fmt)} in {where}")
+    new_text, line = edit_config_value(text, fmt, path, value)
+    old_token = repr(old) if isinstance(old, str) else render_value(old, fmt)
+    return CodemodResult(
+        files={ctx.config_path: new_text},
+        summary=f"{name} {old_token} → {render_value(value, fmt)} in {where}",
+        knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{line}",
+    )
+
+
+def _edit_call(
+    ctx: CodemodContext, site: DataLoaderSite, found: calls.CallSite,
+    arg: cst.Arg | None, name: str, value: object,
+) -> CodemodResult:
+    """Replace the argument's value or its .get() default, or add the keyword to the call."""
+    location = f"{site.file}:{found.line}"
+    runtime = runtime_value(ctx, name)
+    new_node = calls.literal_node(value)
+    if arg is None:
+        if found.has_splat():
+            raise NotApplicable(
+                f"the DataLoader call at {location} passes **kwargs that may already set "
+                f"{name}; adding it again would raise TypeError"
+            )
+        old = runtime if runtime is not None else DEFAULTS.get(name)
+        new_source, how = calls.add_keyword(found, name, value), "added keyword argument"
+    elif calls.literal_value(arg.value)[0]:
+        old, how = calls.literal_value(arg.value)[1], ""
+        new_source = calls.replace_node(found, arg.value, new_node)
+    elif (default := calls.get_default(arg.value)) and calls.literal_value(default.value)[0]:
+        old = runtime if runtime is not None else calls.literal_value(default.value)[1]
+        how = f"default of {found.code(arg.value)}"
+        new_source = calls.replace_node(found, default.value, new_node)
+    else:
+        old = runtime if runtime is not None else found.code(arg.value)
+        how = f"replaced expression {found.code(arg.value)} with a literal"
+        new_source = calls.replace_node(found, arg.value, new_node)
+    if old == value and type(old) is type(value):
+        raise NotApplicable(f"{name} is already {value!r} at {location}")
+    ast.parse(new_source)  # libcst emits valid code; a failure here is a bug, not user input
+    suffix = f" ({how})" if how else ""
+    return CodemodResult(
+        files={site.file: new_source},
+        summary=f"{name} {old!r} → {value!r} in {location}{suffix}",
+        knob=name, old_value=old, new_value=value, location=location,
+    )
+
+
+def _read(root: Path, relative: str) -> str:
+    path = root / relative
+    if not path.is_file():
+        raise NotApplicable(f"{relative} not found under {root}")
+    return path.read_text(encoding="utf-8")

@@ -1,0 +1,163 @@
+"""Records that cross a boundary: what a pipeline run measured and the profile built from runs."""
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+STAGES = ("data_wait", "h2d", "forward", "backward", "optimizer", "other")
+
+
+class StageLedger(BaseModel):
+    """Mean steady-state step split into stages; each interval is counted once, parts sum to step_ms."""
+
+    step_ms: float = Field(description="Mean wall time of one measured step (ms).")
+    data_wait_ms: float = Field(description="Blocked in the DataLoader iterator, epoch starts included (ms).")
+    h2d_ms: float = Field(0.0, description="Host-to-device copies outside other stages (ms); 0 on CPU.")
+    forward_ms: float = Field(description="Outermost nn.Module calls, loss modules included (ms).")
+    backward_ms: float = Field(description="Inside torch.autograd.backward (ms).")
+    optimizer_ms: float = Field(description="Inside Optimizer.step (ms).")
+    other_ms: float = Field(description="Host code of the loop not in any stage above (ms).")
+
+    def share(self, stage: str) -> float:
+        """Return the fraction of the step spent in ``stage`` (one of STAGES)."""
+        return getattr(self, f"{stage}_ms") / self.step_ms if self.step_ms > 0 else 0.0
+
+
+class HotFunction(BaseModel):
+    """A user function seen by the stack sampler, with its inclusive share of a phase."""
+
+    name: str = Field(description="Qualified name, e.g. 'frame_energy' or 'Dataset.__getitem__'.")
+    file: str = Field(description="Path relative to the target folder when inside it.")
+    line: int = Field(description="Line where the function is defined.")
+    share: float = Field(description="Fraction of the phase's samples with this function on the stack.")
+    phase: str = Field(description="'batch_build' (worker or in-process __getitem__+collate) or 'main:<stage>'.")
+    hot_lines: list[int] = Field(default_factory=list, description="Its most sampled lines, hottest first.")
+    source: str = Field("", description="Source text of the hottest lines.")
+
+    def where(self) -> str:
+        return f"{self.name} ({self.file}:{self.line})"
+
+
+class LoaderInfo(BaseModel):
+    """The training DataLoader as the probe saw it constructed."""
+
+    file: str = Field(description="File of the DataLoader(...) call, relative to the target folder.")
+    line: int = Field(description="Line of the call.")
+    num_workers: int
+    batch_size: int | None = None
+    pin_memory: bool = False
+    persistent_workers: bool = False
+    prefetch_factor: int | None = None
+    dataset: str = Field("", description="Dataset class name.")
+    iterable: bool = Field(False, description="True for an IterableDataset.")
+    collate_fn: str = ""
+
+
+class DataBuild(BaseModel):
+    """How long building one batch takes, wherever it runs."""
+
+    where: str = Field(description="'workers' or 'main process'.")
+    num_batches: int
+    build_ms: float = Field(description="Median time to build one batch: __getitem__ calls + collate (ms).")
+    collate_ms: float = Field(description="Median collate time per batch (ms).")
+    collate_share: float = Field(description="Total collate time / total build time.")
+
+
+class GpuStats(BaseModel):
+    """GPU-side numbers; absent parts say why (no CUDA, no NVML)."""
+
+    available: bool
+    reason: str = ""
+    device_name: str = ""
+    util_p5: float | None = None
+    util_p50: float | None = None
+    util_p95: float | None = None
+    stage_gpu_ms: dict[str, float] = Field(default_factory=dict, description="Mean GPU ms per stage from CUDA events.")
+
+
+class RunMeasurement(BaseModel):
+    """One bounded pipeline run under the probe."""
+
+    mode: str = Field(description="'full' (stage timers, sampler) or 'light' (timing, fingerprints, loss).")
+    label: str = Field("", description="What the run was for, e.g. 'baseline' or 'candidate'.")
+    samples_per_s: float = Field(description="Samples of measured steps / their wall time.")
+    step_ms_median: float
+    startup_s: float = Field(description="Process launch to the first batch returned (s).")
+    wall_s: float = Field(description="Whole process wall time (s).")
+    num_steps_measured: int
+    exit_reason: str = Field(description="'max_steps' when the probe bounded the run, 'exit' when the pipeline ended.")
+    probe_dir: str = Field(description="Where the raw probe files of this run are kept.")
+    losses: list[float | None] = Field(default_factory=list, description="Loss per step (all steps, warm-up included).")
+    data_digest: str = Field(description="Hash over the row hashes of every step's batch, in order.")
+    step_ms: list[float] = Field(default_factory=list, description="Wall time of each measured step (ms).")
+    step_samples: list[int] = Field(default_factory=list, description="Samples in each measured step.")
+
+
+class Profile(BaseModel):
+    """Where each millisecond of a step goes, from one full run plus light runs for throughput and noise."""
+
+    command: str
+    samples_per_s: float = Field(description="Median over the light runs.")
+    noise_pct: float = Field(description="(max - min) / median of the light runs' samples/s, in percent.")
+    startup_s: float = Field(description="Median start-up time to the first batch (s).")
+    ledger: StageLedger
+    loader: LoaderInfo | None = None
+    data_build: DataBuild | None = None
+    hot_functions: list[HotFunction] = Field(default_factory=list, description="Batch-build hot spots, hottest first.")
+    main_hot_functions: list[HotFunction] = Field(default_factory=list, description="Main-process 'other' hot spots.")
+    epoch_stall_share: float = 0.0
+    step_time_cv: float = 0.0
+    cpu_count: int = 1
+    device: str = "cpu"
+    gpu: GpuStats
+    runs: list[RunMeasurement]
+    warnings: list[str] = Field(default_factory=list)
+
+    def metrics(self) -> dict[str, float | int | str | None]:
+        """Flatten into the metric names the knowledge base's conditions use."""
+        led = self.ledger
+        compute_ms = max(led.step_ms - led.data_wait_ms - led.h2d_ms, 1e-3)
+        build = self.data_build
+        hot = self.hot_functions[0] if self.hot_functions else None
+        main_hot = self.main_hot_functions[0] if self.main_hot_functions else None
+        loader = self.loader
+        workers_needed = None
+        if build is not None:
+            workers_needed = max(1, -(-int(build.build_ms * 1000) // int(compute_ms * 1000)))
+        return {
+            "step_ms": led.step_ms,
+            "samples_per_s": self.samples_per_s,
+            "data_wait_share": led.share("data_wait"),
+            "h2d_share": led.share("h2d"),
+            "input_share": led.share("data_wait") + led.share("h2d"),
+            "forward_share": led.share("forward"),
+            "backward_share": led.share("backward"),
+            "optimizer_share": led.share("optimizer"),
+            "compute_share": led.share("forward") + led.share("backward") + led.share("optimizer"),
+            "other_share": led.share("other"),
+            "num_workers": loader.num_workers if loader else None,
+            "persistent_workers": int(loader.persistent_workers) if loader else None,
+            "pin_memory": int(loader.pin_memory) if loader else None,
+            "prefetch_factor": loader.prefetch_factor if loader else None,
+            "batch_size": loader.batch_size if loader else None,
+            "cpu_count": self.cpu_count,
+            "worker_fetch_ms": build.build_ms if build else None,
+            "collate_share": build.collate_share if build else None,
+            "hot_function": hot.where() if hot else None,
+            "hot_function_share": hot.share if hot else None,
+            "hot_function_source": hot.source if hot else None,
+            # Batch building shows up in the step only as data wait, so a hot spot's share of the
+            # step is its share of building times the data-wait share.
+            "hot_function_step_share": led.share("data_wait") * hot.share if hot else None,
+            "collate_step_share": led.share("data_wait") * build.collate_share if build else None,
+            "main_hot_function": main_hot.where() if main_hot else None,
+            "main_hot_function_share": main_hot.share if main_hot else None,
+            "epoch_stall_share": self.epoch_stall_share,
+            "startup_s": self.startup_s,
+            "noise_pct": self.noise_pct,
+            "workers_needed": workers_needed,
+            "worker_scaling": (min(workers_needed, self.cpu_count) / max(loader.num_workers, 1)
+                               if workers_needed and loader else None),
+            "device": self.device,
+            "step_time_cv": self.step_time_cv,
+            "gpu_util_p50": self.gpu.util_p50,
+        }

@@ -1,0 +1,648 @@
+"""Instrument a PyTorch pipeline from outside: step ledger, worker timings, stacks, data fingerprints.
+
+Loaded by this folder's ``sitecustomize`` when ``PERFLOOP_PROBE_DIR`` is set. It uses
+only the standard library and torch (pynvml when present), because it runs inside
+the user's interpreter. Nothing here may crash the pipeline: failures are written
+to ``errors`` in the output instead.
+
+Environment (set by perfloop's profiler):
+  PERFLOOP_PROBE_DIR    folder for the output files (created by the caller)
+  PERFLOOP_MAX_STEPS    stop the process after this many steps (warm-up + measured)
+  PERFLOOP_PROBE_MODE   "full" (stage timers, stack sampler, NVTX) or "light"
+                        (data wait, step boundaries, fingerprints, loss only)
+  PERFLOOP_SAMPLE_MS    stack sampler period in ms (default 5)
+  PERFLOOP_KEEP_ELEMENTS  cap on batch elements kept for tolerance checks (default 2e6)
+
+A *step* is the interval between two ``next()`` calls on the first DataLoader the
+pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
+iterator) is data wait; the outermost ``nn.Module`` call is forward; backward and
+optimizer step are timed by their own hooks; the rest of the interval is "other".
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import sys
+import sysconfig
+import threading
+import time
+import traceback
+
+_OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
+_MAX_STEPS = int(os.environ.get("PERFLOOP_MAX_STEPS", "0") or 0)
+_MODE = os.environ.get("PERFLOOP_PROBE_MODE", "full")
+_SAMPLE_S = float(os.environ.get("PERFLOOP_SAMPLE_MS", "5")) / 1000.0
+_KEEP_ELEMENTS = int(float(os.environ.get("PERFLOOP_KEEP_ELEMENTS", "2e6")))
+_RANK = os.environ.get("RANK", "0")
+_STAGES = ("data", "h2d", "forward", "backward", "optimizer")
+
+
+class _Probe:
+    """All mutable probe state of one process."""
+
+    def __init__(self) -> None:
+        self.main_pid = os.getpid()
+        self.install_wall = time.time()
+        self.first_batch_wall: float | None = None
+        self.errors: list[str] = []
+        self.loaders: list[dict] = []
+        self.step_loader: int | None = None
+        self.steps: list[dict] = []
+        self.current: dict | None = None
+        self.active_stage: str | None = None
+        self.stage_depth = 0
+        self.stage_start = 0.0
+        self.main_fetches: list[dict] = []
+        self.kept_batches: list = []
+        self.kept_elements = 0
+        self.losses_pending: list = []
+        self.finished = False
+        self.sampler: _StackSampler | None = None
+        self.cuda = None  # _CudaTimers when CUDA is in use
+        self.nvml = None  # _NvmlSampler
+        self.nvml_reason = ""
+        self.cuda_checked = False
+        self.worker_file = None
+
+    # -- step ledger ---------------------------------------------------------
+    def enter(self, stage: str) -> bool:
+        """Start timing ``stage`` unless another stage is being timed; True means call leave()."""
+        if self.active_stage is None:
+            self.active_stage = stage
+            self.stage_depth = 1
+            self.stage_start = time.perf_counter()
+            if self.cuda is not None:
+                self.cuda.push(stage)
+            return True
+        if self.active_stage == stage:
+            self.stage_depth += 1
+            return True
+        return False
+
+    def leave(self, stage: str, accumulate: bool = True) -> None:
+        if self.active_stage != stage:
+            return
+        self.stage_depth -= 1
+        if self.stage_depth > 0:
+            return
+        elapsed_ms = (time.perf_counter() - self.stage_start) * 1000.0
+        self.active_stage = None
+        if self.cuda is not None:
+            self.cuda.pop(stage)
+        if accumulate and self.current is not None:
+            self.current[stage + "_ms"] += elapsed_ms
+
+    def open_step(self, start: float, loader_id: int) -> None:
+        self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
+                        "epoch_start": False, "samples": 0, "row_hashes": [],
+                        "loss": None, **{s + "_ms": 0.0 for s in _STAGES}}
+        if not self.cuda_checked:
+            self.cuda_checked = True
+            self._arm_cuda()
+        if self.cuda is not None:
+            self.cuda.step_start(self.current["index"])
+
+    def _arm_cuda(self) -> None:
+        """Use CUDA events and NVML only when the pipeline itself initialised CUDA."""
+        torch = sys.modules.get("torch")
+        if _MODE != "full" or torch is None:
+            return
+        if not torch.cuda.is_initialized():
+            self.nvml_reason = "CUDA not initialised by the pipeline (CPU run)"
+            return
+        self.cuda = _CudaTimers(torch)
+        self.nvml = _NvmlSampler()
+        self.nvml.start()
+
+    def close_step(self, end: float) -> None:
+        step = self.current
+        if step is None:
+            return
+        step["step_ms"] = (end - step.pop("start")) * 1000.0
+        counted = sum(step[s + "_ms"] for s in _STAGES)
+        step["other_ms"] = max(0.0, step["step_ms"] - counted)
+        self.steps.append(step)
+        self.current = None
+        if _MAX_STEPS and len(self.steps) >= _MAX_STEPS:
+            self.finish("max_steps")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+
+    # -- output --------------------------------------------------------------
+    def finish(self, reason: str) -> None:
+        """Write this process's record once (main process only)."""
+        if self.finished or _is_worker_process(self):
+            return
+        self.finished = True
+        try:
+            self._write_main(reason)
+        except Exception:  # the pipeline must not fail because the probe could not write
+            _write_text(f"probe-error-{os.getpid()}.txt", traceback.format_exc())
+
+    def _write_main(self, reason: str) -> None:
+        for step, loss in self.losses_pending:
+            try:
+                step["loss"] = float(loss)
+            except (TypeError, ValueError, RuntimeError) as error:
+                self.errors.append(f"loss of step {step['index']}: {error}")
+        record = {
+            "version": 1, "pid": self.main_pid, "rank": _RANK, "mode": _MODE,
+            "exit_reason": reason, "install_wall": self.install_wall,
+            "first_batch_wall": self.first_batch_wall, "max_steps": _MAX_STEPS,
+            "loaders": self.loaders, "step_loader": self.step_loader, "steps": self.steps,
+            "main_fetches": self.main_fetches, "errors": self.errors,
+            "stacks": self.sampler.snapshot() if self.sampler else None,
+            "cuda": self.cuda.summary(self.steps) if self.cuda else None,
+            "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
+            "cpu_count": os.cpu_count(),
+        }
+        if self.kept_batches:
+            import torch
+
+            torch.save(self.kept_batches, os.path.join(_OUT_DIR, f"batches-rank{_RANK}.pt"))
+        _write_text(f"main-rank{_RANK}.json", json.dumps(record))
+
+
+_PROBE: _Probe | None = None
+
+
+def _write_text(name: str, text: str) -> None:
+    path = os.path.join(_OUT_DIR, name)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+# -- stack sampler ---------------------------------------------------------------
+_LIBRARY_ROOTS = tuple(
+    os.path.realpath(p) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+) + (os.path.dirname(os.path.realpath(__file__)),)
+
+
+def _is_user_file(filename: str, cache: dict = {}) -> bool:
+    known = cache.get(filename)
+    if known is None:
+        real = os.path.realpath(filename) if not filename.startswith("<") else ""
+        known = bool(real) and not real.startswith(_LIBRARY_ROOTS)
+        cache[filename] = known
+    return known
+
+
+class _StackSampler(threading.Thread):
+    """Sample one thread's stack; count user functions (inclusive) and leaf user lines."""
+
+    def __init__(self, thread_id: int, label_fn) -> None:
+        super().__init__(name="perfloop-sampler", daemon=True)
+        self.thread_id = thread_id
+        self.label_fn = label_fn  # returns the current stage label, or None to skip
+        self.functions: dict[tuple, int] = {}
+        self.lines: dict[tuple, int] = {}
+        self.totals: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        while True:
+            time.sleep(_SAMPLE_S)
+            label = self.label_fn()
+            if label is None:
+                continue
+            frame = sys._current_frames().get(self.thread_id)
+            if frame is None:
+                return
+            seen = set()
+            leaf = None
+            while frame is not None:
+                code = frame.f_code
+                if code in _STOP_CODES:
+                    break  # frames below the batch fetch belong to the loop that forked this worker
+                if _is_user_file(code.co_filename):
+                    key = (label, code.co_qualname, code.co_filename, code.co_firstlineno)
+                    if leaf is None:
+                        leaf = (label, code.co_filename, frame.f_lineno, code.co_qualname)
+                    seen.add(key)
+                frame = frame.f_back
+            with self.lock:
+                self.totals[label] = self.totals.get(label, 0) + 1
+                for key in seen:
+                    self.functions[key] = self.functions.get(key, 0) + 1
+                if leaf is not None:
+                    self.lines[leaf] = self.lines.get(leaf, 0) + 1
+
+    def snapshot(self) -> dict:
+        with self.lock:
+            return {
+                "totals": dict(self.totals),
+                "functions": [[*k, v] for k, v in self.functions.items()],
+                "lines": [[*k, v] for k, v in self.lines.items()],
+            }
+
+
+# -- fingerprints ----------------------------------------------------------------
+def _leaves(batch, path="batch"):
+    """Yield (path, value) for every leaf of a batch (tensors, arrays, lists of scalars)."""
+    if isinstance(batch, dict):
+        for key in sorted(batch, key=str):
+            yield from _leaves(batch[key], f"{path}[{key!r}]")
+    elif isinstance(batch, (list, tuple)) and any(not _is_scalar(item) for item in batch):
+        for index, item in enumerate(batch):
+            yield from _leaves(item, f"{path}[{index}]")
+    else:
+        yield path, batch
+
+
+def _is_scalar(value) -> bool:
+    return isinstance(value, (int, float, str, bytes, bool)) or value is None
+
+
+def _fingerprint(batch) -> tuple[int, list[str], list]:
+    """Return (rows, one hash per row over all fields, the batch's tensors by path)."""
+    import torch
+
+    fields = []
+    rows = None
+    tensors = []
+    for path, value in _leaves(batch):
+        if type(value).__module__ == "numpy" and hasattr(value, "shape"):
+            value = torch.from_numpy(value.copy()) if value.dtype != object else value.tolist()
+        if isinstance(value, torch.Tensor):
+            tensor = value.detach()
+            if tensor.device.type != "cpu":
+                tensor = tensor.cpu()
+            tensor = tensor.contiguous()
+            count = tensor.shape[0] if tensor.dim() else 1
+            raw = tensor.reshape(count, -1).view(torch.uint8) if tensor.numel() else None
+            header = f"{path}|{tensor.dtype}|{tuple(tensor.shape[1:])}".encode()
+            fields.append((count, header, raw))
+            tensors.append((path, tensor.clone()))
+        else:
+            seq = value if isinstance(value, (list, tuple)) else [value]
+            fields.append((len(seq), path.encode(), [repr(v).encode() for v in seq]))
+        rows = fields[-1][0] if rows is None else rows
+    rows = rows or 0
+    # A field without one entry per row (e.g. a scalar) is hashed whole into every row.
+    wholes = {}
+    for number, (count, header, raw) in enumerate(fields):
+        if raw is None or count != rows:
+            whole = hashlib.blake2b(header, digest_size=8)
+            for part in raw if raw is not None else []:
+                whole.update(_row_bytes(part))
+            wholes[number] = whole.digest()
+    hashes = []
+    for row in range(rows):
+        digest = hashlib.blake2b(digest_size=8)
+        for number, (count, header, raw) in enumerate(fields):
+            digest.update(header)
+            digest.update(wholes[number] if number in wholes else _row_bytes(raw[row]))
+        hashes.append(digest.hexdigest())
+    return rows, hashes, tensors
+
+
+def _row_bytes(part) -> bytes:
+    return part if isinstance(part, bytes) else part.numpy().tobytes()
+
+
+# -- CUDA and NVML ---------------------------------------------------------------
+class _CudaTimers:
+    """CUDA events around each stage plus NVTX ranges named after the stages."""
+
+    def __init__(self, torch) -> None:
+        self.torch = torch
+        self.events: list[tuple[int, str, object, object]] = []
+        self.open: dict[str, object] = {}
+        self.step_index = 0
+
+    def step_start(self, index: int) -> None:
+        self.step_index = index
+        self.torch.cuda.nvtx.mark(f"perfloop step {index}")
+
+    def push(self, stage: str) -> None:
+        self.torch.cuda.nvtx.range_push(f"perfloop:{stage}")
+        event = self.torch.cuda.Event(enable_timing=True)
+        event.record()
+        self.open[stage] = event
+
+    def pop(self, stage: str) -> None:
+        self.torch.cuda.nvtx.range_pop()
+        start = self.open.pop(stage, None)
+        if start is None:
+            return
+        end = self.torch.cuda.Event(enable_timing=True)
+        end.record()
+        self.events.append((self.step_index, stage, start, end))
+
+    def summary(self, steps: list[dict]) -> dict:
+        self.torch.cuda.synchronize()
+        per_step: dict[int, dict[str, float]] = {}
+        for index, stage, start, end in self.events:
+            bucket = per_step.setdefault(index, {})
+            bucket[stage] = bucket.get(stage, 0.0) + start.elapsed_time(end)
+        for step in steps:
+            step["gpu_ms"] = per_step.get(step["index"], {})
+        return {"device": self.torch.cuda.get_device_name(), "stage_events": len(self.events)}
+
+
+class _NvmlSampler(threading.Thread):
+    """Sample NVML utilization of the current device at its own period."""
+
+    def __init__(self, period_s: float = 0.2) -> None:
+        super().__init__(name="perfloop-nvml", daemon=True)
+        self.period_s = period_s
+        self.samples: list[tuple[float, int, int]] = []
+        self.reason = ""
+
+    def run(self) -> None:
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            index = int((os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0] or 0)
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index if index >= 0 else 0)
+        except Exception as error:  # NVML absent or broken: say so in the profile
+            self.reason = f"{type(error).__name__}: {error}"
+            return
+        while True:
+            rates = pynvml.nvmlDeviceGetUtilizationRates(handle)
+            self.samples.append((time.time(), rates.gpu, rates.memory))
+            time.sleep(self.period_s)
+
+    def summary(self) -> dict:
+        return {"available": not self.reason, "reason": self.reason, "period_s": self.period_s,
+                "samples": self.samples[-2000:]}
+
+
+# -- patches ---------------------------------------------------------------------
+def _call_site() -> dict:
+    frame = sys._getframe(2)
+    while frame is not None and not _is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return {"file": "", "line": 0}
+    return {"file": frame.f_code.co_filename, "line": frame.f_lineno}
+
+
+def _patch_torch(torch) -> None:
+    probe = _PROBE
+    from torch.utils.data import dataloader as dl
+    from torch.utils.data._utils import fetch
+
+    original_init = dl.DataLoader.__init__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        if _is_worker_process(probe):
+            return
+        self._perfloop_id = len(probe.loaders)
+        probe.loaders.append({
+            "id": self._perfloop_id, "site": _call_site(),
+            "num_workers": self.num_workers, "batch_size": self.batch_size,
+            "pin_memory": bool(self.pin_memory), "persistent_workers": bool(self.persistent_workers),
+            "prefetch_factor": self.prefetch_factor, "dataset": type(self.dataset).__name__,
+            "iterable": isinstance(self.dataset, torch.utils.data.IterableDataset),
+            "collate_fn": getattr(self.collate_fn, "__qualname__", repr(self.collate_fn)),
+        })
+
+    dl.DataLoader.__init__ = init
+
+    original_iter = dl.DataLoader.__iter__
+
+    def loader_iter(self):
+        started = probe.enter("data")
+        try:
+            iterator = original_iter(self)
+        finally:
+            if started:
+                probe.leave("data")
+        iterator._perfloop_loader = getattr(self, "_perfloop_id", -1)
+        iterator._perfloop_fresh = True
+        if probe.current is not None and iterator._perfloop_loader == probe.step_loader:
+            probe.current["epoch_start"] = True
+        return iterator
+
+    dl.DataLoader.__iter__ = loader_iter
+
+    original_next = dl._BaseDataLoaderIter.__next__
+
+    def next_batch(self):
+        loader_id = getattr(self, "_perfloop_loader", -1)
+        if probe.step_loader is None:
+            probe.step_loader = loader_id
+        is_step = loader_id == probe.step_loader
+        fresh = getattr(self, "_perfloop_fresh", False)
+        self._perfloop_fresh = False
+        started = probe.enter("data")
+        call_start = time.perf_counter()
+        try:
+            batch = original_next(self)
+        finally:
+            if started:
+                # A batch starts a new step at this call, so its wait belongs to the new step;
+                # StopIteration keeps the step open across the epoch boundary.
+                probe.leave("data", accumulate=not is_step)
+        if is_step:
+            wait_ms = (time.perf_counter() - call_start) * 1000.0
+            if probe.current is not None:
+                probe.close_step(call_start)
+            probe.open_step(call_start, loader_id)
+            probe.current["data_ms"] += wait_ms
+            probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
+            _record_batch(probe, batch)
+        return batch
+
+    dl._BaseDataLoaderIter.__next__ = next_batch
+
+    for fetcher_cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
+        fetcher_cls.fetch = _timed_fetch(probe, fetcher_cls.fetch)
+
+    if _MODE != "full":
+        _patch_backward(torch, probe, timed=False)
+        return
+    _patch_backward(torch, probe, timed=True)
+
+    original_call = torch.nn.Module.__call__
+
+    def module_call(self, *args, **kwargs):
+        started = probe.enter("forward")
+        try:
+            return original_call(self, *args, **kwargs)
+        finally:
+            if started:
+                probe.leave("forward")
+
+    torch.nn.Module.__call__ = module_call
+
+    from torch.optim import optimizer as optim_module
+
+    optim_module.register_optimizer_step_pre_hook(lambda *a: probe.enter("optimizer") and None)
+    optim_module.register_optimizer_step_post_hook(lambda *a: probe.leave("optimizer"))
+
+    original_to = torch.Tensor.to
+
+    def tensor_to(self, *args, **kwargs):
+        target = kwargs.get("device", args[0] if args else None)
+        if self.device.type == "cpu" and "cuda" in str(target):
+            started = probe.enter("h2d")
+            try:
+                return original_to(self, *args, **kwargs)
+            finally:
+                if started:
+                    probe.leave("h2d")
+        return original_to(self, *args, **kwargs)
+
+    torch.Tensor.to = tensor_to
+
+
+def _patch_backward(torch, probe: _Probe, timed: bool) -> None:
+    original_backward = torch.autograd.backward
+
+    def backward(tensors, *args, **kwargs):
+        started = timed and probe.enter("backward")
+        try:
+            return original_backward(tensors, *args, **kwargs)
+        finally:
+            if started:
+                probe.leave("backward")
+            loss = tensors[0] if isinstance(tensors, (list, tuple)) and tensors else tensors
+            if probe.current is not None and isinstance(loss, torch.Tensor) and loss.numel() == 1:
+                probe.losses_pending.append((probe.current, loss.detach()))
+
+    torch.autograd.backward = backward
+
+
+def _record_batch(probe: _Probe, batch) -> None:
+    if probe.first_batch_wall is None:
+        probe.first_batch_wall = time.time()
+    try:
+        rows, hashes, tensors = _fingerprint(batch)
+    except Exception as error:  # an exotic batch type: keep timing, report the gap
+        probe.errors.append(f"fingerprint of step {probe.current['index']}: {error!r}")
+        return
+    probe.current["samples"] = rows
+    probe.current["row_hashes"] = hashes
+    size = sum(t.numel() for _, t in tensors)
+    if tensors and probe.kept_elements + size <= _KEEP_ELEMENTS:
+        probe.kept_elements += size
+        probe.kept_batches.append((probe.current["index"], tensors))
+
+
+def _timed_fetch(probe: _Probe, original):
+    def fetch(self, possibly_batched_index):
+        in_main = not _is_worker_process(probe)
+        if not in_main and probe.worker_file is None:
+            _start_worker(probe)
+        if not getattr(self, "_perfloop_wrapped", False):
+            self.collate_fn = _timed_collate(self.collate_fn)
+            self._perfloop_wrapped = True
+        _FETCH_STATE["collate_ms"] = 0.0
+        _FETCH_STATE["active"] = True
+        start = time.perf_counter()
+        try:
+            return original(self, possibly_batched_index)
+        finally:
+            _FETCH_STATE["active"] = False
+            record = {"fetch_ms": (time.perf_counter() - start) * 1000.0,
+                      "collate_ms": _FETCH_STATE["collate_ms"], "end_wall": time.time()}
+            if in_main:
+                probe.main_fetches.append(record)
+            else:
+                probe.worker_file.write(json.dumps(record) + "\n")
+                probe.worker_file.flush()
+
+    _STOP_CODES.add(fetch.__code__)
+    return fetch
+
+
+_FETCH_STATE = {"active": False, "collate_ms": 0.0}
+_STOP_CODES: set = set()
+
+
+def _timed_collate(collate_fn):
+    def collate(data):
+        start = time.perf_counter()
+        try:
+            return collate_fn(data)
+        finally:
+            _FETCH_STATE["collate_ms"] += (time.perf_counter() - start) * 1000.0
+
+    collate.__qualname__ = getattr(collate_fn, "__qualname__", "collate")
+    return collate
+
+
+def _start_worker(probe: _Probe) -> None:
+    """Open this worker's record file and start its sampler (threads do not survive fork)."""
+    pid = os.getpid()
+    probe.worker_file = open(os.path.join(_OUT_DIR, f"worker-{pid}.jsonl"), "a", encoding="utf-8")
+    if _MODE != "full":
+        return
+    sampler = _StackSampler(threading.main_thread().ident, lambda: "fetch" if _FETCH_STATE["active"] else None)
+    sampler.start()
+
+    def dump() -> None:
+        while True:
+            time.sleep(0.25)
+            _write_text(f"stacks-{pid}.json", json.dumps(sampler.snapshot()))
+
+    threading.Thread(target=dump, name="perfloop-dump", daemon=True).start()
+
+
+def _is_worker_process(probe: _Probe) -> bool:
+    """Tell DataLoader workers (forked, or spawned with --multiprocessing-fork) from the main process."""
+    return os.getpid() != probe.main_pid or "--multiprocessing-fork" in sys.argv
+
+
+def _main_label() -> str | None:
+    probe = _PROBE
+    if probe is None or probe.current is None:
+        return None
+    if _FETCH_STATE["active"]:
+        return "fetch"
+    return probe.active_stage or "other"
+
+
+# -- import hook -----------------------------------------------------------------
+class _TorchImportHook:
+    """Patch torch right after ``import torch`` finishes, before user code holds references."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec("torch")
+        if spec is None or spec.loader is None:
+            return spec
+        original_exec = spec.loader.exec_module
+
+        def exec_module(module):
+            original_exec(module)
+            _safe_patch(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _safe_patch(torch) -> None:
+    try:
+        _patch_torch(torch)
+    except Exception:  # an unknown torch version must not break the pipeline
+        _PROBE.errors.append("patching torch failed:\n" + traceback.format_exc())
+
+
+def install() -> None:
+    """Arm the probe in this process (idempotent)."""
+    global _PROBE
+    if _PROBE is not None or not _OUT_DIR:
+        return
+    _PROBE = _Probe()
+    if "torch" in sys.modules:
+        _safe_patch(sys.modules["torch"])
+    else:
+        sys.meta_path.insert(0, _TorchImportHook())
+    if _MODE == "full":
+        _PROBE.sampler = _StackSampler(threading.main_thread().ident, _main_label)
+        _PROBE.sampler.start()
+    atexit.register(_PROBE.finish, "exit")

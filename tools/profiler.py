@@ -1,0 +1,212 @@
+"""Run a pipeline under the probe and turn the probe's files into measurements and a Profile."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import statistics
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from sandbox.runner import RunLimits, RunResult, run_command
+from tools.hotspots import batch_build_hotspots, main_hotspots
+from tools.stats import spread_pct
+from tools.target import Target
+from tools.models import DataBuild, GpuStats, LoaderInfo, Profile, RunMeasurement, StageLedger
+
+PROBE_DIR = Path(__file__).resolve().parent / "probe"
+
+
+class ProbeSettings(BaseModel):
+    """How each profiled run is bounded and sampled."""
+
+    steps: int = Field(30, description="Steady-state steps measured per run.")
+    warmup_steps: int = Field(5, description="Steps run first and left out of the numbers.")
+    sample_ms: float = Field(5.0, description="Stack sampler period in the full run (ms).")
+    limits: RunLimits = Field(default_factory=RunLimits, description="Time, memory and network limits per run.")
+
+    def model_post_init(self, _context) -> None:
+        if self.steps < 2:
+            raise ValueError(f"steps must be at least 2 (got {self.steps}): set `steps` in [tool.perfloop]")
+        if self.warmup_steps < 0:
+            raise ValueError(f"warmup_steps must be >= 0 (got {self.warmup_steps})")
+
+
+def settings_for(target: Target) -> ProbeSettings:
+    """Bound and limit each pipeline run as the target contract says."""
+    return ProbeSettings(steps=target.steps, warmup_steps=target.warmup_steps,
+                         limits=RunLimits(timeout_s=target.timeout_s, memory_mb=target.memory_mb,
+                                          network=target.network))
+
+
+class PipelineError(RuntimeError):
+    """The pipeline failed or never reached a DataLoader batch; the message carries its stderr tail."""
+
+    def __init__(self, message: str, result: RunResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class ProbeRun(BaseModel):
+    """A finished run: its measurement plus the raw main-process record."""
+
+    measurement: RunMeasurement
+    record: dict
+    result: RunResult
+
+
+def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSettings,
+               mode: str = "light", label: str = "") -> ProbeRun:
+    """Run ``command`` in ``target_dir`` with the probe attached; raise PipelineError on failure."""
+    if out_dir.exists():
+        shutil.rmtree(out_dir)  # a re-run after a crash must not mix in the earlier attempt's files
+    out_dir.mkdir(parents=True)
+    env = {
+        # The probe's folder first; the user's own PYTHONPATH (if any) still applies after it.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), os.environ.get("PYTHONPATH", "")])),
+        "PERFLOOP_PROBE_DIR": str(out_dir),
+        "PERFLOOP_MAX_STEPS": str(settings.warmup_steps + settings.steps),
+        "PERFLOOP_PROBE_MODE": mode,
+        "PERFLOOP_SAMPLE_MS": str(settings.sample_ms),
+        "PYTHONUNBUFFERED": "1",
+    }
+    result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
+                         stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
+    record_path = out_dir / "main-rank0.json"
+    if result.timed_out or result.memory_exceeded:
+        why = "ran past its time limit" if result.timed_out else "exceeded its memory limit"
+        raise PipelineError(f"`{command}` {why} ({result.wall_s:.0f} s, peak {result.peak_rss_mb:.0f} MB) "
+                            f"in {target_dir}.\nstderr tail:\n{result.stderr_tail}", result)
+    if result.returncode != 0:
+        raise PipelineError(f"`{command}` failed with exit code {result.returncode} in {target_dir}.\n"
+                            f"stderr tail:\n{result.stderr_tail}", result)
+    if not record_path.exists():
+        raise PipelineError(f"`{command}` exited without the probe recording anything in {target_dir}: "
+                            "is it a Python process importing torch? (it must run under `python`)", result)
+    record = json.loads(record_path.read_text())
+    steps = record["steps"]
+    if len(steps) <= settings.warmup_steps:
+        raise PipelineError(f"`{command}` ran only {len(steps)} DataLoader steps; perfloop needs more than "
+                            f"warmup_steps={settings.warmup_steps}. Make the pipeline run longer or lower "
+                            "warmup_steps/steps in [tool.perfloop].", result)
+    return ProbeRun(measurement=_measure(record, result, settings, out_dir, mode, label), record=record, result=result)
+
+
+def _measured(record: dict, settings: ProbeSettings) -> list[dict]:
+    return record["steps"][settings.warmup_steps: settings.warmup_steps + settings.steps]
+
+
+def _measure(record: dict, result: RunResult, settings: ProbeSettings, out_dir: Path,
+             mode: str, label: str) -> RunMeasurement:
+    steps = _measured(record, settings)
+    total_ms = sum(s["step_ms"] for s in steps)
+    digest = hashlib.sha256()
+    for step in record["steps"]:
+        digest.update(",".join(step["row_hashes"]).encode() + b";")
+    startup = (record["first_batch_wall"] or result.started_at) - result.started_at
+    return RunMeasurement(
+        mode=mode, label=label,
+        samples_per_s=sum(s["samples"] for s in steps) / total_ms * 1000.0 if total_ms else 0.0,
+        step_ms_median=statistics.median(s["step_ms"] for s in steps),
+        startup_s=max(0.0, startup), wall_s=result.wall_s, num_steps_measured=len(steps),
+        exit_reason=record["exit_reason"], probe_dir=str(out_dir),
+        losses=[s.get("loss") for s in record["steps"]], data_digest=digest.hexdigest(),
+        step_ms=[s["step_ms"] for s in steps], step_samples=[s["samples"] for s in steps],
+    )
+
+
+def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_dir: Path,
+                  settings: ProbeSettings) -> Profile:
+    """Combine one full run (where time goes) with light runs (throughput, noise) into a Profile."""
+    record = full.record
+    steps = _measured(record, settings)
+    count = len(steps)
+
+    def mean(key: str) -> float:
+        return sum(s[key] for s in steps) / count
+
+    ledger = StageLedger(step_ms=mean("step_ms"), data_wait_ms=mean("data_ms"), h2d_ms=mean("h2d_ms"),
+                         forward_ms=mean("forward_ms"), backward_ms=mean("backward_ms"),
+                         optimizer_ms=mean("optimizer_ms"), other_ms=mean("other_ms"))
+    step_times = [s["step_ms"] for s in steps]
+    median_step = statistics.median(step_times)
+    stall = sum(max(0.0, s["step_ms"] - median_step) for s in steps if s["epoch_start"])
+    loader = _loader_info(record, target_dir)
+    out_dir = Path(full.measurement.probe_dir)
+    build = _data_build(record, out_dir, loader)
+    throughput = [run.measurement.samples_per_s for run in light] or [full.measurement.samples_per_s]
+    warnings = list(record["errors"])
+    if full.measurement.exit_reason != "max_steps":
+        warnings.append(f"the pipeline ended after {len(record['steps'])} steps, before the "
+                        f"{settings.warmup_steps + settings.steps} perfloop asked for")
+    return Profile(
+        command=command,
+        samples_per_s=statistics.median(throughput),
+        noise_pct=spread_pct(throughput),
+        startup_s=statistics.median(run.measurement.startup_s for run in (light or [full])),
+        ledger=ledger, loader=loader, data_build=build,
+        hot_functions=batch_build_hotspots(record, out_dir, target_dir),
+        main_hot_functions=main_hotspots(record, target_dir),
+        epoch_stall_share=stall / sum(step_times) if step_times else 0.0,
+        step_time_cv=statistics.pstdev(step_times) / statistics.mean(step_times) if count > 1 else 0.0,
+        cpu_count=record.get("cpu_count") or os.cpu_count() or 1,
+        device="cuda" if record.get("cuda") else "cpu",
+        gpu=_gpu_stats(record, steps),
+        runs=[full.measurement] + [run.measurement for run in light],
+        warnings=warnings,
+    )
+
+
+def relative_to_target(path: str, target_dir: Path) -> str:
+    """Show ``path`` relative to the target folder when it lies inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(target_dir.resolve()))
+    except ValueError:
+        return path
+
+
+def _loader_info(record: dict, target_dir: Path) -> LoaderInfo | None:
+    loaders = record["loaders"]
+    index = record.get("step_loader")
+    if not loaders or index is None or index < 0 or index >= len(loaders):
+        return None
+    raw = loaders[index]
+    return LoaderInfo(file=relative_to_target(raw["site"]["file"], target_dir), line=raw["site"]["line"],
+                      num_workers=raw["num_workers"], batch_size=raw["batch_size"],
+                      pin_memory=raw["pin_memory"], persistent_workers=raw["persistent_workers"],
+                      prefetch_factor=raw["prefetch_factor"], dataset=raw["dataset"],
+                      iterable=raw["iterable"], collate_fn=raw["collate_fn"])
+
+
+def _data_build(record: dict, out_dir: Path, loader: LoaderInfo | None) -> DataBuild | None:
+    fetches = list(record["main_fetches"])
+    where = "main process"
+    worker_files = sorted(out_dir.glob("worker-*.jsonl"))
+    if worker_files:
+        where = "workers"
+        fetches = [json.loads(line) for path in worker_files for line in path.read_text().splitlines() if line]
+    if not fetches:
+        return None
+    total_build = sum(f["fetch_ms"] for f in fetches)
+    return DataBuild(where=where, num_batches=len(fetches),
+                     build_ms=statistics.median(f["fetch_ms"] for f in fetches),
+                     collate_ms=statistics.median(f["collate_ms"] for f in fetches),
+                     collate_share=sum(f["collate_ms"] for f in fetches) / total_build if total_build else 0.0)
+
+
+def _gpu_stats(record: dict, steps: list[dict]) -> GpuStats:
+    cuda = record.get("cuda")
+    nvml = record.get("nvml") or {}
+    if not cuda:
+        return GpuStats(available=False, reason=nvml.get("reason") or "no CUDA device used by the pipeline")
+    stage_ms: dict[str, float] = {}
+    for step in steps:
+        for stage, value in step.get("gpu_ms", {}).items():
+            stage_ms[stage] = stage_ms.get(stage, 0.0) + value / max(len(steps), 1)
+    utils = sorted(sample[1] for sample in nvml.get("samples", []))
+    def pct(q: float) -> float | None:
+        return float(utils[min(len(utils) - 1, int(q * len(utils)))]) if utils else None
+    return GpuStats(available=True, reason=nvml.get("reason", ""), device_name=cuda.get("device", ""),
+                    util_p5=pct(0.05), util_p50=pct(0.5), util_p95=pct(0.95), stage_gpu_ms=stage_ms)

@@ -1,0 +1,123 @@
+"""Load the target contract: ``[tool.perfloop]`` in pyproject.toml or perfloop.toml, CLI flags on top."""
+from __future__ import annotations
+
+import shlex
+import subprocess
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
+                 "network", "inputs", "noise_runs", "ab_runs", "min_gain_pct"}
+
+
+class TargetError(ValueError):
+    """The target folder or its contract is unusable; the message says what to fix."""
+
+
+class Target(BaseModel):
+    """A pipeline perfloop may change, and how to run it."""
+
+    repo_root: Path = Field(description="Top of the git repository holding the target.")
+    target_dir: Path = Field(description="The target folder in the user's tree (absolute).")
+    subdir: str = Field(description="target_dir relative to repo_root, '' at the top.")
+    command: str = Field(description="Command template; {config} is replaced by the config path.")
+    config: str | None = Field(None, description="Training config path, relative to target_dir.")
+    editable: list[str] = Field(description="Globs (relative to target_dir) of files patches may touch.")
+    inputs: list[str] | None = Field(None, description="Globs of ignored input files to link into worktrees.")
+    steps: int = Field(30, description="Steady-state steps measured per run.")
+    warmup_steps: int = Field(5, description="Steps run before measuring.")
+    timeout_s: float = Field(900.0, description="Wall-clock limit of one pipeline run.")
+    memory_mb: int = Field(16384, description="Memory limit of one pipeline run's process tree.")
+    network: bool = Field(False, description="Let the pipeline use the network.")
+    noise_runs: int = Field(3, description="Light runs of the unchanged pipeline per profile (noise floor).")
+    ab_runs: int = Field(3, description="Interleaved runs per side when verifying a candidate.")
+    min_gain_pct: float = Field(5.0, description="Smallest speed-up worth a commit, whatever the noise.")
+    contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
+
+    def rendered_command(self) -> str:
+        """Return the command with {config} filled in, ready for /bin/sh."""
+        if "{config}" in self.command:
+            return self.command.replace("{config}", shlex.quote(self.config or ""))
+        return self.command
+
+
+def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def _read_contract(target_dir: Path) -> tuple[dict, str]:
+    for name, table_path in (("pyproject.toml", ("tool", "perfloop")), ("perfloop.toml", ("tool", "perfloop"))):
+        path = target_dir / name
+        if not path.exists():
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise TargetError(f"{path} is not valid TOML: {error}. Fix the file and run again.") from error
+        table = data
+        for key in table_path:
+            table = table.get(key, {}) if isinstance(table, dict) else {}
+        if not table and name == "perfloop.toml":
+            table = {k: v for k, v in data.items() if k in CONTRACT_KEYS}
+        if table:
+            return table, name
+    return {}, "cli"
+
+
+def load_target(path: str | Path, config: str | None = None, cmd: str | None = None,
+                overrides: dict | None = None) -> Target:
+    """Resolve the target at ``path``; raise TargetError with a fix for every bad input."""
+    target_dir = Path(path).expanduser().resolve()
+    if not target_dir.is_dir():
+        raise TargetError(f"{path} is not a folder. Point perfloop at the folder holding your training pipeline.")
+    top = _git(["rev-parse", "--show-toplevel"], target_dir)
+    if top.returncode != 0:
+        raise TargetError(f"{target_dir} is not inside a git repository. perfloop commits each accepted change "
+                          "on its own branch: run `git init && git add -A && git commit -m init` there first.")
+    repo_root = Path(top.stdout.strip()).resolve()
+    if _git(["rev-parse", "--verify", "-q", "HEAD"], repo_root).returncode != 0:
+        raise TargetError(f"the repository at {repo_root} has no commits yet: commit your pipeline first "
+                          "(perfloop works from HEAD).")
+    table, source = _read_contract(target_dir)
+    unknown = sorted(set(table) - CONTRACT_KEYS)
+    if unknown:
+        raise TargetError(f"unknown key(s) {unknown} in [tool.perfloop] of {target_dir / source}; "
+                          f"known keys: {sorted(CONTRACT_KEYS)}.")
+    settings = {**table, **{k: v for k, v in (overrides or {}).items() if v is not None}}
+    if cmd:
+        settings["command"] = cmd
+    if config:
+        settings["config"] = config
+    if not settings.get("command"):
+        raise TargetError(f"no pipeline command for {target_dir}: add [tool.perfloop] with "
+                          "command = \"python train.py --config {config}\" to its pyproject.toml or a "
+                          "perfloop.toml, or pass --cmd.")
+    config_rel = settings.get("config")
+    if "{config}" in settings["command"] and not config_rel:
+        raise TargetError(f"the command `{settings['command']}` uses {{config}} but no config is set: "
+                          "add config = \"...\" to [tool.perfloop] or pass --config.")
+    if config_rel:
+        config_path = (target_dir / config_rel).resolve()
+        if not config_path.is_file():
+            raise TargetError(f"config file {config_path} does not exist (from "
+                              f"{'--config' if config else source}). Pass the training config's path "
+                              "relative to the target folder.")
+        config_rel = str(config_path.relative_to(target_dir)) if config_path.is_relative_to(target_dir) else None
+        if config_rel is None:
+            raise TargetError(f"config file {config_path} lies outside the target folder {target_dir}; "
+                              "perfloop only reads and edits files inside it.")
+        tracked = _git(["ls-files", "--error-unmatch", str(config_path)], repo_root)
+        if tracked.returncode != 0:
+            raise TargetError(f"config file {config_path} is not committed to git; perfloop works on a "
+                              "checkout of HEAD, so commit it first.")
+    editable = settings.get("editable") or ["**/*.py"] + ([config_rel] if config_rel else [])
+    subdir = "" if target_dir == repo_root else str(target_dir.relative_to(repo_root))
+    fields = {k: settings[k] for k in ("inputs", "steps", "warmup_steps", "timeout_s", "memory_mb", "network",
+                                      "noise_runs", "ab_runs", "min_gain_pct") if k in settings}
+    try:
+        return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
+                      config=config_rel, editable=list(editable), contract_file=source, **fields)
+    except ValueError as error:
+        raise TargetError(f"bad value in [tool.perfloop] of {target_dir / source}: {error}") from error
