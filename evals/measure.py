@@ -7,6 +7,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from evals.checks import median, spread
@@ -72,15 +73,18 @@ def measure_interleaved(checkouts: dict[str, Path], command: str, runs: int, max
                         warmup: int | None, timeout_s: float) -> dict[str, list[dict]]:
     """Run every checkout ``runs`` times, one of each per round, so drift hits all variants alike.
 
-    Each entry is the EVALKIT record, or {"error": why} for a run that failed.
+    Each entry is the EVALKIT record, or {"error": why} for a run that failed, plus when it
+    started (epoch seconds) and its wall seconds.
     """
     results: dict[str, list[dict]] = {name: [] for name in checkouts}
     for _ in range(runs):
         for name, cwd in checkouts.items():
+            started_at = time.time()
             try:
-                results[name].append(run_pipeline(cwd, command, max_steps, warmup, timeout_s))
+                record = run_pipeline(cwd, command, max_steps, warmup, timeout_s)
             except PipelineFailed as error:
-                results[name].append({"error": str(error)})
+                record = {"error": str(error)}
+            results[name].append({**record, "started_at": started_at, "wall_s": time.time() - started_at})
     return results
 
 

@@ -15,9 +15,11 @@ def _yes_no(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "no")
 
 
-def _diagnosis(top: str | None, ok: bool | None) -> str:
-    mark = {True: " ✓", False: " ✗", None: ""}[ok]
-    return f"{top or '(none)'}{mark}"
+def _diagnosis(row: dict) -> str:
+    if "top_diagnosis" not in row:
+        return "-"  # the agent never got to report one
+    mark = {True: " ✓", False: " ✗", None: ""}[row.get("diagnosis_ok")]
+    return f"{row['top_diagnosis'] or '(none)'}{mark}"
 
 
 def _share(value: float | None) -> str:
@@ -26,11 +28,12 @@ def _share(value: float | None) -> str:
 
 def row_cells(row: dict) -> list[str]:
     """Turn one result row into the table's cells, in COLUMNS order."""
-    note = row.get("error") or row.get("false_accept_reason") or ""
+    note = (row.get("error") or row.get("false_accept_reason")
+            or (f"oracle: {row['oracle_error']}" if row.get("oracle_error") else ""))
     return [
         row["label"],
         row.get("expected_diagnosis") or "-",
-        _diagnosis(row.get("top_diagnosis"), row.get("diagnosis_ok")),
+        _diagnosis(row),
         row.get("verdicts") or "-",
         _speedup(row.get("agent_speedup")),
         _speedup(row.get("oracle_speedup")),

@@ -71,7 +71,8 @@ def test_profile_json_changes_nothing(tiny_repo):
     profile = last_json(done.stdout)
     assert profile["ledger"]["step_ms"] > 0 and profile["samples_per_s"] > 0
     assert profile["loader"]["num_workers"] == 0 and profile["loader"]["file"] == "train.py"
-    assert profile["diagnoses"][0]["entry_id"] == "dataloader_starved"
+    assert "dataloader_starved" in [d["entry_id"] for d in profile["diagnoses"]]
+    assert profile["metrics"]["data_wait_share"] > 0.5
     assert "the model waits" in done.stderr
     assert user_view(tiny_repo) == before
     assert "perfloop/" not in git(tiny_repo, "branch", "--list")

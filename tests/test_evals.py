@@ -139,9 +139,16 @@ def test_suite_measures_tiny_target_independently(suite):
     assert report is not None, done.stderr
     row = {r["label"]: r for r in report["rows"]}["tiny"]
     assert row.get("error") is None, row
+    accepted = [it["data_check"] for it in row["iterations"] if it["verdict"] == "accepted"]
+    assert row["agent_is_original"] is (not accepted)
+    assert (row["commits"]["agent"] != row["commits"]["original"]) == bool(accepted)
     for variant in ("original", "agent", "oracle"):
         assert len(row["measured"][variant]["samples_per_s"]) == 2, row["measured"][variant]
         assert row["measured"][variant]["steps"] == 12
+    # Interleaved: one run of each measured variant per round, in the same order every round.
+    order = [v for v in ("original", "agent", "oracle") if v != "agent" or accepted]
+    starts = [row["measured"][v]["runs"][k]["started_at"] for k in range(2) for v in order]
+    assert starts == sorted(starts)
     # The oracle removes a 64 ms sleep per batch: a gain no noise can hide, with the data untouched.
     assert row["oracle_speedup"] > 1.5 and row["oracle_data_identical"] is True
     assert row["measured"]["original"]["extra"] == {"rows_seen": 12 * 16}
@@ -151,10 +158,8 @@ def test_suite_measures_tiny_target_independently(suite):
     assert row["diagnosis_ok"] == (row["top_diagnosis"] in {"dataloader_starved", "transform_hotspot"})
     assert row["runs_used"] == row["agent"]["runs_used"] > 0
     assert row["verdicts"] == checks.verdict_letters(it["verdict"] for it in row["iterations"])
-    accepted = [it["data_check"] for it in row["iterations"] if it["verdict"] == "accepted"]
-    assert (row["commits"]["agent"] != row["commits"]["original"]) == bool(accepted)
     if not accepted:
-        assert row["data_identical"] is True and row["false_accept"] is False
+        assert row["agent_speedup"] == 1.0 and row["data_identical"] is True and row["false_accept"] is False
     assert (row["false_accept"], row["false_accept_reason"]) == checks.false_accept(
         accepted, row["agent_speedup"], row["noise"], row["data_identical"])
 
@@ -167,7 +172,7 @@ def test_suite_survives_a_broken_target_and_prints_one_table(suite):
     lines = done.stdout.strip().splitlines()
     assert lines[0].split()[:2] == ["target", "expected"]
     assert [line.split()[0] for line in lines[2:4]] == ["broken", "tiny"]
-    assert "agent exited" in lines[2]
+    assert "agent exited" in lines[2] and lines[2].split()[2] == "-"
     assert lines[-1].startswith("diagnosis ") and f"errors {report['totals']['errors']}" in lines[-1]
     assert report["totals"]["errors"] == 1 and report["totals"]["diagnosis_expected"] == 1
 
@@ -259,10 +264,11 @@ def test_table_aligns_columns_and_totals():
              "share_of_oracle_gain": 0.5, "data_identical": True, "false_accept": False, "agent_wall_s": 93.4,
              "runs_used": 17},
             {"label": "json_parsing#2", "expected_diagnosis": "transform_hotspot", "top_diagnosis": None,
-             "diagnosis_ok": False, "error": "agent exited 3: boom\nmore"}]
+             "diagnosis_ok": False, "error": "agent exited 3: boom\nmore"},
+            {"label": "broken", "error": "agent exited 3: planted"}]
     text = table.format_table(rows, harness.totals(rows))
     lines = text.splitlines()
-    assert len(lines) == 6
+    assert len(lines) == 7
     header, first, second = lines[0], lines[2], lines[3]
 
     def cell(line: str, column: str) -> str:
@@ -273,9 +279,16 @@ def test_table_aligns_columns_and_totals():
         "dataloader_starved ✓", "A,R", "2.50x", "4.00x", "50%", "yes", "no", "93", "17"]
     assert [cell(second, c) for c in ("top diagnosis", "verdicts", "agent", "share", "false accept", "note")] == [
         "(none) ✗", "-", "-", "n/a", "-", "agent exited 3: boom"]
-    assert lines[-1] == "diagnosis 1/2 · false accepts 0 · median share of oracle gain 50% · errors 1"
+    assert cell(lines[4], "top diagnosis") == "-"
+    assert lines[-1] == "diagnosis 1/2 · false accepts 0 · median share of oracle gain 50% · errors 2"
 
 
 def test_exit_code_gates_on_false_accepts():
     assert harness.exit_code({"totals": {"false_accepts": 0}}) == 0
     assert harness.exit_code({"totals": {"false_accepts": 2}}) == 1
+
+
+def test_table_note_names_a_broken_oracle():
+    row = {"label": "t", "top_diagnosis": "x", "diagnosis_ok": None, "oracle_error": "git apply failed\nhunk 2"}
+    assert table.row_cells(row)[-1] == "oracle: git apply failed"
+    assert table.row_cells({**row, "false_accept_reason": "why"})[-1] == "why"

@@ -24,7 +24,7 @@ class ProbeSettings(BaseModel):
 
     steps: int = Field(30, description="Steady-state steps measured per run.")
     warmup_steps: int = Field(5, description="Steps run first and left out of the numbers.")
-    sample_ms: float = Field(5.0, description="Stack sampler period in the full run (ms).")
+    sample_ms: float = Field(2.0, description="Stack sampler period in the full run (ms).")
     limits: RunLimits = Field(default_factory=RunLimits, description="Time, memory and network limits per run.")
 
     def model_post_init(self, _context) -> None:

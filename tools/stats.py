@@ -13,6 +13,11 @@ class RunSteps(BaseModel):
     step_ms: list[float]
     samples: list[int]
 
+    @classmethod
+    def of(cls, run) -> "RunSteps":
+        """Take the measured steps of a RunMeasurement."""
+        return cls(step_ms=run.step_ms, samples=run.step_samples)
+
     @property
     def samples_per_s(self) -> float:
         return sum(self.samples) / sum(self.step_ms) * 1000.0

@@ -9,8 +9,7 @@ from agent.console import say
 from agent.runtime import audit, run_in, runs_so_far, workspace
 from agent.state import LoopState
 from agent.summary import Numbers, build_summary
-from agent.nodes.verify import steps_of
-from tools.stats import steps_ratio_ci
+from tools.stats import RunSteps, steps_ratio_ci
 
 
 def _final_comparison(state: LoopState) -> tuple[Numbers, float, list[float] | None]:
@@ -34,7 +33,7 @@ def _final_comparison(state: LoopState) -> tuple[Numbers, float, list[float] | N
     finally:
         ws.reset_candidate()
     speedup = statistics.median(r.samples_per_s for r in after) / statistics.median(r.samples_per_s for r in before)
-    low, high = steps_ratio_ci([steps_of(r) for r in before], [steps_of(r) for r in after])
+    low, high = steps_ratio_ci([RunSteps.of(r) for r in before], [RunSteps.of(r) for r in after])
     final = Numbers(samples_per_s=statistics.median(r.samples_per_s for r in after),
                     startup_s=statistics.median(r.startup_s for r in after))
     audit(state).append("final_check", "report", original=original, head=state.head,

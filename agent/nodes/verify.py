@@ -6,7 +6,6 @@ from agent.runtime import audit, run_in, runs_so_far, workspace
 from agent.state import Iteration, LoopState, Proposal, Verdict
 from sandbox.workspace import PROPOSAL_TRAILER, PatchError
 from tools.audit import AuditLog
-from tools.models import RunMeasurement
 from tools.datacheck import compare_data, compare_losses
 from tools.patching import adds_symlink, forbidden_paths
 from tools.profiler import PipelineError
@@ -15,11 +14,6 @@ from tools.stats import RunSteps, check_speed
 DATA_OK = {"identical": ("identical",), "within_tolerance": ("identical", "within_tolerance")}
 LOSS_OK = {"identical": ("identical", "not_comparable"),
            "within_tolerance": ("identical", "within_tolerance", "not_comparable")}
-
-
-def steps_of(run: RunMeasurement) -> RunSteps:
-    """The measured steps of a run, for the two-level bootstrap."""
-    return RunSteps(step_ms=run.step_ms, samples=run.step_samples)
 
 
 class _Rejected(Exception):
@@ -82,7 +76,7 @@ def _run_cascade(state: LoopState, proposal: Proposal, log: AuditLog) -> dict:
     if data.status not in DATA_OK[proposal.data_rule]:
         raise _Rejected("data", f"batch data {data.status} in the timing runs: {data.detail}", data=data, loss=loss,
                         candidate_runs=cand_runs)
-    speed = check_speed([steps_of(r) for r in base_runs], [steps_of(r) for r in cand_runs[1:]],
+    speed = check_speed([RunSteps.of(r) for r in base_runs], [RunSteps.of(r) for r in cand_runs[1:]],
                         state.profile.noise_pct, state.target.min_gain_pct)
     log.append("verify_stage", "verify", stage="speed", passed=speed.passed, result=speed.model_dump())
     if not speed.passed:

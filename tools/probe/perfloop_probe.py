@@ -10,7 +10,7 @@ Environment (set by perfloop's profiler):
   PERFLOOP_MAX_STEPS    stop the process after this many steps (warm-up + measured)
   PERFLOOP_PROBE_MODE   "full" (stage timers, stack sampler, NVTX) or "light"
                         (data wait, step boundaries, fingerprints, loss only)
-  PERFLOOP_SAMPLE_MS    stack sampler period in ms (default 5)
+  PERFLOOP_SAMPLE_MS    stack sampler period in ms (default 2)
   PERFLOOP_KEEP_ELEMENTS  cap on batch elements kept for tolerance checks (default 2e6)
 
 A *step* is the interval between two ``next()`` calls on the first DataLoader the
@@ -25,15 +25,16 @@ import hashlib
 import json
 import os
 import sys
-import sysconfig
 import threading
 import time
 import traceback
 
+from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
+
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
 _MAX_STEPS = int(os.environ.get("PERFLOOP_MAX_STEPS", "0") or 0)
 _MODE = os.environ.get("PERFLOOP_PROBE_MODE", "full")
-_SAMPLE_S = float(os.environ.get("PERFLOOP_SAMPLE_MS", "5")) / 1000.0
+_SAMPLE_S = float(os.environ.get("PERFLOOP_SAMPLE_MS", "2")) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get("PERFLOOP_KEEP_ELEMENTS", "2e6")))
 _RANK = os.environ.get("RANK", "0")
 _STAGES = ("data", "h2d", "forward", "backward", "optimizer")
@@ -59,7 +60,7 @@ class _Probe:
         self.kept_elements = 0
         self.losses_pending: list = []
         self.finished = False
-        self.sampler: _StackSampler | None = None
+        self.sampler = None  # perfloop_sampler's sampler in full mode
         self.cuda = None  # _CudaTimers when CUDA is in use
         self.nvml = None  # _NvmlSampler
         self.nvml_reason = ""
@@ -143,6 +144,8 @@ class _Probe:
             _write_text(f"probe-error-{os.getpid()}.txt", traceback.format_exc())
 
     def _write_main(self, reason: str) -> None:
+        if self.sampler is not None:
+            self.sampler.stop()
         for step, loss in self.losses_pending:
             try:
                 step["loss"] = float(loss)
@@ -155,6 +158,7 @@ class _Probe:
             "loaders": self.loaders, "step_loader": self.step_loader, "steps": self.steps,
             "main_fetches": self.main_fetches, "errors": self.errors,
             "stacks": self.sampler.snapshot() if self.sampler else None,
+            "sampler": self.sampler.kind if self.sampler else None,
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
             "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
             "cpu_count": os.cpu_count(),
@@ -175,70 +179,6 @@ def _write_text(name: str, text: str) -> None:
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(tmp, path)
-
-
-# -- stack sampler ---------------------------------------------------------------
-_LIBRARY_ROOTS = tuple(
-    os.path.realpath(p) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-) + (os.path.dirname(os.path.realpath(__file__)),)
-
-
-def _is_user_file(filename: str, cache: dict = {}) -> bool:
-    known = cache.get(filename)
-    if known is None:
-        real = os.path.realpath(filename) if not filename.startswith("<") else ""
-        known = bool(real) and not real.startswith(_LIBRARY_ROOTS)
-        cache[filename] = known
-    return known
-
-
-class _StackSampler(threading.Thread):
-    """Sample one thread's stack; count user functions (inclusive) and leaf user lines."""
-
-    def __init__(self, thread_id: int, label_fn) -> None:
-        super().__init__(name="perfloop-sampler", daemon=True)
-        self.thread_id = thread_id
-        self.label_fn = label_fn  # returns the current stage label, or None to skip
-        self.functions: dict[tuple, int] = {}
-        self.lines: dict[tuple, int] = {}
-        self.totals: dict[str, int] = {}
-        self.lock = threading.Lock()
-
-    def run(self) -> None:
-        while True:
-            time.sleep(_SAMPLE_S)
-            label = self.label_fn()
-            if label is None:
-                continue
-            frame = sys._current_frames().get(self.thread_id)
-            if frame is None:
-                return
-            seen = set()
-            leaf = None
-            while frame is not None:
-                code = frame.f_code
-                if code in _STOP_CODES:
-                    break  # frames below the batch fetch belong to the loop that forked this worker
-                if _is_user_file(code.co_filename):
-                    key = (label, code.co_qualname, code.co_filename, code.co_firstlineno)
-                    if leaf is None:
-                        leaf = (label, code.co_filename, frame.f_lineno, code.co_qualname)
-                    seen.add(key)
-                frame = frame.f_back
-            with self.lock:
-                self.totals[label] = self.totals.get(label, 0) + 1
-                for key in seen:
-                    self.functions[key] = self.functions.get(key, 0) + 1
-                if leaf is not None:
-                    self.lines[leaf] = self.lines.get(leaf, 0) + 1
-
-    def snapshot(self) -> dict:
-        with self.lock:
-            return {
-                "totals": dict(self.totals),
-                "functions": [[*k, v] for k, v in self.functions.items()],
-                "lines": [[*k, v] for k, v in self.lines.items()],
-            }
 
 
 # -- fingerprints ----------------------------------------------------------------
@@ -377,7 +317,7 @@ class _NvmlSampler(threading.Thread):
 # -- patches ---------------------------------------------------------------------
 def _call_site() -> dict:
     frame = sys._getframe(2)
-    while frame is not None and not _is_user_file(frame.f_code.co_filename):
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is None:
         return {"file": "", "line": 0}
@@ -551,12 +491,11 @@ def _timed_fetch(probe: _Probe, original):
                 probe.worker_file.write(json.dumps(record) + "\n")
                 probe.worker_file.flush()
 
-    _STOP_CODES.add(fetch.__code__)
+    STOP_CODES.add(fetch.__code__)
     return fetch
 
 
 _FETCH_STATE = {"active": False, "collate_ms": 0.0}
-_STOP_CODES: set = set()
 
 
 def _timed_collate(collate_fn):
@@ -577,8 +516,7 @@ def _start_worker(probe: _Probe) -> None:
     probe.worker_file = open(os.path.join(_OUT_DIR, f"worker-{pid}.jsonl"), "a", encoding="utf-8")
     if _MODE != "full":
         return
-    sampler = _StackSampler(threading.main_thread().ident, lambda: "fetch" if _FETCH_STATE["active"] else None)
-    sampler.start()
+    sampler = start_sampler(lambda: "fetch" if _FETCH_STATE["active"] else None, _SAMPLE_S)
 
     def dump() -> None:
         while True:
@@ -643,6 +581,5 @@ def install() -> None:
     else:
         sys.meta_path.insert(0, _TorchImportHook())
     if _MODE == "full":
-        _PROBE.sampler = _StackSampler(threading.main_thread().ident, _main_label)
-        _PROBE.sampler.start()
+        _PROBE.sampler = start_sampler(_main_label, _SAMPLE_S)
     atexit.register(_PROBE.finish, "exit")

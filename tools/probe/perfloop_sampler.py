@@ -1,0 +1,119 @@
+"""Stack samplers for the probe: count user functions (inclusive) and leaf user lines per label.
+
+The preferred sampler is a SIGPROF handler on the process's CPU-time timer: it runs
+between bytecodes of the sampled (main) thread, so a pure-Python loop is sampled as
+fairly as a torch call. A sampler thread is the fallback (the pipeline owns SIGPROF,
+or we are not on the main thread); it only gets the GIL when the sampled thread drops
+it, which biases it towards code that calls into C.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import sysconfig
+import threading
+import time
+
+_LIBRARY_ROOTS = tuple(
+    os.path.realpath(p) for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+) + (os.path.dirname(os.path.realpath(__file__)),)
+
+STOP_CODES: set = set()
+"""Code objects where a stack walk stops (the probe's batch fetch: frames below it belong to the
+loop that forked the worker, not to building the batch)."""
+
+
+def is_user_file(filename: str, cache: dict = {}) -> bool:
+    """Tell whether ``filename`` is the user's code (not the standard library, site-packages or the probe)."""
+    known = cache.get(filename)
+    if known is None:
+        real = os.path.realpath(filename) if not filename.startswith("<") else ""
+        known = bool(real) and not real.startswith(_LIBRARY_ROOTS)
+        cache[filename] = known
+    return known
+
+
+class _Counts:
+    """Sample counts; only the sampled thread writes, and snapshot copies in single C calls."""
+
+    def __init__(self, label_fn) -> None:
+        self.label_fn = label_fn  # returns the current label, or None to skip the sample
+        self.functions: dict[tuple, int] = {}
+        self.lines: dict[tuple, int] = {}
+        self.totals: dict[str, int] = {}
+
+    def record(self, frame) -> None:
+        label = self.label_fn()
+        if label is None:
+            return
+        seen = set()
+        leaf = None
+        while frame is not None:
+            code = frame.f_code
+            if code in STOP_CODES:
+                break
+            if is_user_file(code.co_filename):
+                if leaf is None:
+                    leaf = (label, code.co_filename, frame.f_lineno, code.co_qualname)
+                seen.add((label, code.co_qualname, code.co_filename, code.co_firstlineno))
+            frame = frame.f_back
+        self.totals[label] = self.totals.get(label, 0) + 1
+        for key in seen:
+            self.functions[key] = self.functions.get(key, 0) + 1
+        if leaf is not None:
+            self.lines[leaf] = self.lines.get(leaf, 0) + 1
+
+    def snapshot(self) -> dict:
+        return {"totals": dict(self.totals),
+                "functions": [[*k, v] for k, v in list(self.functions.items())],
+                "lines": [[*k, v] for k, v in list(self.lines.items())]}
+
+
+class _SignalSampler(_Counts):
+    def __init__(self, label_fn, period_s: float) -> None:
+        super().__init__(label_fn)
+        self.kind = "sigprof"
+        self.busy = False
+        signal.signal(signal.SIGPROF, self._handle)
+        signal.setitimer(signal.ITIMER_PROF, period_s, period_s)
+
+    def _handle(self, signum, frame) -> None:
+        if self.busy:  # a signal landing inside the handler itself
+            return
+        self.busy = True
+        try:
+            self.record(frame)
+        finally:
+            self.busy = False
+
+    def stop(self) -> None:
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)
+
+
+class _ThreadSampler(_Counts):
+    def __init__(self, label_fn, period_s: float, thread_id: int) -> None:
+        super().__init__(label_fn)
+        self.kind = "thread"
+        self.running = True
+        threading.Thread(target=self._run, args=(period_s, thread_id), name="perfloop-sampler", daemon=True).start()
+
+    def _run(self, period_s: float, thread_id: int) -> None:
+        while self.running:
+            time.sleep(period_s)
+            frame = sys._current_frames().get(thread_id)
+            if frame is None:
+                return
+            self.record(frame)
+
+    def stop(self) -> None:
+        self.running = False
+
+
+def start_sampler(label_fn, period_s: float):
+    """Start sampling the main thread with SIGPROF where we may, else with a thread."""
+    main = threading.main_thread()
+    free = signal.getsignal(signal.SIGPROF) in (signal.SIG_DFL, None)
+    if threading.current_thread() is main and free:
+        return _SignalSampler(label_fn, period_s)
+    return _ThreadSampler(label_fn, period_s, main.ident)
