@@ -15,15 +15,38 @@ from agent.state import LoopState, Settings
 from tools.profiler import PipelineError
 
 
+def checkpoint_types(model=LoopState, found: set | None = None) -> set[tuple[str, str]]:
+    """List (module, class) of every pydantic model the state holds, for the checkpointer's allowlist."""
+    import typing
+
+    from pydantic import BaseModel
+
+    found = set() if found is None else found
+    key = (model.__module__, model.__name__)
+    if key in found:
+        return found
+    found.add(key)
+    pending = [field.annotation for field in model.model_fields.values()]
+    while pending:
+        annotation = pending.pop()
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            checkpoint_types(annotation, found)
+        pending.extend(typing.get_args(annotation))
+    return found
+
+
 @contextmanager
 def _compiled(state_dir: Path):
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from agent.graph import build_graph
 
     connection = sqlite3.connect(state_dir / "checkpoints.sqlite", check_same_thread=False)
+    # Only our own state types may be revived from a checkpoint file.
+    serde = JsonPlusSerializer(allowed_msgpack_modules=sorted(checkpoint_types()))
     try:
-        yield build_graph(SqliteSaver(connection))
+        yield build_graph(SqliteSaver(connection, serde=serde))
     finally:
         connection.close()
 

@@ -12,22 +12,27 @@ EVALKIT = TARGETS_DIR / "_evalkit.py"
 _IDENTITY = ["-c", "user.name=perfloop-evals", "-c", "user.email=evals@perfloop.invalid"]
 
 
-def target_names() -> list[str]:
-    """List the bundled targets (folders with a perfloop.toml)."""
-    return sorted(p.parent.name for p in TARGETS_DIR.glob("*/perfloop.toml"))
+def target_names(targets_dir: Path = TARGETS_DIR) -> list[str]:
+    """List the targets under ``targets_dir`` (folders with a perfloop.toml)."""
+    return sorted(p.parent.name for p in Path(targets_dir).glob("*/perfloop.toml"))
 
 
-def copy_target(name: str, dest: Path, with_oracle: bool = False) -> Path:
-    """Copy target ``name`` (plus evalkit.py) to ``dest`` and commit it; optionally commit the oracle on top."""
-    source = TARGETS_DIR / name
+def copy_target(name: str, dest: Path, with_oracle: bool = False, targets_dir: Path = TARGETS_DIR) -> Path:
+    """Copy target ``name`` (plus evalkit.py) to ``dest`` and commit it; optionally commit the oracle on top.
+
+    The copy holds neither the oracle nor the expectations, so the agent cannot see them.
+    """
+    targets_dir = Path(targets_dir)
+    source = targets_dir / name
     if not (source / "perfloop.toml").exists():
-        raise ValueError(f"no target {name!r} in {TARGETS_DIR}; known: {', '.join(target_names())}")
+        raise ValueError(f"no target {name!r} in {targets_dir}; known: {', '.join(target_names(targets_dir))}")
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise ValueError(f"{dest} exists and is not empty; pass a new folder")
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "oracle.patch", "expected.toml"),
                     dirs_exist_ok=True)
-    shutil.copy(EVALKIT, dest / "evalkit.py")
+    evalkit = targets_dir / "_evalkit.py"
+    shutil.copy(evalkit if evalkit.exists() else EVALKIT, dest / "evalkit.py")
     gitignore = dest / ".gitignore"
     if not gitignore.exists():
         gitignore.write_text("__pycache__/\n*.pyc\n")

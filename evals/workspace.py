@@ -1,7 +1,6 @@
 """Find targets, read their contract and expectations, and make the git checkouts the harness measures."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import tomllib
 from dataclasses import dataclass, field
@@ -40,32 +39,12 @@ def git(repo: Path, *args: str, stdin: str | None = None) -> str:
 
 def target_names(targets_dir: Path) -> list[str]:
     """List the targets under ``targets_dir`` (folders holding a perfloop.toml)."""
-    return sorted(p.parent.name for p in Path(targets_dir).glob("*/perfloop.toml"))
+    return bundled.target_names(targets_dir)
 
 
 def copy_target(targets_dir: Path, name: str, dest: Path, with_oracle: bool = False) -> Path:
     """Copy target ``name`` from ``targets_dir`` into a new git repo at ``dest``; optionally commit the oracle."""
-    targets_dir = Path(targets_dir).resolve()
-    if targets_dir == bundled.TARGETS_DIR:
-        return bundled.copy_target(name, dest, with_oracle)
-    # Same layout as evals/copy_target.py, for a targets folder other than the bundled one
-    # (tests bring their own): the agent sees neither the oracle nor the expectations.
-    source = targets_dir / name
-    if not (source / "perfloop.toml").exists():
-        raise ValueError(f"no target {name!r} in {targets_dir}; known: {', '.join(target_names(targets_dir))}")
-    dest = Path(dest)
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "oracle.patch", "expected.toml"))
-    evalkit = targets_dir / "_evalkit.py"
-    shutil.copy(evalkit if evalkit.exists() else bundled.EVALKIT, dest / "evalkit.py")
-    if not (dest / ".gitignore").exists():
-        (dest / ".gitignore").write_text("__pycache__/\n*.pyc\n")
-    git(dest, "init", "-q", "-b", "main")
-    git(dest, "add", "-A")
-    git(dest, "commit", "-q", "-m", f"{name}: original pipeline")
-    if with_oracle:
-        git(dest, "apply", "-", stdin=(source / "oracle.patch").read_text())
-        git(dest, "commit", "-q", "-am", f"{name}: oracle")
-    return dest
+    return bundled.copy_target(name, dest, with_oracle, targets_dir=targets_dir)
 
 
 def has_oracle(targets_dir: Path, name: str) -> bool:

@@ -113,6 +113,7 @@ def test_paused_run_resumes_from_checkpoint(tiny_repo):
     assert resumed.returncode == 0, resumed.stderr
     summary = last_json(resumed.stdout)
     assert summary["run_id"] == waiting["run_id"]
+    assert "unregistered type" not in resumed.stderr  # the checkpoint allowlist covers the state
     assert summary["iterations"][0]["verdict"] in ("accepted", "rejected")
     assert "audit chain intact" in perfloop("log", waiting["run_id"]).stdout
 
