@@ -109,3 +109,35 @@ def test_existing_sitecustomize_is_chain_loaded_and_probe_is_inert_without_env(t
 def test_probe_files_are_json(full_run):
     data = json.loads((Path(full_run.measurement.probe_dir) / "main-rank0.json").read_text())
     assert data["nvml"]["available"] is False and data["cuda"] is None
+
+
+def test_nvml_absent_is_reported_not_raised(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "tools" / "probe"))
+    import perfloop_probe
+
+    sampler = perfloop_probe._NvmlSampler(period_s=0.01)
+    sampler.run()  # on this CPU-only machine nvmlInit() raises; the sampler records why and stops
+    summary = sampler.summary()
+    assert summary["available"] is False and "NVML" in summary["reason"]
+
+
+def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
+    script = tmp_path / "epochs.py"
+    script.write_text("import torch\nfrom torch.utils.data import DataLoader\n"
+                      "loader = DataLoader(list(range(12)), batch_size=4, num_workers=1)\n"
+                      "model = torch.nn.Linear(1, 1)\n"
+                      "for epoch in range(100):\n"
+                      "    for x in loader:\n"
+                      "        model(x.float()[:, None]).sum().backward()\n")
+    run = run_probed(f"python {script}", tmp_path, tmp_path / "out", ProbeSettings(steps=7, warmup_steps=2),
+                     mode="full")
+    steps = run.record["steps"]
+    # Three batches an epoch: the first step of an epoch waits for the new workers, and the last
+    # one holds the end of the epoch and the start of the next iterator.
+    assert [s["index"] for s in steps if s["epoch_start"]] == [0, 2, 3, 5, 6, 8]
+    for step in steps:
+        parts = sum(step[k] for k in ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"))
+        assert parts == pytest.approx(step["step_ms"], rel=1e-6)
+    boundary = [s["data_ms"] for s in steps if s["epoch_start"]]
+    middle = [s["data_ms"] for s in steps if not s["epoch_start"]]
+    assert min(boundary) > max(middle)  # starting a worker costs more than passing a ready batch

@@ -161,7 +161,7 @@ class _Probe:
             "sampler": self.sampler.kind if self.sampler else None,
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
             "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
-            "cpu_count": os.cpu_count(),
+            "cpu_count": _usable_cpus(),
         }
         if self.kept_batches:
             import torch
@@ -171,6 +171,14 @@ class _Probe:
 
 
 _PROBE: _Probe | None = None
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on (a container or taskset may allow fewer than the machine has)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _write_text(name: str, text: str) -> None:
@@ -377,11 +385,15 @@ def _patch_torch(torch) -> None:
         call_start = time.perf_counter()
         try:
             batch = original_next(self)
-        finally:
+        except BaseException:
+            # StopIteration (end of epoch) keeps the current step open across the boundary,
+            # so this wait belongs to it.
             if started:
-                # A batch starts a new step at this call, so its wait belongs to the new step;
-                # StopIteration keeps the step open across the epoch boundary.
-                probe.leave("data", accumulate=not is_step)
+                probe.leave("data")
+            raise
+        if started:
+            # A batch starts a new step at this call: its wait is added to the new step below.
+            probe.leave("data", accumulate=not is_step)
         if is_step:
             wait_ms = (time.perf_counter() - call_start) * 1000.0
             if probe.current is not None:
