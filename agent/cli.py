@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--auto-approve", action="store_true", help="apply proposals without asking")
     run.add_argument("--max-iters", type=int, default=3, help="most proposals per run (default 3)")
     run.add_argument("--ab-runs", type=int, help="interleaved timing runs per side when verifying")
+    run.add_argument("--max-ab-runs", type=int, help="runs per side while the speed verdict is undecided")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     run.add_argument("--llm-model", help="model name for that endpoint")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
@@ -95,7 +96,7 @@ def emit_json(obj: dict) -> None:
 
 def target_overrides(args: argparse.Namespace) -> dict:
     """Collect the contract values given as flags."""
-    names = ("steps", "warmup_steps", "noise_runs", "ab_runs")
+    names = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
     return {name: getattr(args, name, None) for name in names}
 
 

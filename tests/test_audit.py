@@ -38,3 +38,21 @@ def test_torn_last_line_is_cut_before_appending(tmp_path):
     log.append("verdict", "verify")
     assert [r["seq"] for r in log.records()] == [1, 2]
     assert log.verify() == []
+
+
+def test_two_writers_keep_one_chain(tmp_path):
+    path = tmp_path / "audit.jsonl"
+    first, second = AuditLog(path), AuditLog(path)
+    first.append("a")
+    second.append("b")
+    first.append("c")  # must chain to "b", not to what `first` wrote last
+    assert [r["event"] for r in first.records()] == ["a", "b", "c"]
+    assert first.verify() == []
+
+
+def test_long_records_still_chain(tmp_path):
+    log = AuditLog(tmp_path / "audit.jsonl")
+    log.append("profile", "profile", blob="x" * 20000)
+    log.append("profile", "profile", blob="y" * 50000)
+    log.append("verdict", "verify")
+    assert log.verify() == [] and [r["seq"] for r in log.records()] == [1, 2, 3]

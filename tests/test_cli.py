@@ -27,7 +27,7 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
     with open(tiny_repo / "train.py", "a") as handle:
         handle.write("# an uncommitted edit\n")
     before = user_view(tiny_repo)
-    done = perfloop("run", str(tiny_repo), "--auto-approve", "--json", "--max-iters", "1", "--ab-runs", "2", *FAST)
+    done = perfloop("run", str(tiny_repo), "--auto-approve", "--json", "--max-iters", "1", "--ab-runs", "2", "--max-ab-runs", "2", *FAST)
     assert done.returncode == 0, done.stderr
     summary = last_json(done.stdout)
     assert SUMMARY_KEYS <= summary.keys()
@@ -48,7 +48,9 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
         changed = git(tiny_repo, "diff", "--name-only", "main", summary["branch"]).split()
         assert changed == ["configs/train.yaml"]
         diff = git(tiny_repo, "diff", "main", summary["branch"])
-        assert "-  num_workers: 0     # the bottleneck" in diff and "+  num_workers: 1     # the bottleneck" in diff
+        workers = item["change"].split("→")[1].split()[0]
+        # Only the value changed; the comment and alignment are the user's.
+        assert "-  num_workers: 0     # the bottleneck" in diff and f"+  num_workers: {workers}     # the bottleneck" in diff
     else:
         assert item["verdict"] == "rejected" and item["reason"] and item["commit"] is None
         assert git(tiny_repo, "rev-parse", summary["branch"]) == git(tiny_repo, "rev-parse", "main")
@@ -105,7 +107,7 @@ def test_quit_stops_with_typed_reason(tiny_repo):
 
 
 def test_paused_run_resumes_from_checkpoint(tiny_repo):
-    paused = perfloop("run", str(tiny_repo), "--json", "--ab-runs", "2", *FAST)  # stdin closed
+    paused = perfloop("run", str(tiny_repo), "--json", "--ab-runs", "2", "--max-ab-runs", "2", *FAST)  # stdin closed
     assert paused.returncode == 0, paused.stderr
     waiting = last_json(paused.stdout)
     assert waiting["stop_reason"] == "awaiting_approval" and "num_workers" in waiting["pending"]["diff"]
@@ -121,7 +123,7 @@ def test_paused_run_resumes_from_checkpoint(tiny_repo):
 def test_killed_run_resumes(tiny_repo, tmp_path):
     env = dict(os.environ)
     process = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", str(tiny_repo), "--auto-approve",
-                                "--json", "--ab-runs", "2", *FAST], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                "--json", "--ab-runs", "2", "--max-ab-runs", "2", *FAST], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     runs = tiny_repo / ".git" / "perfloop" / "runs"
     deadline = time.time() + 300
@@ -145,7 +147,7 @@ def test_killed_run_resumes(tiny_repo, tmp_path):
 def test_subfolder_target_patches_stay_inside(tmp_path):
     target = make_repo(tmp_path / "mono", subdir="pipelines/audio")
     (tmp_path / "mono" / "README.md").write_text("monorepo\n")
-    done = perfloop("run", str(target), "--auto-approve", "--json", "--max-iters", "1", "--ab-runs", "2", *FAST)
+    done = perfloop("run", str(target), "--auto-approve", "--json", "--max-iters", "1", "--ab-runs", "2", "--max-ab-runs", "2", *FAST)
     assert done.returncode == 0, done.stderr
     summary = last_json(done.stdout)
     records = [json.loads(line) for line in open(summary["audit_log"])]
@@ -180,3 +182,31 @@ def test_bad_input_clear_error_nothing_changed(tmp_path, case):
     if before is not None:
         assert user_view(repo) == before
         assert "perfloop/" not in git(repo, "branch", "--list")
+
+
+def test_kb_lists_and_explains_entries():
+    listing = perfloop("kb")
+    assert listing.returncode == 0
+    for entry_id in ("dataloader_starved", "transform_hotspot", "compute_bound"):
+        assert entry_id in listing.stdout
+    shown = perfloop("kb", "dataloader_starved")
+    assert shown.returncode == 0 and "data_wait_share >= 0.2" in shown.stdout
+    missing = perfloop("kb", "no_such_entry")
+    assert missing.returncode == 2 and "known:" in missing.stderr
+
+
+def test_log_of_unknown_run_and_tampered_log(tmp_path):
+    unknown = perfloop("log", "20990101-000000-ffff")
+    assert unknown.returncode == 2 and "no run" in unknown.stderr
+    from tools.audit import AuditLog
+
+    run = tmp_path / "run"
+    log = AuditLog(run / "audit.jsonl")
+    log.append("run_started", "prepare", run_id="x")
+    log.append("verdict", "verify", verdict={"proposal_id": "p1", "verdict": "rejected", "stage": "speed",
+                                               "reason": "slow"})
+    assert perfloop("log", str(run)).returncode == 0
+    text = (run / "audit.jsonl").read_text().replace("rejected", "accepted")
+    (run / "audit.jsonl").write_text(text)
+    tampered = perfloop("log", str(run))
+    assert tampered.returncode == 4 and "TAMPERED" in tampered.stdout

@@ -13,7 +13,7 @@ import pytest
 from evals import checks, harness, measure, table
 from tests.conftest import ROOT, git
 
-AGENT_FAST = "--steps 8 --warmup-steps 2 --noise-runs 2 --ab-runs 2 --max-iters 1"
+AGENT_FAST = "--steps 8 --warmup-steps 2 --noise-runs 2 --ab-runs 2 --max-ab-runs 2 --max-iters 1"
 
 TINY_TRAIN = '''\
 """A tiny data-bound pipeline: every sample sleeps, evalkit meters the loop."""

@@ -1,6 +1,7 @@
 """Append-only audit log: one JSON record per event, each chained to the previous by hash."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -17,36 +18,30 @@ def _digest(record: dict) -> str:
 
 
 class AuditLog:
-    """The run's record of what each node saw, decided and measured."""
+    """The run's record of what each node saw, decided and measured.
+
+    Any number of AuditLog objects (and processes) may append to the same file: each
+    append locks the file and chains to the last record actually in it.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._seq, self._last_hash = 0, GENESIS
-        self._drop_torn_tail()
-        for record in self.records():
-            self._seq, self._last_hash = record["seq"], record["hash"]
-
-    def _drop_torn_tail(self) -> None:
-        """Cut a last line left half-written by a crash, so new records start on a clean line."""
-        if not self.path.exists():
-            return
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            with open(self.path, "r+b") as handle:
-                handle.truncate(data.rfind(b"\n") + 1)
 
     def append(self, event: str, node: str = "", **data: Any) -> dict:
         """Write one event durably (fsync) before returning it."""
-        record = {"seq": self._seq + 1, "ts": time.time(), "event": event, "node": node,
-                  "data": data, "prev_hash": self._last_hash}
-        record["hash"] = _digest(record)
-        line = json.dumps(record, default=str, sort_keys=True)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        self._seq, self._last_hash = record["seq"], record["hash"]
+        with open(self.path, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                last = _last_record(handle)
+                record = {"seq": last["seq"] + 1 if last else 1, "ts": time.time(), "event": event, "node": node,
+                          "data": data, "prev_hash": last["hash"] if last else GENESIS}
+                record["hash"] = _digest(record)
+                handle.write((json.dumps(record, default=str, sort_keys=True) + "\n").encode())
+                handle.flush()
+                os.fsync(handle.fileno())
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
         return record
 
     def records(self) -> Iterator[dict]:
@@ -70,3 +65,24 @@ class AuditLog:
                 problems.append(f"record {number} ({record.get('event')}): content does not match its hash")
             previous = record.get("hash")
         return problems
+
+
+def _last_record(handle) -> dict | None:
+    """Return the last complete record of the open log, cutting a torn last line left by a crash."""
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    block = 4096
+    data = b""
+    while size > len(data):
+        start = max(0, size - len(data) - block)
+        handle.seek(start)
+        data = handle.read(size - start)
+        if data.count(b"\n") >= 2 or start == 0:
+            break
+        block *= 4
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        handle.truncate(size - len(data) + cut)
+        data = data[:cut]
+    lines = data.splitlines()
+    return json.loads(lines[-1]) if lines else None

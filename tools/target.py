@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
-                 "network", "inputs", "noise_runs", "ab_runs", "min_gain_pct"}
+                 "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct"}
 
 
 class TargetError(ValueError):
@@ -31,10 +31,15 @@ class Target(BaseModel):
     timeout_s: float = Field(900.0, description="Wall-clock limit of one pipeline run.")
     memory_mb: int = Field(16384, description="Memory limit of one pipeline run's process tree.")
     network: bool = Field(False, description="Let the pipeline use the network.")
-    noise_runs: int = Field(3, description="Light runs of the unchanged pipeline per profile (noise floor).")
-    ab_runs: int = Field(3, description="Interleaved runs per side when verifying a candidate.")
+    noise_runs: int = Field(3, ge=1, description="Light runs of the unchanged pipeline per profile (noise floor).")
+    ab_runs: int = Field(3, ge=1, description="Interleaved runs per side when verifying a candidate.")
+    max_ab_runs: int = Field(6, ge=1, description="Runs per side while the speed verdict is still undecided.")
     min_gain_pct: float = Field(5.0, description="Smallest speed-up worth a commit, whatever the noise.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
+
+    def model_post_init(self, _context) -> None:
+        # The ceiling of an undecided comparison can never be below its minimum.
+        self.max_ab_runs = max(self.max_ab_runs, self.ab_runs)
 
     def rendered_command(self) -> str:
         """Return the command with {config} filled in, ready for /bin/sh."""
@@ -115,7 +120,7 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     editable = settings.get("editable") or ["**/*.py"] + ([config_rel] if config_rel else [])
     subdir = "" if target_dir == repo_root else str(target_dir.relative_to(repo_root))
     fields = {k: settings[k] for k in ("inputs", "steps", "warmup_steps", "timeout_s", "memory_mb", "network",
-                                      "noise_runs", "ab_runs", "min_gain_pct") if k in settings}
+                                      "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct") if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
                       config=config_rel, editable=list(editable), contract_file=source, **fields)

@@ -9,7 +9,7 @@ from tools.audit import AuditLog
 from tools.datacheck import compare_data, compare_losses
 from tools.patching import adds_symlink, forbidden_paths
 from tools.profiler import PipelineError
-from tools.stats import RunSteps, check_speed
+from tools.stats import RunSteps, SpeedCheck, check_speed
 
 DATA_OK = {"identical": ("identical",), "within_tolerance": ("identical", "within_tolerance")}
 LOSS_OK = {"identical": ("identical", "not_comparable"),
@@ -22,6 +22,11 @@ class _Rejected(Exception):
     def __init__(self, stage: str, reason: str, **fields) -> None:
         super().__init__(reason)
         self.stage, self.reason, self.fields = stage, reason, fields
+
+
+def _undecided(speed: SpeedCheck) -> bool:
+    """More runs could still change the verdict: the interval reaches past the required gain."""
+    return speed.ci[1] > 1.0 + speed.threshold_pct / 100.0
 
 
 def _check_scope(state: LoopState, proposal: Proposal) -> None:
@@ -63,22 +68,33 @@ def _run_cascade(state: LoopState, proposal: Proposal, log: AuditLog) -> dict:
         raise _Rejected("loss", f"loss {loss.status}: {loss.detail}", data=data, loss=loss)
 
     base_runs, cand_runs = [], [smoke.measurement]
-    say(f"timing: {state.target.ab_runs} interleaved runs each of the head and the candidate")
-    for i in range(state.target.ab_runs):
+    target = state.target
+    say(f"timing: {target.ab_runs} interleaved runs each of the head and the candidate "
+        f"(up to {target.max_ab_runs} while undecided)")
+    speed = None
+    for pair in range(target.max_ab_runs):
         try:
-            base_runs.append(run_in(state, ws.base_tree, f"{number + 1 + 2 * i:03d}-ab-base", label="baseline").measurement)
-            cand_runs.append(run_in(state, ws.candidate_tree, f"{number + 2 + 2 * i:03d}-ab-candidate",
+            base_runs.append(run_in(state, ws.base_tree, f"{number + 1 + 2 * pair:03d}-ab-base",
+                                    label="baseline").measurement)
+            cand_runs.append(run_in(state, ws.candidate_tree, f"{number + 2 + 2 * pair:03d}-ab-candidate",
                                     label="candidate").measurement)
         except PipelineError as error:
             raise _Rejected("speed", f"a timing run failed: {error}", data=data, loss=loss) from None
+        if pair + 1 < target.ab_runs:
+            continue
+        speed = check_speed([RunSteps.of(r) for r in base_runs], [RunSteps.of(r) for r in cand_runs[1:]],
+                            state.profile.noise_pct, target.min_gain_pct)
+        if speed.passed or not _undecided(speed):
+            break
+        log.append("verify_stage", "verify", stage="speed", passed=False, undecided=True, pairs=pair + 1,
+                   result=speed.model_dump())
     data = compare_data([r.probe_dir for r in baseline + base_runs], [r.probe_dir for r in cand_runs],
                         allow_tolerance)
     if data.status not in DATA_OK[proposal.data_rule]:
         raise _Rejected("data", f"batch data {data.status} in the timing runs: {data.detail}", data=data, loss=loss,
                         candidate_runs=cand_runs)
-    speed = check_speed([RunSteps.of(r) for r in base_runs], [RunSteps.of(r) for r in cand_runs[1:]],
-                        state.profile.noise_pct, state.target.min_gain_pct)
-    log.append("verify_stage", "verify", stage="speed", passed=speed.passed, result=speed.model_dump())
+    log.append("verify_stage", "verify", stage="speed", passed=speed.passed, pairs=len(base_runs),
+               result=speed.model_dump())
     if not speed.passed:
         raise _Rejected("speed", speed.reason, data=data, loss=loss, speed=speed, candidate_runs=cand_runs)
     return {"data": data, "loss": loss, "speed": speed, "candidate_runs": cand_runs}

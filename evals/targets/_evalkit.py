@@ -64,9 +64,12 @@ class Meter:
         self._t0 = self._t_last = None
         self._s0 = self._s_last = 0
         self._t_start = time.perf_counter()
+        if self.warmup <= 0:
+            self._t0 = self._t_start
         self._reported = False
 
     def batch(self, batch):
+        """Digest the batch (each tensor's row-major bytes, i.e. row by row) and count its rows."""
         h = hashlib.sha256()
         for leaf in _leaves(batch):
             _update(h, leaf)

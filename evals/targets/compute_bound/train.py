@@ -39,6 +39,9 @@ def main():
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+    # One intra-op thread: on a shared 2-core box a second OpenMP thread stalls whenever
+    # a neighbour holds the other core, and step times swing 5x.
+    torch.set_num_threads(1)
 
     d, m = cfg["data"], cfg["model"]
     x, y = make_data(d["n_samples"], d["n_features"], d["n_classes"], seed)
