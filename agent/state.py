@@ -11,7 +11,7 @@ from tools.models import Profile, RunMeasurement
 from tools.stats import SpeedCheck
 from tools.target import Target
 
-StopReason = Literal["max_iterations", "nothing_actionable", "user_quit", "pipeline_failed"]
+StopReason = Literal["max_iterations", "nothing_actionable", "user_quit"]
 VerdictName = Literal["accepted", "rejected", "declined"]
 
 

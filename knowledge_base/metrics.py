@@ -39,8 +39,11 @@ METRICS: dict[str, Metric] = {
     "hot_function": Metric("text", 'hottest user function in batch build, "name (file:line)"'),
     "hot_function_share": Metric("number", "inclusive share of batch build time in hot_function"),
     "hot_function_source": Metric("text", "source lines of hot_function"),
-    "hot_function_step_share": Metric("number", "data_wait_share × hot_function_share: the hot spot's share of the step"),
-    "collate_step_share": Metric("number", "data_wait_share × collate_share: collate's share of the step"),
+    "build_wait_share": Metric(
+        "number", "the part of data_wait_share that building batches explains (see tools/models.py)"
+    ),
+    "hot_function_step_share": Metric("number", "build_wait_share × hot_function_share: the hot spot's share of the step"),
+    "collate_step_share": Metric("number", "build_wait_share × collate_share: collate's share of the step"),
     "main_hot_function": Metric("text", "hottest user function in the main process"),
     "main_hot_function_share": Metric("number", "main_hot_function's share of step time"),
     "epoch_stall_share": Metric(

@@ -92,9 +92,9 @@ def test_summary_cites_every_number(entry_id):
     [
         # TF profiler: >= 20% input is "highly input-bound", < 5% is not input-bound.
         ("dataloader_starved", "data_wait_share", 0.20, 0.19),
-        ("transform_hotspot", "data_wait_share", 0.20, 0.19),
-        ("slow_collate", "data_wait_share", 0.20, 0.19),
-        ("copy_heavy_conversion", "data_wait_share", 0.20, 0.19),
+        ("transform_hotspot", "build_wait_share", 0.20, 0.19),
+        ("slow_collate", "build_wait_share", 0.20, 0.19),
+        ("copy_heavy_conversion", "build_wait_share", 0.20, 0.19),
         ("compute_bound", "input_share", 0.049, 0.05),
         ("compute_bound", "compute_share", 0.70, 0.69),
         # TF profiler: "all other time" 15% tier.
@@ -155,7 +155,8 @@ def test_bigger_share_ranks_first(data_wait, other, first):
 
 
 def test_equal_speedups_put_the_codemod_remedy_first():
-    metrics = {"data_wait_share": 0.5, "hot_function_share": 1.0, "hot_function_step_share": 0.5,
+    metrics = {"data_wait_share": 0.5, "build_wait_share": 0.5, "hot_function_share": 1.0,
+               "hot_function_step_share": 0.5,
                "num_workers": 2, "cpu_count": 8}
     assert matched_ids(metrics) == ["dataloader_starved", "transform_hotspot"]
     reversed_entries = list(reversed(load_entries()))

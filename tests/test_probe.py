@@ -141,3 +141,5 @@ def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
     boundary = [s["data_ms"] for s in steps if s["epoch_start"]]
     middle = [s["data_ms"] for s in steps if not s["epoch_start"]]
     assert min(boundary) > max(middle)  # starting a worker costs more than passing a ready batch
+    # Each epoch's short-lived worker still left its stack samples when it exited.
+    assert len(list((tmp_path / "out").glob("stacks-*.json"))) >= 3

@@ -121,6 +121,13 @@ class Profile(BaseModel):
         main_hot = self.main_hot_functions[0] if self.main_hot_functions else None
         loader = self.loader
         workers_needed = None
+        build_wait_share = None
+        if build is not None and loader is not None:
+            # In the main process every build is waited for; with N workers building in
+            # parallel with the model, only what N of them cannot hide is.
+            hidden_ms = 0.0 if loader.num_workers == 0 else compute_ms
+            per_batch_ms = build.build_ms / max(loader.num_workers, 1)
+            build_wait_share = min(led.data_wait_ms, max(0.0, per_batch_ms - hidden_ms)) / led.step_ms
         if build is not None:
             workers_needed = max(1, -(-int(build.build_ms * 1000) // int(compute_ms * 1000)))
         return {
@@ -145,10 +152,11 @@ class Profile(BaseModel):
             "hot_function": hot.where() if hot else None,
             "hot_function_share": hot.share if hot else None,
             "hot_function_source": hot.source if hot else None,
-            # Batch building shows up in the step only as data wait, so a hot spot's share of the
-            # step is its share of building times the data-wait share.
-            "hot_function_step_share": led.share("data_wait") * hot.share if hot else None,
-            "collate_step_share": led.share("data_wait") * build.collate_share if build else None,
+            "build_wait_share": build_wait_share,
+            # Batch building shows up in the step only as the wait it causes, so a hot spot's
+            # share of the step is its share of building times that wait.
+            "hot_function_step_share": build_wait_share * hot.share if hot and build_wait_share is not None else None,
+            "collate_step_share": build_wait_share * build.collate_share if build_wait_share is not None else None,
             "main_hot_function": main_hot.where() if main_hot else None,
             "main_hot_function_share": main_hot.share if main_hot else None,
             "epoch_stall_share": self.epoch_stall_share,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
+import multiprocessing.util
 import os
 import sys
 import threading
@@ -531,11 +532,17 @@ def _start_worker(probe: _Probe) -> None:
     sampler = start_sampler(lambda: "fetch" if _FETCH_STATE["active"] else None, _SAMPLE_S)
 
     def dump() -> None:
+        _write_text(f"stacks-{pid}.json", json.dumps(sampler.snapshot()))
+
+    def dump_every_quarter_second() -> None:
         while True:
             time.sleep(0.25)
-            _write_text(f"stacks-{pid}.json", json.dumps(sampler.snapshot()))
+            dump()
 
-    threading.Thread(target=dump, name="perfloop-dump", daemon=True).start()
+    # Workers that live less than a dump period (one short epoch without persistent_workers)
+    # still leave their samples: multiprocessing runs its finalizers when a worker exits cleanly.
+    multiprocessing.util.Finalize(None, dump, exitpriority=10)
+    threading.Thread(target=dump_every_quarter_second, name="perfloop-dump", daemon=True).start()
 
 
 def _is_worker_process(probe: _Probe) -> bool:
