@@ -97,7 +97,7 @@ class Profile(BaseModel):
 
     command: str
     samples_per_s: float = Field(description="Median over the light runs.")
-    noise_pct: float = Field(description="(max - min) / median of the light runs' samples/s, in percent.")
+    noise_pct: float = Field(description="About two standard deviations of one light run's samples/s (robust), in %.")
     startup_s: float = Field(description="Median start-up time to the first batch (s).")
     ledger: StageLedger
     loader: LoaderInfo | None = None

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from sandbox.runner import RunLimits, RunResult, run_command
 from tools.hotspots import batch_build_hotspots, main_hotspots
-from tools.stats import spread_pct
+from tools.stats import noise_pct
 from tools.target import Target
 from tools.models import DataBuild, GpuStats, LoaderInfo, Profile, RunMeasurement, StageLedger
 
@@ -144,7 +144,7 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
     return Profile(
         command=command,
         samples_per_s=statistics.median(throughput),
-        noise_pct=spread_pct(throughput),
+        noise_pct=noise_pct(throughput),
         startup_s=statistics.median(run.measurement.startup_s for run in (light or [full])),
         ledger=ledger, loader=loader, data_build=build,
         hot_functions=batch_build_hotspots(record, out_dir, target_dir),

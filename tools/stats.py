@@ -29,46 +29,36 @@ class SpeedCheck(BaseModel):
     baseline_samples_per_s: list[float] = Field(description="Unchanged pipeline, one value per run.")
     candidate_samples_per_s: list[float] = Field(description="Patched pipeline, one value per run.")
     speedup: float = Field(description="median(candidate) / median(baseline).")
-    ci: tuple[float, float] = Field(description="95% bootstrap interval of the ratio of means.")
+    ci: tuple[float, float] = Field(description="95% two-level bootstrap interval of the speed-up.")
     noise_pct: float = Field(description="Noise floor used: the larger of the profile's and these baseline runs'.")
     threshold_pct: float = Field(description="Gain required: max(noise_pct, min_gain_pct).")
     passed: bool
     reason: str
 
 
-def bootstrap_ratio_ci(baseline: list[float], candidate: list[float], num_resamples: int = 4000,
-                       seed: int = 0) -> tuple[float, float]:
-    """Return the 2.5th and 97.5th percentiles of mean(candidate*)/mean(baseline*) over resamples."""
-    return _percentiles(_resampled_means(np.array(baseline, dtype=float)[:, None], None, num_resamples, seed + 1),
-                        _resampled_means(np.array(candidate, dtype=float)[:, None], None, num_resamples, seed + 2))
-
-
 def steps_ratio_ci(baseline: list[RunSteps], candidate: list[RunSteps], num_resamples: int = 4000,
                    seed: int = 0) -> tuple[float, float]:
-    """Interval of the throughput ratio by a two-level bootstrap: runs, then steps within each run.
+    """Interval of the ratio of median run throughputs, by a two-level bootstrap: runs, then steps.
 
-    Resampling runs keeps run-to-run drift in the interval; resampling steps uses
-    every measured step rather than one number per run.
+    Resampling runs keeps run-to-run drift in the interval; resampling steps within a
+    run uses every measured step; the median over runs keeps one disturbed run (a busy
+    neighbour, a throttled core) from deciding the outcome.
     """
-    def side(runs: list[RunSteps], offset: int) -> np.ndarray:
-        length = min(len(run.step_ms) for run in runs)
-        ms = np.array([run.step_ms[:length] for run in runs], dtype=float)
-        samples = np.array([run.samples[:length] for run in runs], dtype=float)
-        return _resampled_means(ms, samples, num_resamples, seed + offset)
-
-    return _percentiles(side(baseline, 1), side(candidate, 2))
+    return _percentiles(_resampled_medians(baseline, num_resamples, seed + 1),
+                        _resampled_medians(candidate, num_resamples, seed + 2))
 
 
-def _resampled_means(ms: np.ndarray, samples: np.ndarray | None, num_resamples: int, seed: int) -> np.ndarray:
-    """Throughput of each resample: runs drawn with replacement, then steps within them."""
+def _resampled_medians(runs: list[RunSteps], num_resamples: int, seed: int) -> np.ndarray:
+    """Median run throughput of each resample: runs drawn with replacement, then steps within them."""
     rng = np.random.default_rng(seed)
+    length = min(len(run.step_ms) for run in runs)
+    ms = np.array([run.step_ms[:length] for run in runs], dtype=float)
+    samples = np.array([run.samples[:length] for run in runs], dtype=float)
     num_runs, num_steps = ms.shape
-    runs = rng.integers(0, num_runs, size=(num_resamples, num_runs))
-    steps = rng.integers(0, num_steps, size=(num_resamples, num_runs, num_steps))
-    picked_ms = ms[runs[:, :, None], steps]
-    if samples is None:  # one throughput value per run: average them
-        return picked_ms.mean(axis=(1, 2))
-    return samples[runs[:, :, None], steps].sum(axis=(1, 2)) / picked_ms.sum(axis=(1, 2)) * 1000.0
+    picked_runs = rng.integers(0, num_runs, size=(num_resamples, num_runs))[:, :, None]
+    picked_steps = rng.integers(0, num_steps, size=(num_resamples, num_runs, num_steps))
+    throughput = samples[picked_runs, picked_steps].sum(axis=2) / ms[picked_runs, picked_steps].sum(axis=2)
+    return np.median(throughput, axis=1) * 1000.0
 
 
 def _percentiles(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
@@ -76,12 +66,17 @@ def _percentiles(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
     return float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))
 
 
-def spread_pct(values: list[float]) -> float:
-    """Return (max - min) / median of repeated runs, in percent (0 for fewer than two)."""
+def noise_pct(values: list[float]) -> float:
+    """Return about two standard deviations of one run, in percent of the median, estimated robustly.
+
+    The median absolute deviation (scaled by 1.4826 to estimate a standard deviation)
+    ignores a single disturbed run, which the range (max - min) would make the floor.
+    """
     if len(values) < 2:
         return 0.0
     middle = statistics.median(values)
-    return (max(values) - min(values)) / middle * 100.0 if middle else 0.0
+    deviation = statistics.median(abs(v - middle) for v in values)
+    return 2 * 1.4826 * deviation / middle * 100.0 if middle else 0.0
 
 
 def check_speed(baseline_runs: list[RunSteps], candidate_runs: list[RunSteps], profile_noise_pct: float,
@@ -93,7 +88,7 @@ def check_speed(baseline_runs: list[RunSteps], candidate_runs: list[RunSteps], p
     candidate = [run.samples_per_s for run in candidate_runs]
     speedup = statistics.median(candidate) / statistics.median(baseline)
     low, high = steps_ratio_ci(baseline_runs, candidate_runs)
-    noise = max(profile_noise_pct, spread_pct(baseline))
+    noise = max(profile_noise_pct, noise_pct(baseline))
     threshold = max(noise, min_gain_pct)
     gain_pct = (speedup - 1.0) * 100.0
     if low <= 1.0:
