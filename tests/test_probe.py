@@ -143,3 +143,13 @@ def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
     assert min(boundary) > max(middle)  # starting a worker costs more than passing a ready batch
     # Each epoch's short-lived worker still left its stack samples when it exited.
     assert len(list((tmp_path / "out").glob("stacks-*.json"))) >= 3
+
+
+def test_workers_sample_the_transform_they_run(tmp_path):
+    config = _with_config(tmp_path, num_workers=2)
+    run = run_probed(COMMAND.format(config=config), TINY, tmp_path / "full", ProbeSettings(steps=12, warmup_steps=2),
+                     mode="full")
+    profile = build_profile(run, [], COMMAND, TINY, ProbeSettings(steps=12, warmup_steps=2))
+    assert profile.data_build.where == "workers"
+    # The workers inherit the parent's SIGPROF handler but not its timer; each must arm its own.
+    assert profile.hot_functions[0].name == "frame_energy"

@@ -113,7 +113,9 @@ class _ThreadSampler(_Counts):
 def start_sampler(label_fn, period_s: float):
     """Start sampling the main thread with SIGPROF where we may, else with a thread."""
     main = threading.main_thread()
-    free = signal.getsignal(signal.SIGPROF) in (signal.SIG_DFL, None)
+    handler = signal.getsignal(signal.SIGPROF)
+    # A forked DataLoader worker inherits the parent's handler (ours) but not its timer.
+    free = handler in (signal.SIG_DFL, None) or isinstance(getattr(handler, "__self__", None), _SignalSampler)
     if threading.current_thread() is main and free:
         return _SignalSampler(label_fn, period_s)
     return _ThreadSampler(label_fn, period_s, main.ident)
