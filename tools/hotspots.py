@@ -10,7 +10,8 @@ from tools.models import HotFunction
 _TOP = 8
 
 
-def _relative(path: str, target_dir: Path) -> str:
+def relative_to_target(path: str, target_dir: Path) -> str:
+    """Show ``path`` relative to the target folder when it lies inside it."""
     try:
         return str(Path(path).resolve().relative_to(target_dir.resolve()))
     except ValueError:
@@ -45,7 +46,7 @@ def _rank(total: int, functions: dict, lines: dict, phase: str, target_dir: Path
         self_count = sum(c for c, _ in own)
         top_lines = [lineno for _, lineno in own[:3]]
         source = "\n".join(linecache.getline(file, n).rstrip() for n in top_lines).strip("\n")
-        hot.append((self_count, HotFunction(name=name, file=_relative(file, target_dir), line=first,
+        hot.append((self_count, HotFunction(name=name, file=relative_to_target(file, target_dir), line=first,
                                             share=count / denominator, phase=phase, hot_lines=top_lines,
                                             source=source)))
     hot.sort(key=lambda item: (item[0], item[1].share), reverse=True)

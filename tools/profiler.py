@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from sandbox.runner import RunLimits, RunResult, run_command
-from tools.hotspots import batch_build_hotspots, main_hotspots
+from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
 from tools.stats import noise_pct
 from tools.target import Target
 from tools.models import DataBuild, GpuStats, LoaderInfo, Profile, RunMeasurement, StageLedger
@@ -157,14 +157,6 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         runs=[full.measurement] + [run.measurement for run in light],
         warnings=warnings,
     )
-
-
-def relative_to_target(path: str, target_dir: Path) -> str:
-    """Show ``path`` relative to the target folder when it lies inside it."""
-    try:
-        return str(Path(path).resolve().relative_to(target_dir.resolve()))
-    except ValueError:
-        return path
 
 
 def _loader_info(record: dict, target_dir: Path) -> LoaderInfo | None:

@@ -71,7 +71,6 @@ def _run_cascade(state: LoopState, proposal: Proposal, log: AuditLog) -> dict:
     target = state.target
     say(f"timing: {target.ab_runs} interleaved runs each of the head and the candidate "
         f"(up to {target.max_ab_runs} while undecided)")
-    speed = None
     for pair in range(target.max_ab_runs):
         try:
             base_runs.append(run_in(state, ws.base_tree, f"{number + 1 + 2 * pair:03d}-ab-base",
@@ -84,7 +83,7 @@ def _run_cascade(state: LoopState, proposal: Proposal, log: AuditLog) -> dict:
             continue
         speed = check_speed([RunSteps.of(r) for r in base_runs], [RunSteps.of(r) for r in cand_runs[1:]],
                             state.profile.noise_pct, target.min_gain_pct)
-        if speed.passed or not _undecided(speed):
+        if speed.passed or not _undecided(speed) or pair + 1 == target.max_ab_runs:
             break
         log.append("verify_stage", "verify", stage="speed", passed=False, undecided=True, pairs=pair + 1,
                    result=speed.model_dump())
