@@ -9,7 +9,8 @@ from pathlib import Path
 import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.runtime import audit, workspace
+from agent.context import RunContext
+from agent.events import LlmAnswerUnusable, LlmExchange
 from agent.state import LoopState
 from tools.codemods import NotApplicable
 from tools.patching import matches_any
@@ -106,10 +107,10 @@ def _ask(state: LoopState, messages: list[dict]) -> str:
     return reply.choices[0].message.content or ""
 
 
-def propose_with_llm(state: LoopState, diagnosis, remedy) -> tuple[str, str]:
+def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> tuple[str, str]:
     """Ask for an edit (retrying once with the error), apply it in the candidate worktree; return (change, diff)."""
-    ws = workspace(state)
-    log = audit(state)
+    state = ctx.state
+    ws = ctx.workspace
     root = ws.target_dir(ws.candidate_tree)
     ws.reset_candidate()
     hot = (state.profile.main_hot_functions if diagnosis.category == "host" else state.profile.hot_functions)[:1]
@@ -119,13 +120,13 @@ def propose_with_llm(state: LoopState, diagnosis, remedy) -> tuple[str, str]:
     messages = [{"role": "user", "content": prompt}]
     for attempt in range(1, MAX_ATTEMPTS + 1):
         content = _ask(state, messages)
-        log.append("llm_exchange", "optimize", model=state.settings.llm_model, attempt=attempt,
-                   prompt=messages[-1]["content"], answer=content)
+        ctx.record(LlmExchange(model=state.settings.llm_model, attempt=attempt, prompt=messages[-1]["content"],
+                               answer=content))
         try:
             answer = parse_answer(content)
             texts = apply_edits(root, answer, state.target.editable)
         except BadAnswer as error:
-            log.append("llm_answer_unusable", "optimize", attempt=attempt, reason=str(error))
+            ctx.record(LlmAnswerUnusable(attempt=attempt, reason=str(error)))
             messages += [{"role": "assistant", "content": content},
                          {"role": "user", "content": f"That answer cannot be applied: {error}. "
                                                      "Answer again in the required JSON format."}]
