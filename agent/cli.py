@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agent.console import EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_USAGE
+from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_USAGE, InternalError,
+                           save_traceback)
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
@@ -36,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-ab-runs", type=int, help="runs per side while the speed verdict is undecided")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     run.add_argument("--llm-model", help="model name for that endpoint")
+    run.add_argument("--retry-rejected", action="store_true",
+                     help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
     _add_target_args(profile)
     resume = sub.add_parser("resume", help="continue a stopped or interrupted run")
@@ -48,8 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="write a run's HTML report")
     report.add_argument("run", help="run id or run folder")
     report.add_argument("-o", "--output", help="where to write the HTML (default: in the run folder)")
-    kb = sub.add_parser("kb", help="list the knowledge base, or show one entry")
-    kb.add_argument("entry", nargs="?", help="entry id")
+    kb = sub.add_parser("kb", help="list the knowledge base, or show one entry and its track record")
+    kb.add_argument("entry", nargs="*", metavar="[show] ENTRY", help="entry id (`kb show ID` or `kb ID`)")
+    runs = sub.add_parser("runs", help="list the runs perfloop remembers (per-user index)")
+    runs.add_argument("path", nargs="?", help="only runs of the target at PATH (and below)")
     return parser
 
 
@@ -67,7 +72,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from agent.state import Settings
 
         settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
-                            llm_base_url=args.llm_base_url, llm_model=args.llm_model)
+                            llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+                            retry_rejected=args.retry_rejected)
         return start_run(_target(args), settings, args.json)
     if args.command == "resume":
         from agent.driver import resume_run
@@ -86,9 +92,16 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         print(write_report(args.run, args.output))
         return EXIT_OK
+    if args.command == "runs":
+        from agent.runlist import print_runs
+
+        return print_runs(args.path)
     from agent.logview import print_kb
 
-    return print_kb(args.entry)
+    words = args.entry[1:] if args.entry[:1] == ["show"] else args.entry
+    if len(words) > 1:
+        raise ValueError(f"`perfloop kb` takes one entry id, got {' '.join(words)}")
+    return print_kb(words[0] if words else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return _dispatch(args)
+    except InternalError as error:
+        print(f"perfloop: {error}", file=sys.stderr)
+        return EXIT_INTERNAL
     except PipelineError as error:
         print(f"perfloop: the pipeline failed: {error}", file=sys.stderr)
         return EXIT_PIPELINE
@@ -107,6 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("perfloop: interrupted; `perfloop resume RUN` continues where it stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception:  # a bug outside any run: say so plainly, keep the traceback for the report
+        from agent.runs import state_home
+
+        path = save_traceback(state_home())
+        print(f"perfloop: internal error in `perfloop {args.command}`; traceback saved to {path}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

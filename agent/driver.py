@@ -7,12 +7,24 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from agent.console import EXIT_OK, emit_json, say
+from agent.approval import ask_user
+from agent.console import EXIT_OK, InternalError, emit_json, save_traceback, say
 from agent.runs import find_run, new_run_id, register_run
 from agent.state import LoopState, Settings
 from agent.summary import PausedSummary
 from tools.profiler import PipelineError
 from tools.target import Target
+
+
+@contextmanager
+def _bugs_reported(state_dir: Path, run_id: str):
+    """Turn an unexpected exception into InternalError; user-facing errors pass through unchanged."""
+    try:
+        yield
+    except (PipelineError, ValueError, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        raise InternalError(run_id, state_dir, save_traceback(state_dir)) from error
 
 
 def checkpoint_types(model=LoopState, found: set | None = None) -> set[tuple[str, str]]:
@@ -57,39 +69,12 @@ def _config(run_id: str) -> dict:
     return {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
 
 
-def ask_user(request: dict, stream_in=None) -> dict | None:
-    """Show a proposal on stderr and read approve / reject / quit from stdin; None when stdin is closed."""
-    stream_in = stream_in or sys.stdin
-    err = sys.stderr
-    print("\n" + "=" * 72, file=err)
-    print(f"Proposal {request['proposal_id']} ({request['source']}): {request['change']}", file=err)
-    print(f"Why: {request['diagnosis']}: {request['why']}", file=err)
-    print(f"Expected gain: up to {request['expected_speedup']:.2f}x", file=err)
-    print("Evidence: " + ", ".join(f"{k}={_fmt(v)}" for k, v in request["evidence"].items()), file=err)
-    print(f"Verification: {request['verification']}", file=err)
-    for caveat in request.get("caveats", []):
-        print(f"Caveat: {caveat}", file=err)
-    print("-" * 72 + "\n" + request["diff"].rstrip() + "\n" + "-" * 72, file=err)
-    while True:
-        print("[a]pprove / [r]eject / [q]uit? ", end="", file=err, flush=True)
-        line = stream_in.readline()
-        if not line:
-            return None
-        choice = {"a": "approve", "r": "reject", "q": "quit"}.get(line.strip().lower()[:1])
-        if choice:
-            return {"decision": choice, "by": "user"}
-
-
-def _fmt(value) -> str:
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
-
-
 def _drive(state_dir: Path, run_id: str, graph_input, as_json: bool, answer_pending: bool = False) -> int:
     """Invoke the graph until it ends or waits for an answer stdin cannot give."""
     from langgraph.types import Command
 
     config = _config(run_id)
-    with _compiled(state_dir) as graph:
+    with _bugs_reported(state_dir, run_id), _compiled(state_dir) as graph:
         if answer_pending:  # resuming at a proposal: ask first
             snapshot = graph.get_state(config)
             request = next(t.interrupts[0].value for t in snapshot.tasks if t.interrupts)
@@ -202,7 +187,8 @@ def profile_target(target: Target, as_json: bool) -> int:
 
     state = _new_state(target, Settings(profile_only=True), prefix="profile-")
     try:
-        result = build_graph().invoke(state, {"recursion_limit": 20})
+        with _bugs_reported(Path(state.state_dir), state.run_id):
+            result = build_graph().invoke(state, {"recursion_limit": 20})
     finally:
         ws = Workspace(target.repo_root, state.run_id, target.subdir)
         ws.cleanup()

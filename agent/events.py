@@ -133,9 +133,31 @@ class Approval(Event):
     proposal: str
     decision: str
     by: str
+    reason: str = Field("", description="What the user gave as the reason for rejecting.")
 
     def lines(self, show_diff: bool = False) -> list[str]:
-        return [f"{self.decision} {self.proposal} by {self.by}"]
+        return [f"{self.decision} {self.proposal} by {self.by}" + (f": {self.reason}" if self.reason else "")]
+
+
+class ProposalEdited(Event):
+    name: ClassVar[str] = "proposal_edited"
+    proposal: str
+    original_patch: str
+    edited_patch: str = Field(description="What the user saved in $EDITOR; this is what gets verified.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        out = [f"{self.proposal} edited by the user before verification"]
+        return out + (["  " + row for row in self.edited_patch.splitlines()] if show_diff else [])
+
+
+class RemedySkipped(Event):
+    name: ClassVar[str] = "remedy_skipped"
+    diagnosis: str
+    remedy: str
+    reason: str
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"{self.diagnosis}/{self.remedy} skipped: {self.reason}"]
 
 
 class VerifyStage(Event):
@@ -220,7 +242,7 @@ class Unrecognised(Event):
 
 EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
-    ProposalMade, Approval, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable)}
+    ProposalMade, Approval, ProposalEdited, RemedySkipped, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable)}
 
 
 class Logged(BaseModel):

@@ -1,6 +1,8 @@
 """`perfloop log` and `perfloop kb`: print the audit log and the knowledge base readably."""
 from __future__ import annotations
 
+import time
+
 from agent.console import EXIT_OK, EXIT_TAMPERED
 from agent.events import parse_record
 from agent.runs import find_run
@@ -48,4 +50,20 @@ def print_kb(entry_id: str | None) -> int:
         print(f"remedy {remedy.id} ({remedy.kind}): {remedy.summary}; verify data {remedy.verification.data}, "
               f"loss {remedy.verification.loss}")
     print("references: " + "; ".join(entry.references))
+    _print_track_record(entry.id)
     return EXIT_OK
+
+
+def _print_track_record(entry_id: str) -> None:
+    from agent.memory import Memory
+
+    attempts = Memory().track_record(entry_id)
+    if not attempts:
+        print("track record: never tried on this machine")
+        return
+    accepted = [a for a in attempts if a.verdict == "accepted"]
+    print(f"track record: {len(attempts)} attempt(s), {len(accepted)} accepted")
+    for a in attempts:
+        speed = f" {a.speedup:.2f}x" if a.speedup else ""
+        print(f"  {time.strftime('%Y-%m-%d %H:%M', time.localtime(a.at))} {a.remedy}: {a.verdict} at {a.stage}"
+              f"{speed} ({a.repo}{'/' + a.target if a.target else ''}, run {a.run_id}): {a.reason}")

@@ -29,6 +29,7 @@ class Settings(BaseModel):
     llm_model: str | None = Field(None, description="Model name sent to the endpoint.")
     llm_timeout_s: float = Field(120.0, description="Per-request timeout of the LLM call.")
     profile_only: bool = Field(False, description="Stop after the first diagnosis (`perfloop profile`).")
+    retry_rejected: bool = Field(False, description="Propose remedies an earlier run rejected at this same head.")
 
     def model_post_init(self, _context) -> None:
         if bool(self.llm_base_url) != bool(self.llm_model):

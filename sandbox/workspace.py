@@ -169,6 +169,11 @@ class Workspace:
         self._sync_trees()
         return sha
 
+    def committed(self, proposal_id: str) -> str | None:
+        """Return the head's sha when it is the commit of ``proposal_id`` (a resumed verify finds it there)."""
+        head = self.head()
+        return head if self._trailer(head, PROPOSAL_TRAILER) == proposal_id else None
+
     def cleanup(self) -> None:
         """Remove both worktrees; keep the branch and state_dir."""
         registered = list_worktrees(self.repo_root)

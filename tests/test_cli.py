@@ -91,19 +91,7 @@ def test_compute_bound_names_compute_and_accepts_nothing(tmp_path):
     assert summary["speedup"] == 1.0
 
 
-def test_reject_then_nothing_left(tiny_repo):
-    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="r\n")
-    assert done.returncode == 0, done.stderr
-    summary = last_json(done.stdout)
-    assert [i["verdict"] for i in summary["iterations"]] == ["declined"]
-    assert "--- a/configs/train.yaml" in done.stderr  # the diff was shown before asking
-    assert summary["stop_reason"] == "nothing_actionable"
-
-
-def test_quit_stops_with_typed_reason(tiny_repo):
-    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="q\n")
-    assert done.returncode == 0, done.stderr
-    assert last_json(done.stdout)["stop_reason"] == "user_quit"
+# Approve / reject / edit / quit through a terminal: tests/test_approval.py.
 
 
 def test_paused_run_resumes_from_checkpoint(tiny_repo):

@@ -43,7 +43,9 @@ def test_every_event_reads_back_as_its_own_type(name, tmp_path):
                "reason": "why"}, "final_check": {"original": "a" * 40, "head": "b" * 40, "original_samples_per_s": [1.0],
                "final_samples_per_s": [2.0], "speedup": 2.0, "ci": [1.5, 2.5]},
                "llm_exchange": {"model": "m", "attempt": 1, "prompt": "p", "answer": "a"},
-               "llm_answer_unusable": {"attempt": 2, "reason": "not JSON"}}
+               "llm_answer_unusable": {"attempt": 2, "reason": "not JSON"},
+               "proposal_edited": {"proposal": "p1-1", "original_patch": "-a\n+b\n", "edited_patch": "-a\n+c\n"},
+               "remedy_skipped": {"diagnosis": "d", "remedy": "r", "reason": "rejected here before"}}
     event = model.model_validate(old.get(name) or minimal[name])
     log = AuditLog(tmp_path / "audit.jsonl")
     log.append(event.name, "node", **event.model_dump(mode="json"))

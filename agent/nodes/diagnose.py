@@ -3,9 +3,23 @@ from __future__ import annotations
 
 from agent.console import say
 from agent.context import RunContext
-from agent.events import Diagnosed, RemedyChosen, Stopped
+from agent.events import Diagnosed, RemedyChosen, RemedySkipped, Stopped
+from agent.faults import fault_point
+from agent.memory import Memory
 from agent.state import LoopState, RemedyRef, Skip
 from knowledge_base import diagnose as match_entries
+
+
+def _remembered_rejection(state: LoopState, memory: Memory, ref: RemedyRef) -> str | None:
+    """Say why an earlier run's rejection of ``ref`` at this head still holds, or None."""
+    if state.settings.retry_rejected:
+        return None
+    earlier = memory.rejected_here(str(state.target.repo_root), state.target.subdir, state.head,
+                                   ref.diagnosis, ref.remedy)
+    if earlier is None or earlier.run_id == state.run_id:
+        return None
+    return (f"rejected at {earlier.stage} by run {earlier.run_id} on this same commit ({earlier.reason}); "
+            "--retry-rejected tries it again")
 
 
 def diagnose(state: LoopState) -> dict:
@@ -27,8 +41,11 @@ def diagnose(state: LoopState) -> dict:
     if state.settings.profile_only:
         return updates | {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
     skipped: list[Skip] = []
+    memory = Memory()
     for d in diagnoses:
-        for remedy in d.remedies:
+        track = memory.acceptance(d.entry_id)
+        # Within an entry, remedies that worked elsewhere go first; the entry's own order breaks ties.
+        for remedy in sorted(d.remedies, key=lambda r: -track.get(r.id, 0.5)):
             ref = RemedyRef(diagnosis=d.entry_id, remedy=remedy.id)
             if state.was_tried(ref) or any(s.remedy == ref for s in skipped):
                 continue
@@ -36,7 +53,14 @@ def diagnose(state: LoopState) -> dict:
                 skipped.append(Skip(head=state.head, remedy=ref,
                                     reason="needs an LLM (--llm-base-url/--llm-model)"))
                 continue
+            remembered = _remembered_rejection(state, memory, ref)
+            if remembered:
+                say(f"{ref}: skipped, {remembered}")
+                ctx.record(RemedySkipped(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=remembered))
+                skipped.append(Skip(head=state.head, remedy=ref, reason=remembered))
+                continue
             ctx.record(RemedyChosen(diagnosis=d.entry_id, remedy=remedy.id, expected_speedup=d.expected_speedup))
+            fault_point("after_diagnose")
             return updates | {"next_remedy": ref, "skipped": skipped}
     if diagnoses:
         top = diagnoses[0]

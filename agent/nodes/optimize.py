@@ -4,6 +4,7 @@ from __future__ import annotations
 from agent.console import say
 from agent.context import RunContext
 from agent.events import ProposalMade, RemedyNotApplicable
+from agent.faults import fault_point
 from agent.state import Attempt, LoopState, Proposal, Skip
 from tools.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
 from tools.patching import touched_paths
@@ -54,6 +55,7 @@ def optimize(state: LoopState) -> dict:
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=str(why)))
         return {"tried": [attempt], "proposal": None,
                 "skipped": [Skip(head=state.head, remedy=ref, reason=f"not applicable: {why}")]}
+    fault_point("mid_optimize")
     if not patch.strip():
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy,
                                        reason="the change produced an empty diff"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 from agent.console import say
 from agent.context import RunContext
 from agent.events import RunStarted
+from agent.faults import fault_point
 from agent.state import LoopState
 from sandbox.runner import network_isolation_prefix
 from sandbox.workspace import user_tree_dirty
@@ -31,4 +32,5 @@ def prepare(state: LoopState) -> dict:
                           linked_inputs=linked, network_isolated=isolated,
                           worktrees=[str(ws.base_tree), str(ws.candidate_tree)]))
     say(f"run {state.run_id}: branch {ws.branch}, audit log {ctx.audit.path}")
+    fault_point("after_prepare")
     return {"head": head}

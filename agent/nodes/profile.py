@@ -5,6 +5,7 @@ from agent.console import say
 from agent.context import RunContext
 from agent.describe import describe_profile
 from agent.events import NodeEntered, PipelineFailed, Profiled
+from agent.faults import fault_point
 from agent.state import LoopState
 from tools.profiler import PipelineError, build_profile
 
@@ -19,6 +20,7 @@ def profile(state: LoopState) -> dict:
     ctx.record(NodeEntered(head=state.head))
     try:
         full = ctx.run(ws.base_tree, "profile-full", mode="full", role="profile")
+        fault_point("mid_profile")
         light = [ctx.run(ws.base_tree, "profile-light", role="baseline") for _ in range(target.noise_runs)]
     except PipelineError as error:
         ctx.record(PipelineFailed(error=str(error)))

@@ -8,6 +8,7 @@ from pathlib import Path
 from agent.console import say
 from agent.context import RunContext
 from agent.events import FinalCheck, RunFinished
+from agent.faults import fault_point
 from agent.state import LoopState
 from agent.summary import Numbers, build_summary
 from tools.stats import RunSteps, steps_ratio_ci
@@ -45,6 +46,7 @@ def report(state: LoopState) -> dict:
     """Write summary.json next to the audit log and record the end of the run."""
     ctx = RunContext(state, "report")
     final, speedup, ci = _final_comparison(ctx)
+    fault_point("mid_report")
     state = state.model_copy(update={"runs_used": ctx.runs_used})
     summary = build_summary(state, str(ctx.audit.path), final, speedup, ci)
     Path(state.state_dir, "summary.json").write_text(json.dumps(summary.model_dump(mode="json"), indent=2))

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from agent.console import say
 from agent.context import RunContext
-from agent.events import NodeEntered, VerdictReached, VerifyStage
+from agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
+from agent.faults import fault_point
+from agent.memory import remember
 from agent.state import Iteration, LoopState, Proposal, Verdict
 from sandbox.workspace import PROPOSAL_TRAILER, PatchError
-from tools.datacheck import compare_data, compare_losses
+from tools.datacheck import CheckResult, compare_data, compare_losses
 from tools.patching import adds_symlink, forbidden_paths
 from tools.profiler import PipelineError
 from tools.stats import RunSteps, SpeedCheck, check_speed
@@ -77,6 +79,7 @@ def _run_cascade(ctx: RunContext, proposal: Proposal) -> dict:
             cand_runs.append(ctx.run(ws.candidate_tree, "ab-candidate", role="candidate").measurement)
         except PipelineError as error:
             raise _Rejected("speed", f"a timing run failed: {error}", data=data, loss=loss) from None
+        fault_point("between_ab_pairs")
         if pair + 1 < target.ab_runs:
             continue
         speed = check_speed([RunSteps.of(r) for r in base_runs], [RunSteps.of(r) for r in cand_runs[1:]],
@@ -97,13 +100,31 @@ def _run_cascade(ctx: RunContext, proposal: Proposal) -> dict:
     return {"data": data, "loss": loss, "speed": speed, "candidate_runs": cand_runs}
 
 
+def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:
+    """Rebuild the verdict of a proposal committed before a crash, from the stages the audit log kept."""
+    results: dict[str, dict] = {}
+    entered = False
+    for logged in map(parse_record, ctx.audit.records()):
+        event = logged.event
+        entered = entered or (isinstance(event, NodeEntered) and event.proposal == proposal.id)
+        if entered and isinstance(event, VerifyStage) and event.passed and event.result:
+            results[event.stage] = event.result
+    speed = SpeedCheck.model_validate(results["speed"])
+    return Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit", reason=speed.reason, commit=sha,
+                   speed=speed, data=CheckResult.model_validate(results["data"]),
+                   loss=CheckResult.model_validate(results["loss"]))
+
+
 def verify(state: LoopState) -> dict:
     """Apply, check and time the proposal; commit it on the run's branch or roll it back."""
     ctx = RunContext(state, "verify")
     proposal = state.proposal
     ws = ctx.workspace
+    committed = ws.committed(proposal.id)  # a crash after the commit: the verdict was accepted
     ctx.record(NodeEntered(proposal=proposal.id))
     try:
+        if committed:
+            return _finish(ctx, proposal, _recovered(ctx, proposal, committed))
         result = _run_cascade(ctx, proposal)
     except _Rejected as rejection:
         verdict = Verdict(proposal_id=proposal.id, verdict="rejected", stage=rejection.stage,
@@ -113,12 +134,19 @@ def verify(state: LoopState) -> dict:
         message = f"perfloop: {proposal.change}\n\n{proposal.diagnosis}: {speed.reason}."
         trailers = {"Perfloop-Run": state.run_id, "Perfloop-Diagnosis": proposal.diagnosis,
                     "Perfloop-Speedup": f"{speed.speedup:.3f}x", PROPOSAL_TRAILER: proposal.id}
+        fault_point("before_commit")
         sha = ws.commit(proposal.patch, message, trailers)
+        fault_point("after_commit")
         verdict = Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit",
                           reason=speed.reason, commit=sha, **result)
     finally:
         ws.reset_candidate()
+    return _finish(ctx, proposal, verdict)
+
+
+def _finish(ctx: RunContext, proposal: Proposal, verdict: Verdict) -> dict:
     ctx.record(VerdictReached(verdict=verdict))
+    remember(ctx.state, proposal, verdict)
     say(f"proposal {proposal.id} {verdict.verdict} at {verdict.stage}: {verdict.reason}"
         + (f" (commit {verdict.commit[:10]})" if verdict.commit else ""))
     updates = {"history": [Iteration(proposal=proposal, verdict=verdict)], "proposal": None,
