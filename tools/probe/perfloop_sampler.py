@@ -55,7 +55,9 @@ class _Counts:
                 break
             if is_user_file(code.co_filename):
                 if leaf is None:
-                    leaf = (label, code.co_filename, frame.f_lineno, code.co_qualname)
+                    # CPython 3.11 can report no line (f_lineno None): book it to the function's first line.
+                    line = frame.f_lineno
+                    leaf = (label, code.co_filename, code.co_firstlineno if line is None else line, code.co_qualname)
                 seen.add((label, code.co_qualname, code.co_filename, code.co_firstlineno))
             frame = frame.f_back
         self.totals[label] = self.totals.get(label, 0) + 1
