@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import PIPELINES, ROOT
 from tools.hotspots import batch_build_hotspots, main_hotspots
 
 
@@ -114,11 +114,111 @@ def test_source_of_odd_files_is_shown_or_left_empty(sampler_module, tmp_path):
 def test_malformed_sampler_rows_are_skipped(tmp_path):
     good = tmp_path / "m.py"
     good.write_text("def f():\n    return 1\n")
+    f = str(good)
     stacks = {"totals": {"fetch": 10, "other": "x"},
-              "functions": [["fetch", "f", str(good), 1, 10], ["fetch", None, str(good), 1, 3], ["fetch", "f"],
-                            ["fetch", "g", str(good), None, 4], ["fetch", "h", str(good), 1, -2]],
-              "lines": [["fetch", str(good), None, "f", 6], ["fetch", str(good), 2, "f", 4],
-                        ["fetch", None, 2, "f", 1], ["fetch", str(good), 2, "f", "many"]]}
+              "paths": [["fetch", [[f, "f", 1, None]], 6], ["fetch", [[f, "f", 1, 2]], 4],
+                        ["fetch", [[None, "g", 1, 2]], 3], ["fetch", [[f, "h", None, 2]], 3],
+                        ["fetch", [[f, "i", 1, 2]], -2], ["fetch", [[f, "j", 1, 2]], "many"],
+                        ["fetch", "not frames", 1], ["fetch", [[f, "k"]], 1], ["fetch"], None]}
     hot = batch_build_hotspots({"stacks": stacks}, tmp_path, tmp_path)
     assert [function.name for function in hot] == ["f"]
     assert hot[0].hot_lines == [1, 2]  # the six line-less samples went to the first line
+    assert main_hotspots({"stacks": "garbage"}, tmp_path) == []
+
+
+LOOPS = """\
+def _is_control(ch):
+    return ch in "\\t\\r"
+
+
+def normalize(text):
+    out = []
+    for ch in text:
+        if _is_control(ch):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def encode(text):
+    return [ord(ch) for ch in normalize(text)]
+
+
+def train(docs):
+    for doc in docs:
+        encode(doc)
+        log_metrics(doc)
+
+
+def log_metrics(doc):
+    return sum(len(word) for word in doc.split())
+"""
+
+
+def _loop_paths(file: str, rows: list[tuple[list[tuple[str, int]], int]], label: str = "fetch") -> dict:
+    def frame(name: str, line: int) -> list:
+        first = {"_is_control": 1, "normalize": 5, "encode": 14, "train": 18, "log_metrics": 24,
+                 "log_metrics.<locals>.<genexpr>": 25}[name]
+        return [file, name, first, line]
+
+    return {"totals": {label: sum(count for _, count in rows)},
+            "paths": [[label, [frame(name, line) for name, line in path], count] for path, count in rows]}
+
+
+def test_loop_owner_beats_the_helper_with_more_self_time(tmp_path):
+    source = tmp_path / "tok.py"
+    source.write_text(LOOPS)
+    file = str(source)
+    # The per-character helper has the most self samples, yet the loop that calls it is what to change.
+    stacks = _loop_paths(file, [
+        ([("encode", 15), ("normalize", 8), ("_is_control", 2)], 45),
+        ([("encode", 15), ("normalize", 10)], 30),
+        ([("encode", 15), ("normalize", 7)], 15),
+        ([("encode", 15)], 10),
+    ])
+    hot = batch_build_hotspots({"stacks": stacks}, tmp_path, tmp_path)
+    owner = hot[0]
+    assert owner.name == "normalize" and owner.loop_line == 7
+    assert owner.share == pytest.approx(0.9) and owner.loop_share == pytest.approx(0.9)
+    assert owner.self_share == pytest.approx(0.45)
+    assert [(h.name, round(h.self_share, 2)) for h in owner.helpers] == [("_is_control", 0.45)]
+    assert owner.hot_lines[0] == 8 and "_is_control(ch)" in owner.source
+    # encode's list comprehension (its own frame before 3.12) is folded into encode's loop.
+    assert {h.name: h.loop_line for h in hot}["encode"] == 15
+    assert "encode.<locals>.<listcomp>" not in {h.name for h in hot}
+
+
+def test_loop_driver_gives_way_to_the_loop_it_calls_with_most_of_the_time(tmp_path):
+    source = tmp_path / "tok.py"
+    source.write_text(LOOPS)
+    file = str(source)
+    rows = [([("train", 20), ("encode", 15), ("normalize", 8), ("_is_control", 2)], 60),
+            ([("train", 21), ("log_metrics", 25), ("log_metrics.<locals>.<genexpr>", 25)], 30),
+            ([("train", 19)], 10)]
+    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    assert hot[0].name == "normalize"  # train's loop holds 100%, normalize's 60% (>= half): move down
+    rows[0], rows[1] = (rows[0][0], 30), (rows[1][0], 60)
+    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    assert hot[0].name == "log_metrics" and hot[0].loop_line == 25
+    rows[0], rows[1] = (rows[0][0], 40), (rows[1][0], 40)
+    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    assert hot[0].name == "train"  # no single callee holds half the loop: the driver itself is named
+
+
+def test_tokenizer_loop_owner_is_named_in_10_of_10_profiles(tmp_path):
+    from tools.profiler import ProbeSettings, build_profile, run_probed
+
+    pipeline = PIPELINES / "tokenizer"
+    source = (pipeline / "train.py").read_text().splitlines()
+    settings = ProbeSettings(steps=10, warmup_steps=1)
+    named = []
+    for attempt in range(10):
+        run = run_probed("python train.py", pipeline, tmp_path / f"run{attempt}", settings, mode="full")
+        hot = build_profile(run, [], "python train.py", pipeline, settings).hot_functions
+        named.append(hot[0].name)
+        if hot[0].name == "normalize":
+            owner = hot[0]
+            assert source[owner.loop_line - 1].strip() == "for ch in text:"
+            assert owner.helpers[0].name == "_is_control" and 0 < owner.helpers[0].self_share < owner.share
+            assert owner.self_share < owner.share <= 1
+    assert named == ["normalize"] * 10, named
