@@ -83,6 +83,10 @@ class _Probe:
             return True
         return False
 
+    def stage(self, stage: str) -> "_Stage":
+        """Return a context manager that times its block as ``stage`` (see enter())."""
+        return _Stage(self, stage)
+
     def leave(self, stage: str, accumulate: bool = True) -> None:
         if self.active_stage != stage:
             return
@@ -169,6 +173,24 @@ class _Probe:
 
             torch.save(self.kept_batches, os.path.join(_OUT_DIR, f"batches-rank{_RANK}.pt"))
         _write_text(f"main-rank{_RANK}.json", json.dumps(record))
+
+
+class _Stage:
+    """Time a block as one stage of the step ledger; a no-op when another stage is already timed."""
+
+    __slots__ = ("probe", "name", "started")
+
+    def __init__(self, probe: _Probe, name: str) -> None:
+        self.probe = probe
+        self.name = name
+        self.started = False
+
+    def __enter__(self) -> None:
+        self.started = self.probe.enter(self.name)
+
+    def __exit__(self, *exc_info) -> None:
+        if self.started:
+            self.probe.leave(self.name)
 
 
 _PROBE: _Probe | None = None
@@ -335,8 +357,21 @@ def _call_site() -> dict:
 
 def _patch_torch(torch) -> None:
     probe = _PROBE
+    _patch_loader_init(probe, torch)
+    _patch_loader_iter(probe)
+    _patch_next_batch(probe)
+    _patch_fetchers(probe)
+    _patch_backward(torch, probe, timed=_MODE == "full")
+    if _MODE != "full":
+        return
+    _patch_module_call(torch, probe)
+    _patch_optimizer(probe)
+    _patch_tensor_to(torch, probe)
+
+
+def _patch_loader_init(probe: _Probe, torch) -> None:
+    """Record each DataLoader's construction site and settings."""
     from torch.utils.data import dataloader as dl
-    from torch.utils.data._utils import fetch
 
     original_init = dl.DataLoader.__init__
 
@@ -356,15 +391,16 @@ def _patch_torch(torch) -> None:
 
     dl.DataLoader.__init__ = init
 
+
+def _patch_loader_iter(probe: _Probe) -> None:
+    """Book starting an epoch's iterator (worker start-up) as data wait and flag the epoch start."""
+    from torch.utils.data import dataloader as dl
+
     original_iter = dl.DataLoader.__iter__
 
     def loader_iter(self):
-        started = probe.enter("data")
-        try:
+        with probe.stage("data"):
             iterator = original_iter(self)
-        finally:
-            if started:
-                probe.leave("data")
         iterator._perfloop_loader = getattr(self, "_perfloop_id", -1)
         iterator._perfloop_fresh = True
         if probe.current is not None and iterator._perfloop_loader == probe.step_loader:
@@ -372,6 +408,11 @@ def _patch_torch(torch) -> None:
         return iterator
 
     dl.DataLoader.__iter__ = loader_iter
+
+
+def _patch_next_batch(probe: _Probe) -> None:
+    """Make each batch of the step loader a step boundary; its wait is data time of the step it opens."""
+    from torch.utils.data import dataloader as dl
 
     original_next = dl._BaseDataLoaderIter.__next__
 
@@ -407,57 +448,59 @@ def _patch_torch(torch) -> None:
 
     dl._BaseDataLoaderIter.__next__ = next_batch
 
+
+def _patch_fetchers(probe: _Probe) -> None:
+    """Time each batch build (and its collate) wherever it runs: main process or worker."""
+    from torch.utils.data._utils import fetch
+
     for fetcher_cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
         fetcher_cls.fetch = _timed_fetch(probe, fetcher_cls.fetch)
 
-    if _MODE != "full":
-        _patch_backward(torch, probe, timed=False)
-        return
-    _patch_backward(torch, probe, timed=True)
 
+def _patch_module_call(torch, probe: _Probe) -> None:
+    """Book the outermost ``nn.Module`` call as forward."""
     original_call = torch.nn.Module.__call__
 
     def module_call(self, *args, **kwargs):
-        started = probe.enter("forward")
-        try:
+        with probe.stage("forward"):
             return original_call(self, *args, **kwargs)
-        finally:
-            if started:
-                probe.leave("forward")
 
     torch.nn.Module.__call__ = module_call
 
+
+def _patch_optimizer(probe: _Probe) -> None:
+    """Book ``Optimizer.step`` (every optimizer, through torch's global step hooks) as optimizer."""
     from torch.optim import optimizer as optim_module
 
     optim_module.register_optimizer_step_pre_hook(lambda *a: probe.enter("optimizer") and None)
     optim_module.register_optimizer_step_post_hook(lambda *a: probe.leave("optimizer"))
 
+
+def _patch_tensor_to(torch, probe: _Probe) -> None:
+    """Book host-to-device ``Tensor.to`` calls as h2d."""
     original_to = torch.Tensor.to
 
     def tensor_to(self, *args, **kwargs):
         target = kwargs.get("device", args[0] if args else None)
         if self.device.type == "cpu" and "cuda" in str(target):
-            started = probe.enter("h2d")
-            try:
+            with probe.stage("h2d"):
                 return original_to(self, *args, **kwargs)
-            finally:
-                if started:
-                    probe.leave("h2d")
         return original_to(self, *args, **kwargs)
 
     torch.Tensor.to = tensor_to
 
 
 def _patch_backward(torch, probe: _Probe, timed: bool) -> None:
+    """Book ``torch.autograd.backward`` as backward (full mode) and keep each step's scalar loss."""
     original_backward = torch.autograd.backward
 
     def backward(tensors, *args, **kwargs):
-        started = timed and probe.enter("backward")
         try:
-            return original_backward(tensors, *args, **kwargs)
+            if not timed:
+                return original_backward(tensors, *args, **kwargs)
+            with probe.stage("backward"):
+                return original_backward(tensors, *args, **kwargs)
         finally:
-            if started:
-                probe.leave("backward")
             loss = tensors[0] if isinstance(tensors, (list, tuple)) and tensors else tensors
             if probe.current is not None and isinstance(loss, torch.Tensor) and loss.numel() == 1:
                 probe.losses_pending.append((probe.current, loss.detach()))
