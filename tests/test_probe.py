@@ -13,6 +13,7 @@ from tools.datacheck import compare_data, compare_losses
 from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed
 
 TINY = PIPELINES / "tiny"
+LEDGER_KEYS = ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms")
 COMMAND = "python train.py --config {config}"
 SETTINGS = ProbeSettings(steps=8, warmup_steps=2)
 FULL_SETTINGS = ProbeSettings(steps=24, warmup_steps=2)  # enough stack samples to name the hot spot
@@ -41,7 +42,7 @@ def test_run_is_bounded_and_ledger_counts_each_interval_once(full_run):
     assert record["exit_reason"] == "max_steps"
     assert len(record["steps"]) == FULL_SETTINGS.warmup_steps + FULL_SETTINGS.steps  # it asks for 1000 epochs
     for step in record["steps"]:
-        parts = sum(step[k] for k in ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"))
+        parts = sum(step[k] for k in LEDGER_KEYS)
         assert parts == pytest.approx(step["step_ms"], rel=1e-6)
         assert step["samples"] == 16 and len(step["row_hashes"]) == 16
         assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0
@@ -136,7 +137,7 @@ def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
     # one holds the end of the epoch and the start of the next iterator.
     assert [s["index"] for s in steps if s["epoch_start"]] == [0, 2, 3, 5, 6, 8]
     for step in steps:
-        parts = sum(step[k] for k in ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"))
+        parts = sum(step[k] for k in LEDGER_KEYS)
         assert parts == pytest.approx(step["step_ms"], rel=1e-6)
     boundary = [s["data_ms"] for s in steps if s["epoch_start"]]
     middle = [s["data_ms"] for s in steps if not s["epoch_start"]]
@@ -153,3 +154,25 @@ def test_workers_sample_the_transform_they_run(tmp_path):
     assert profile.data_build.where == "workers"
     # The workers inherit the parent's SIGPROF handler but not its timer; each must arm its own.
     assert profile.hot_functions[0].name == "frame_energy"
+
+
+@pytest.mark.parametrize("variant", ["sgd", "lbfgs", "wrapped", "scaler"])
+def test_forward_and_backward_inside_optimizer_step_are_booked_where_they_ran(tmp_path, variant):
+    # sgd/lbfgs: optimizer.step(closure); wrapped: an accelerate-style wrapper handed the closure;
+    # scaler: GradScaler.step around the inner step.
+    run = run_probed(f"python train.py --variant {variant}", PIPELINES / "closure", tmp_path / "out", SETTINGS,
+                     mode="full")
+    assert not run.record["errors"]
+    for step in run.record["steps"]:
+        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
+        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0, step
+
+
+def test_lightning_closure_step_books_forward_and_backward(tmp_path):
+    pytest.importorskip("lightning", reason="PyTorch Lightning is not installed (pip install lightning); "
+                                            "the plain-PyTorch closure loops above cover the same path")
+    run = run_probed("python train.py", PIPELINES / "lightning", tmp_path / "out", SETTINGS, mode="full")
+    assert not run.record["errors"]
+    for step in run.record["steps"]:
+        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
+        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0, step

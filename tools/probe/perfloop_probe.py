@@ -17,6 +17,9 @@ A *step* is the interval between two ``next()`` calls on the first DataLoader th
 pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
 iterator) is data wait; the outermost ``nn.Module`` call is forward; backward and
 optimizer step are timed by their own hooks; the rest of the interval is "other".
+Stage times are exclusive: forward and backward run by an optimizer's closure
+(``optimizer.step(closure)``, as LBFGS and Lightning do) are booked as forward and
+backward, the closure's own code as other, and the optimizer keeps the remainder.
 """
 from __future__ import annotations
 
@@ -39,6 +42,12 @@ _SAMPLE_S = float(os.environ.get("PERFLOOP_SAMPLE_MS", "2")) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get("PERFLOOP_KEEP_ELEMENTS", "2e6")))
 _RANK = os.environ.get("RANK", "0")
 _STAGES = ("data", "h2d", "forward", "backward", "optimizer")
+_INTERRUPTS = {
+    # running stage -> stages that may start inside it and take their time from it
+    "optimizer": ("closure", "forward", "backward"),  # optimizer.step(closure): LBFGS, Lightning
+    "closure": ("forward", "backward"),
+    "forward": ("backward",),
+}
 
 
 class _Probe:
@@ -53,9 +62,7 @@ class _Probe:
         self.step_loader: int | None = None
         self.steps: list[dict] = []
         self.current: dict | None = None
-        self.active_stage: str | None = None
-        self.stage_depth = 0
-        self.stage_start = 0.0
+        self.stages: list[list] = []  # [stage, depth, start of its running segment], innermost last
         self.main_fetches: list[dict] = []
         self.kept_batches: list = []
         self.kept_elements = 0
@@ -69,36 +76,61 @@ class _Probe:
         self.worker_file = None
 
     # -- step ledger ---------------------------------------------------------
+    @property
+    def active_stage(self) -> str | None:
+        """Return the ledger stage being timed now (None outside stages and in a closure's own code)."""
+        stage = self.stages[-1][0] if self.stages else None
+        return stage if stage in _STAGES else None
+
     def enter(self, stage: str) -> bool:
-        """Start timing ``stage`` unless another stage is being timed; True means call leave()."""
-        if self.active_stage is None:
-            self.active_stage = stage
-            self.stage_depth = 1
-            self.stage_start = time.perf_counter()
-            if self.cuda is not None:
-                self.cuda.push(stage)
+        """Start timing ``stage``; True means call leave().
+
+        The same stage nests (a module calling submodules). A stage listed in ``_INTERRUPTS`` for the
+        running one pauses it, so each interval is booked once, to the innermost stage. Any other
+        stage inside a running one is not timed separately (a transform module inside data loading).
+        """
+        stages = self.stages
+        if stages and stages[-1][0] == stage:
+            stages[-1][1] += 1
             return True
-        if self.active_stage == stage:
-            self.stage_depth += 1
-            return True
-        return False
+        now = time.perf_counter()
+        if stages:
+            if stage not in _INTERRUPTS.get(stages[-1][0], ()):
+                return False
+            self._book(stages[-1], now, accumulate=True)
+        stages.append([stage, 1, now])
+        if self.cuda is not None and stage in _STAGES:
+            self.cuda.push(stage)
+        return True
 
     def stage(self, stage: str) -> "_Stage":
         """Return a context manager that times its block as ``stage`` (see enter())."""
         return _Stage(self, stage)
 
     def leave(self, stage: str, accumulate: bool = True) -> None:
-        if self.active_stage != stage:
+        """Stop timing ``stage`` (when it is the innermost one) and resume the stage it paused."""
+        stages = self.stages
+        if not stages or stages[-1][0] != stage:
             return
-        self.stage_depth -= 1
-        if self.stage_depth > 0:
+        stages[-1][1] -= 1
+        if stages[-1][1] > 0:
             return
-        elapsed_ms = (time.perf_counter() - self.stage_start) * 1000.0
-        self.active_stage = None
+        now = time.perf_counter()
+        self._book(stages.pop(), now, accumulate)
+        if stages:
+            stages[-1][2] = now
+            if self.cuda is not None and stages[-1][0] in _STAGES:
+                self.cuda.push(stages[-1][0])
+
+    def _book(self, running: list, now: float, accumulate: bool) -> None:
+        """Add the running segment of a stage to the current step; close its CUDA range."""
+        stage = running[0]
+        if stage not in _STAGES:
+            return  # an optimizer closure's own code: left to "other"
         if self.cuda is not None:
             self.cuda.pop(stage)
         if accumulate and self.current is not None:
-            self.current[stage + "_ms"] += elapsed_ms
+            self.current[stage + "_ms"] += (now - running[2]) * 1000.0
 
     def open_step(self, start: float, loader_id: int) -> None:
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
@@ -176,7 +208,7 @@ class _Probe:
 
 
 class _Stage:
-    """Time a block as one stage of the step ledger; a no-op when another stage is already timed."""
+    """Time a block as one stage of the step ledger (a no-op where the running stage keeps the time)."""
 
     __slots__ = ("probe", "name", "started")
 
@@ -365,7 +397,7 @@ def _patch_torch(torch) -> None:
     if _MODE != "full":
         return
     _patch_module_call(torch, probe)
-    _patch_optimizer(probe)
+    _patch_optimizer(torch, probe)
     _patch_tensor_to(torch, probe)
 
 
@@ -468,12 +500,51 @@ def _patch_module_call(torch, probe: _Probe) -> None:
     torch.nn.Module.__call__ = module_call
 
 
-def _patch_optimizer(probe: _Probe) -> None:
-    """Book ``Optimizer.step`` (every optimizer, through torch's global step hooks) as optimizer."""
+def _patch_optimizer(torch, probe: _Probe) -> None:
+    """Book optimizer steps as optimizer, minus the forward and backward their closures run.
+
+    torch's global step hooks see every ``Optimizer`` subclass, and so the inner optimizer of a
+    wrapper whose ``step`` calls it (accelerate's AcceleratedOptimizer, Lightning's
+    LightningOptimizer and precision plugins); ``GradScaler.step`` adds its unscale and inf checks.
+    """
     from torch.optim import optimizer as optim_module
 
-    optim_module.register_optimizer_step_pre_hook(lambda *a: probe.enter("optimizer") and None)
+    def before_step(optimizer, args, kwargs):
+        probe.enter("optimizer")
+        try:
+            if callable(kwargs.get("closure")):
+                return args, {**kwargs, "closure": _staged_closure(probe, kwargs["closure"])}
+            if len(args) > 1 and callable(args[1]):
+                return (args[0], _staged_closure(probe, args[1]), *args[2:]), kwargs
+        except Exception:  # leave the step as the pipeline wrote it; the ledger just books less
+            probe.errors.append("wrapping an optimizer closure failed:\n" + traceback.format_exc())
+        return None
+
+    optim_module.register_optimizer_step_pre_hook(before_step)
     optim_module.register_optimizer_step_post_hook(lambda *a: probe.leave("optimizer"))
+    scaler_cls = getattr(getattr(torch, "amp", None), "GradScaler", None)
+    if scaler_cls is None:
+        return
+    original_scaler_step = scaler_cls.step
+
+    def scaler_step(self, optimizer, *args, **kwargs):
+        with probe.stage("optimizer"):
+            return original_scaler_step(self, optimizer, *args, **kwargs)
+
+    scaler_cls.step = scaler_step
+
+
+def _staged_closure(probe: _Probe, closure):
+    """Wrap an optimizer closure so that its forward and backward are booked as such, not as optimizer."""
+    if getattr(closure, "_perfloop_staged", False):
+        return closure  # a wrapper optimizer handed its inner one the closure we already wrapped
+
+    def staged(*args, **kwargs):
+        with probe.stage("closure"):
+            return closure(*args, **kwargs)
+
+    staged._perfloop_staged = True
+    return staged
 
 
 def _patch_tensor_to(torch, probe: _Probe) -> None:
