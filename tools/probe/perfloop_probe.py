@@ -24,7 +24,6 @@ backward, the closure's own code as other, and the optimizer keeps the remainder
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import multiprocessing.util
 import os
@@ -33,6 +32,7 @@ import threading
 import time
 import traceback
 
+from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
@@ -242,70 +242,6 @@ def _write_text(name: str, text: str) -> None:
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(tmp, path)
-
-
-# -- fingerprints ----------------------------------------------------------------
-def _leaves(batch, path="batch"):
-    """Yield (path, value) for every leaf of a batch (tensors, arrays, lists of scalars)."""
-    if isinstance(batch, dict):
-        for key in sorted(batch, key=str):
-            yield from _leaves(batch[key], f"{path}[{key!r}]")
-    elif isinstance(batch, (list, tuple)) and any(not _is_scalar(item) for item in batch):
-        for index, item in enumerate(batch):
-            yield from _leaves(item, f"{path}[{index}]")
-    else:
-        yield path, batch
-
-
-def _is_scalar(value) -> bool:
-    return isinstance(value, (int, float, str, bytes, bool)) or value is None
-
-
-def _fingerprint(batch) -> tuple[int, list[str], list]:
-    """Return (rows, one hash per row over all fields, the batch's tensors by path)."""
-    import torch
-
-    fields = []
-    rows = None
-    tensors = []
-    for path, value in _leaves(batch):
-        if type(value).__module__ == "numpy" and hasattr(value, "shape"):
-            value = torch.from_numpy(value.copy()) if value.dtype != object else value.tolist()
-        if isinstance(value, torch.Tensor):
-            tensor = value.detach()
-            if tensor.device.type != "cpu":
-                tensor = tensor.cpu()
-            tensor = tensor.contiguous()
-            count = tensor.shape[0] if tensor.dim() else 1
-            raw = tensor.reshape(count, -1).view(torch.uint8) if tensor.numel() else None
-            header = f"{path}|{tensor.dtype}|{tuple(tensor.shape[1:])}".encode()
-            fields.append((count, header, raw))
-            tensors.append((path, tensor.clone()))
-        else:
-            seq = value if isinstance(value, (list, tuple)) else [value]
-            fields.append((len(seq), path.encode(), [repr(v).encode() for v in seq]))
-        rows = fields[-1][0] if rows is None else rows
-    rows = rows or 0
-    # A field without one entry per row (e.g. a scalar) is hashed whole into every row.
-    wholes = {}
-    for number, (count, header, raw) in enumerate(fields):
-        if raw is None or count != rows:
-            whole = hashlib.blake2b(header, digest_size=8)
-            for part in raw if raw is not None else []:
-                whole.update(_row_bytes(part))
-            wholes[number] = whole.digest()
-    hashes = []
-    for row in range(rows):
-        digest = hashlib.blake2b(digest_size=8)
-        for number, (count, header, raw) in enumerate(fields):
-            digest.update(header)
-            digest.update(wholes[number] if number in wholes else _row_bytes(raw[row]))
-        hashes.append(digest.hexdigest())
-    return rows, hashes, tensors
-
-
-def _row_bytes(part) -> bytes:
-    return part if isinstance(part, bytes) else part.numpy().tobytes()
 
 
 # -- CUDA and NVML ---------------------------------------------------------------
@@ -580,19 +516,34 @@ def _patch_backward(torch, probe: _Probe, timed: bool) -> None:
 
 
 def _record_batch(probe: _Probe, batch) -> None:
+    """Fingerprint the step's batch row by row and keep its tensors for tolerance checks (within budget)."""
     if probe.first_batch_wall is None:
         probe.first_batch_wall = time.time()
+    step = probe.current
     try:
-        rows, hashes, tensors = _fingerprint(batch)
-    except Exception as error:  # an exotic batch type: keep timing, report the gap
-        probe.errors.append(f"fingerprint of step {probe.current['index']}: {error!r}")
+        rows, hashes, tensors = fingerprint(batch)
+    except Exception as error:  # keep timing; the data check treats this step as not comparable
+        why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
+        step["fingerprint_error"] = why
+        step["samples"] = _safe_count_rows(batch)
+        message = f"batches cannot be fingerprinted (first at step {step['index']}): {why}"
+        if not any(e.startswith("batches cannot be fingerprinted") for e in probe.errors):
+            probe.errors.append(message)
         return
-    probe.current["samples"] = rows
-    probe.current["row_hashes"] = hashes
+    step["samples"] = rows
+    step["row_hashes"] = hashes
     size = sum(t.numel() for _, t in tensors)
     if tensors and probe.kept_elements + size <= _KEEP_ELEMENTS:
         probe.kept_elements += size
-        probe.kept_batches.append((probe.current["index"], tensors))
+        probe.kept_batches.append((step["index"], tensors))
+
+
+def _safe_count_rows(batch) -> int:
+    """Count an unfingerprintable batch's rows where its walk gets that far; else count the batch as one."""
+    try:
+        return count_rows(batch) or 1
+    except Exception:  # a container whose own methods fail: keep samples/s defined
+        return 1
 
 
 def _timed_fetch(probe: _Probe, original):
