@@ -114,9 +114,9 @@ def test_probe_files_are_json(full_run):
 
 def test_nvml_absent_is_reported_not_raised(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "tools" / "probe"))
-    import perfloop_probe
+    import perfloop_gpu
 
-    sampler = perfloop_probe._NvmlSampler(period_s=0.01)
+    sampler = perfloop_gpu.NvmlSampler(period_s=0.01)
     sampler.run()  # on this CPU-only machine nvmlInit() raises; the sampler records why and stops
     summary = sampler.summary()
     assert summary["available"] is False and "NVML" in summary["reason"]

@@ -3,7 +3,9 @@
 Loaded by this folder's ``sitecustomize`` when ``PERFLOOP_PROBE_DIR`` is set. It uses
 only the standard library and torch (pynvml when present), because it runs inside
 the user's interpreter. Nothing here may crash the pipeline: failures are written
-to ``errors`` in the output instead.
+to ``errors`` in the output instead. Its helpers that hold no probe state live beside
+it: ``perfloop_sampler`` (stack samples), ``perfloop_fingerprint`` (row hashes of
+batches, walked through their structure) and ``perfloop_gpu`` (CUDA events, NVML).
 
 Environment (set by perfloop's profiler):
   PERFLOOP_PROBE_DIR    folder for the output files (created by the caller)
@@ -33,6 +35,7 @@ import time
 import traceback
 
 from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
+from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
@@ -69,8 +72,8 @@ class _Probe:
         self.losses_pending: list = []
         self.finished = False
         self.sampler = None  # perfloop_sampler's sampler in full mode
-        self.cuda = None  # _CudaTimers when CUDA is in use
-        self.nvml = None  # _NvmlSampler
+        self.cuda = None  # CudaTimers when CUDA is in use
+        self.nvml = None  # NvmlSampler
         self.nvml_reason = ""
         self.cuda_checked = False
         self.worker_file = None
@@ -150,8 +153,8 @@ class _Probe:
         if not torch.cuda.is_initialized():
             self.nvml_reason = "CUDA not initialised by the pipeline (CPU run)"
             return
-        self.cuda = _CudaTimers(torch)
-        self.nvml = _NvmlSampler()
+        self.cuda = CudaTimers(torch)
+        self.nvml = NvmlSampler()
         self.nvml.start()
 
     def close_step(self, end: float) -> None:
@@ -242,75 +245,6 @@ def _write_text(name: str, text: str) -> None:
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(tmp, path)
-
-
-# -- CUDA and NVML ---------------------------------------------------------------
-class _CudaTimers:
-    """CUDA events around each stage plus NVTX ranges named after the stages."""
-
-    def __init__(self, torch) -> None:
-        self.torch = torch
-        self.events: list[tuple[int, str, object, object]] = []
-        self.open: dict[str, object] = {}
-        self.step_index = 0
-
-    def step_start(self, index: int) -> None:
-        self.step_index = index
-        self.torch.cuda.nvtx.mark(f"perfloop step {index}")
-
-    def push(self, stage: str) -> None:
-        self.torch.cuda.nvtx.range_push(f"perfloop:{stage}")
-        event = self.torch.cuda.Event(enable_timing=True)
-        event.record()
-        self.open[stage] = event
-
-    def pop(self, stage: str) -> None:
-        self.torch.cuda.nvtx.range_pop()
-        start = self.open.pop(stage, None)
-        if start is None:
-            return
-        end = self.torch.cuda.Event(enable_timing=True)
-        end.record()
-        self.events.append((self.step_index, stage, start, end))
-
-    def summary(self, steps: list[dict]) -> dict:
-        self.torch.cuda.synchronize()
-        per_step: dict[int, dict[str, float]] = {}
-        for index, stage, start, end in self.events:
-            bucket = per_step.setdefault(index, {})
-            bucket[stage] = bucket.get(stage, 0.0) + start.elapsed_time(end)
-        for step in steps:
-            step["gpu_ms"] = per_step.get(step["index"], {})
-        return {"device": self.torch.cuda.get_device_name(), "stage_events": len(self.events)}
-
-
-class _NvmlSampler(threading.Thread):
-    """Sample NVML utilization of the current device at its own period."""
-
-    def __init__(self, period_s: float = 0.2) -> None:
-        super().__init__(name="perfloop-nvml", daemon=True)
-        self.period_s = period_s
-        self.samples: list[tuple[float, int, int]] = []
-        self.reason = ""
-
-    def run(self) -> None:
-        try:
-            import pynvml
-
-            pynvml.nvmlInit()
-            index = int((os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0] or 0)
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index if index >= 0 else 0)
-        except Exception as error:  # NVML absent or broken: say so in the profile
-            self.reason = f"{type(error).__name__}: {error}"
-            return
-        while True:
-            rates = pynvml.nvmlDeviceGetUtilizationRates(handle)
-            self.samples.append((time.time(), rates.gpu, rates.memory))
-            time.sleep(self.period_s)
-
-    def summary(self) -> dict:
-        return {"available": not self.reason, "reason": self.reason, "period_s": self.period_s,
-                "samples": self.samples[-2000:]}
 
 
 # -- patches ---------------------------------------------------------------------
