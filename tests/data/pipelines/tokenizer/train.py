@@ -55,8 +55,8 @@ class Documents(Dataset):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--docs", type=int, default=256)
-    parser.add_argument("--length", type=int, default=2000)
+    parser.add_argument("--docs", type=int, default=96)
+    parser.add_argument("--length", type=int, default=6000)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--num-workers", type=int, default=0)
     args = parser.parse_args()
