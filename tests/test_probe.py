@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import PIPELINES, ROOT
 from tools.datacheck import compare_data, compare_losses
+from sandbox.runner import RunLimits
 from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed
 
 TINY = PIPELINES / "tiny"
@@ -176,3 +177,42 @@ def test_lightning_closure_step_books_forward_and_backward(tmp_path):
     for step in run.record["steps"]:
         assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
         assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0, step
+
+
+def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):
+    settings = ProbeSettings(steps=6, warmup_steps=1)
+    command = f"python train.py --data-dir {tmp_path}"
+    full = run_probed(command, PIPELINES / "memmap", tmp_path / "full", settings, mode="full")
+    record = full.record
+    assert record["step_source"] == "optimizer" and record["exit_reason"] == "max_steps"
+    assert len(record["steps"]) == settings.warmup_steps + settings.steps
+    assert record["seen"]["dataloaders_constructed"] == 0 and record["seen"]["optimizers_constructed"] == 1
+    for step in record["steps"]:
+        # Two accumulated micro-batches of 8 windows: the model's inputs, not the loss module's.
+        assert step["samples"] == 16 and len(step["row_hashes"]) == 16
+        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
+        assert step["data_ms"] > 0 and step["other_ms"] == 0  # get_batch is the data wait
+        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0
+        assert isinstance(step["loss"], float)
+    light = run_probed(command, PIPELINES / "memmap", tmp_path / "light", settings)
+    reseeded = run_probed(command + " --seed 2", PIPELINES / "memmap", tmp_path / "reseeded", settings)
+    assert light.record["step_source"] == "optimizer"
+    full_dir, light_dir = full.measurement.probe_dir, light.measurement.probe_dir
+    assert compare_data([full_dir], [light_dir], allow_tolerance=False).status == "identical"
+    assert compare_data([full_dir], [reseeded.measurement.probe_dir], allow_tolerance=False).status == "changed"
+    profile = build_profile(full, [light], command, PIPELINES / "memmap", settings)
+    assert profile.samples_per_s > 0 and profile.ledger.data_wait_ms > 0 and profile.loader is None
+
+
+def test_pipeline_that_never_steps_is_stopped_with_what_it_did(tmp_path):
+    script = tmp_path / "never_trains.py"
+    script.write_text("import time\nimport torch\n"
+                      "model = torch.nn.Linear(2, 2)\n"
+                      "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                      "model(torch.zeros(1, 2))\n"
+                      "time.sleep(600)  # stands in for a job that never reaches its training loop\n")
+    settings = ProbeSettings(steps=2, warmup_steps=0, first_step_timeout_s=10, limits=RunLimits(timeout_s=120))
+    with pytest.raises(PipelineError, match=r"(?s)no optimizer step within 10 s.*torch imported, 1 nn.Module calls, "
+                                            r"1 optimizer\(s\) constructed, 0 DataLoader") as caught:
+        run_probed(f"python {script}", tmp_path, tmp_path / "out", settings)
+    assert not caught.value.result.timed_out  # the probe stopped it, not the run's time limit

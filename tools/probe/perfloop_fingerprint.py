@@ -75,14 +75,14 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def fingerprint(batch) -> tuple[int, list[str], list]:
+def fingerprint(batch, root: str = "batch") -> tuple[int, list[str], list]:
     """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable."""
     import torch
 
     fields = []
     rows = None
     tensors = []
-    for path, value in _leaves(batch):
+    for path, value in _leaves(batch, root):
         if type(value).__module__ == "numpy":
             if not hasattr(value, "dtype") or value.dtype == object or value.ndim == 0:
                 value = value.tolist()

@@ -14,10 +14,18 @@ Environment (set by perfloop's profiler):
                         (data wait, step boundaries, fingerprints, loss only)
   PERFLOOP_SAMPLE_MS    stack sampler period in ms (default 2)
   PERFLOOP_KEEP_ELEMENTS  cap on batch elements kept for tolerance checks (default 2e6)
+  PERFLOOP_FIRST_STEP_TIMEOUT_S  stop a process that imported torch but saw neither a
+                        DataLoader batch nor an optimizer step this long after start
+                        (default 120; 0 disables), recording what it did see
 
 A *step* is the interval between two ``next()`` calls on the first DataLoader the
 pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
-iterator) is data wait; the outermost ``nn.Module`` call is forward; backward and
+iterator) is data wait. A pipeline that completes an optimizer step before any
+DataLoader batch has no DataLoader steps: a step then ends with each ``Optimizer.step()``
+(with gradient accumulation, one step per accumulation cycle), the tensors passed to
+the model (the module of the first outermost ``nn.Module`` call) are fingerprinted as
+its batch, and all host time outside forward, backward, optimizer and h2d is data wait
+(the script's own ``get_batch``). In both cases the outermost ``nn.Module`` call is forward; backward and
 optimizer step are timed by their own hooks; the rest of the interval is "other".
 Stage times are exclusive: forward and backward run by an optimizer's closure
 (``optimizer.step(closure)``, as LBFGS and Lightning do) are booked as forward and
@@ -43,6 +51,8 @@ _MAX_STEPS = int(os.environ.get("PERFLOOP_MAX_STEPS", "0") or 0)
 _MODE = os.environ.get("PERFLOOP_PROBE_MODE", "full")
 _SAMPLE_S = float(os.environ.get("PERFLOOP_SAMPLE_MS", "2")) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get("PERFLOOP_KEEP_ELEMENTS", "2e6")))
+_FIRST_STEP_TIMEOUT_S = float(os.environ.get("PERFLOOP_FIRST_STEP_TIMEOUT_S", "120") or 0)
+_NO_STEP_EXIT_CODE = 3
 _RANK = os.environ.get("RANK", "0")
 _STAGES = ("data", "h2d", "forward", "backward", "optimizer")
 _INTERRUPTS = {
@@ -63,6 +73,13 @@ class _Probe:
         self.errors: list[str] = []
         self.loaders: list[dict] = []
         self.step_loader: int | None = None
+        self.step_source: str | None = None  # "loader" or "optimizer", whichever ends a step first
+        self.model_id: int | None = None  # the module whose inputs are the batch in optimizer steps
+        self.step_tensors: list = []  # model inputs of the open optimizer step, kept at its close
+        self.step_calls = 0  # model calls recorded in the open optimizer step
+        self.num_module_calls = 0
+        self.num_optimizers = 0
+        self.num_optimizer_steps = 0
         self.steps: list[dict] = []
         self.current: dict | None = None
         self.stages: list[list] = []  # [stage, depth, start of its running segment], innermost last
@@ -136,6 +153,7 @@ class _Probe:
             self.current[stage + "_ms"] += (now - running[2]) * 1000.0
 
     def open_step(self, start: float, loader_id: int) -> None:
+        self.step_calls = 0
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
                         "epoch_start": False, "samples": 0, "row_hashes": [],
                         "loss": None, **{s + "_ms": 0.0 for s in _STAGES}}
@@ -163,6 +181,12 @@ class _Probe:
             return
         step["step_ms"] = (end - step.pop("start")) * 1000.0
         counted = sum(step[s + "_ms"] for s in _STAGES)
+        if self.step_source == "optimizer":
+            # Without a DataLoader the script draws its own batches between model calls.
+            step["data_ms"] += max(0.0, step["step_ms"] - counted)
+            counted = step["step_ms"]
+            self._keep(step["index"], self.step_tensors)
+            self.step_tensors = []
         step["other_ms"] = max(0.0, step["step_ms"] - counted)
         self.steps.append(step)
         self.current = None
@@ -171,6 +195,23 @@ class _Probe:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(0)
+
+    def _keep(self, index: int, tensors: list) -> None:
+        """Keep a step's batch tensors for tolerance checks while within the element budget."""
+        size = sum(t.numel() for _, t in tensors)
+        if tensors and self.kept_elements + size <= _KEEP_ELEMENTS:
+            self.kept_elements += size
+            self.kept_batches.append((index, tensors))
+
+    def timing(self) -> bool:
+        """Tell whether stages are timed now: always in full mode; in light mode unless a DataLoader drives steps."""
+        return _MODE == "full" or self.step_source != "loader"
+
+    def seen(self) -> dict:
+        """Summarise what the pipeline did so far, for a run that never reached a step."""
+        return {"torch_imported": "torch" in sys.modules, "module_calls": self.num_module_calls,
+                "optimizers_constructed": self.num_optimizers, "optimizer_steps": self.num_optimizer_steps,
+                "dataloaders_constructed": len(self.loaders), "elapsed_s": time.time() - self.install_wall}
 
     # -- output --------------------------------------------------------------
     def finish(self, reason: str) -> None:
@@ -195,7 +236,8 @@ class _Probe:
             "version": 1, "pid": self.main_pid, "rank": _RANK, "mode": _MODE,
             "exit_reason": reason, "install_wall": self.install_wall,
             "first_batch_wall": self.first_batch_wall, "max_steps": _MAX_STEPS,
-            "loaders": self.loaders, "step_loader": self.step_loader, "steps": self.steps,
+            "loaders": self.loaders, "step_loader": self.step_loader, "step_source": self.step_source,
+            "seen": self.seen(), "steps": self.steps,
             "main_fetches": self.main_fetches, "errors": self.errors,
             "stacks": self.sampler.snapshot() if self.sampler else None,
             "sampler": self.sampler.kind if self.sampler else None,
@@ -263,12 +305,13 @@ def _patch_torch(torch) -> None:
     _patch_loader_iter(probe)
     _patch_next_batch(probe)
     _patch_fetchers(probe)
-    _patch_backward(torch, probe, timed=_MODE == "full")
-    if _MODE != "full":
-        return
+    _patch_backward(torch, probe)
+    # Light runs need these too: without a DataLoader they define the steps and the data.
     _patch_module_call(torch, probe)
     _patch_optimizer(torch, probe)
-    _patch_tensor_to(torch, probe)
+    if _MODE == "full":
+        _patch_tensor_to(torch, probe)
+    _start_watchdog(probe)
 
 
 def _patch_loader_init(probe: _Probe, torch) -> None:
@@ -320,9 +363,12 @@ def _patch_next_batch(probe: _Probe) -> None:
 
     def next_batch(self):
         loader_id = getattr(self, "_perfloop_loader", -1)
-        if probe.step_loader is None:
+        if probe.step_source is None:
+            probe.step_source = "loader"
             probe.step_loader = loader_id
-        is_step = loader_id == probe.step_loader
+            probe.current = None  # a step opened by an earlier model call: the DataLoader defines steps
+            probe.step_tensors = []
+        is_step = probe.step_source == "loader" and loader_id == probe.step_loader
         fresh = getattr(self, "_perfloop_fresh", False)
         self._perfloop_fresh = False
         started = probe.enter("data")
@@ -360,14 +406,35 @@ def _patch_fetchers(probe: _Probe) -> None:
 
 
 def _patch_module_call(torch, probe: _Probe) -> None:
-    """Book the outermost ``nn.Module`` call as forward."""
+    """Book the outermost ``nn.Module`` call as forward; without a DataLoader, its inputs are the batch."""
     original_call = torch.nn.Module.__call__
 
     def module_call(self, *args, **kwargs):
+        if not probe.stages:
+            _outermost_call(probe, self, args, kwargs)
+        if not probe.timing():
+            return original_call(self, *args, **kwargs)
         with probe.stage("forward"):
             return original_call(self, *args, **kwargs)
 
     torch.nn.Module.__call__ = module_call
+
+
+def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
+    """Count a model call outside every stage; until a DataLoader defines steps, record its inputs."""
+    probe.num_module_calls += 1
+    if probe.step_source == "loader" or _is_worker_process(probe):
+        return
+    if probe.model_id is None:
+        probe.model_id = id(module)  # later outermost calls of other modules (a loss, a metric) are not data
+    if id(module) != probe.model_id:
+        return
+    if probe.current is None:
+        probe.open_step(time.perf_counter(), -1)
+    try:
+        _record_batch(probe, (args, kwargs) if kwargs else args, root=f"inputs[{probe.step_calls}]")
+    finally:
+        probe.step_calls += 1
 
 
 def _patch_optimizer(torch, probe: _Probe) -> None:
@@ -380,7 +447,8 @@ def _patch_optimizer(torch, probe: _Probe) -> None:
     from torch.optim import optimizer as optim_module
 
     def before_step(optimizer, args, kwargs):
-        probe.enter("optimizer")
+        if probe.timing():
+            probe.enter("optimizer")
         try:
             if callable(kwargs.get("closure")):
                 return args, {**kwargs, "closure": _staged_closure(probe, kwargs["closure"])}
@@ -390,18 +458,49 @@ def _patch_optimizer(torch, probe: _Probe) -> None:
             probe.errors.append("wrapping an optimizer closure failed:\n" + traceback.format_exc())
         return None
 
+    def after_step(*_):
+        probe.leave("optimizer")
+        _optimizer_step_done(probe)
+
     optim_module.register_optimizer_step_pre_hook(before_step)
-    optim_module.register_optimizer_step_post_hook(lambda *a: probe.leave("optimizer"))
+    optim_module.register_optimizer_step_post_hook(after_step)
+    original_init = optim_module.Optimizer.__init__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        probe.num_optimizers += 1
+
+    optim_module.Optimizer.__init__ = init
     scaler_cls = getattr(getattr(torch, "amp", None), "GradScaler", None)
     if scaler_cls is None:
         return
     original_scaler_step = scaler_cls.step
 
     def scaler_step(self, optimizer, *args, **kwargs):
-        with probe.stage("optimizer"):
+        started = probe.timing() and probe.enter("optimizer")
+        try:
             return original_scaler_step(self, optimizer, *args, **kwargs)
+        finally:
+            if started:
+                probe.leave("optimizer")
+            _optimizer_step_done(probe)
 
     scaler_cls.step = scaler_step
+
+
+def _optimizer_step_done(probe: _Probe) -> None:
+    """After the outermost optimizer step (a wrapper's, not its inner one's), end the step if no DataLoader does."""
+    if any(frame[0] == "optimizer" for frame in probe.stages):
+        return
+    probe.num_optimizer_steps += 1
+    if probe.step_source is None:
+        probe.step_source = "optimizer"
+    if probe.step_source != "optimizer" or _is_worker_process(probe):
+        return
+    now = time.perf_counter()
+    if probe.current is not None:
+        probe.close_step(now)
+    probe.open_step(now, -1)
 
 
 def _staged_closure(probe: _Probe, closure):
@@ -431,13 +530,13 @@ def _patch_tensor_to(torch, probe: _Probe) -> None:
     torch.Tensor.to = tensor_to
 
 
-def _patch_backward(torch, probe: _Probe, timed: bool) -> None:
-    """Book ``torch.autograd.backward`` as backward (full mode) and keep each step's scalar loss."""
+def _patch_backward(torch, probe: _Probe) -> None:
+    """Book ``torch.autograd.backward`` as backward (when timing) and keep each step's scalar loss."""
     original_backward = torch.autograd.backward
 
     def backward(tensors, *args, **kwargs):
         try:
-            if not timed:
+            if not probe.timing():
                 return original_backward(tensors, *args, **kwargs)
             with probe.stage("backward"):
                 return original_backward(tensors, *args, **kwargs)
@@ -449,27 +548,33 @@ def _patch_backward(torch, probe: _Probe, timed: bool) -> None:
     torch.autograd.backward = backward
 
 
-def _record_batch(probe: _Probe, batch) -> None:
-    """Fingerprint the step's batch row by row and keep its tensors for tolerance checks (within budget)."""
+def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
+    """Fingerprint a batch row by row into the open step and keep its tensors for tolerance checks.
+
+    A DataLoader batch is the whole step's data; model inputs (``root`` "inputs[...]") add to
+    it, one call per micro-batch under gradient accumulation.
+    """
     if probe.first_batch_wall is None:
         probe.first_batch_wall = time.time()
     step = probe.current
     try:
-        rows, hashes, tensors = fingerprint(batch)
+        rows, hashes, tensors = fingerprint(batch, root)
     except Exception as error:  # keep timing; the data check treats this step as not comparable
         why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
         step["fingerprint_error"] = why
-        step["samples"] = _safe_count_rows(batch)
+        step["row_hashes"] = []
+        step["samples"] += _safe_count_rows(batch)
         message = f"batches cannot be fingerprinted (first at step {step['index']}): {why}"
         if not any(e.startswith("batches cannot be fingerprinted") for e in probe.errors):
             probe.errors.append(message)
         return
-    step["samples"] = rows
-    step["row_hashes"] = hashes
-    size = sum(t.numel() for _, t in tensors)
-    if tensors and probe.kept_elements + size <= _KEEP_ELEMENTS:
-        probe.kept_elements += size
-        probe.kept_batches.append((step["index"], tensors))
+    step["samples"] += rows
+    if "fingerprint_error" not in step:
+        step["row_hashes"].extend(hashes)
+    if root == "batch":
+        probe._keep(step["index"], tensors)
+    else:
+        probe.step_tensors.extend(tensors)
 
 
 def _safe_count_rows(batch) -> int:
@@ -586,6 +691,24 @@ def _safe_patch(torch) -> None:
         _patch_torch(torch)
     except Exception:  # an unknown torch version must not break the pipeline
         _PROBE.errors.append("patching torch failed:\n" + traceback.format_exc())
+
+
+def _start_watchdog(probe: _Probe) -> None:
+    """Stop a process that imported torch but reached no step within the bound, recording what it saw."""
+    if _FIRST_STEP_TIMEOUT_S <= 0 or _is_worker_process(probe):
+        return
+
+    def watch() -> None:
+        time.sleep(max(0.0, probe.install_wall + _FIRST_STEP_TIMEOUT_S - time.time()))
+        if probe.step_source is not None or probe.finished:
+            return
+        sys.stderr.write(f"perfloop: no DataLoader batch and no optimizer step within {_FIRST_STEP_TIMEOUT_S:g} s "
+                         "of start; stopping the run\n")
+        sys.stderr.flush()
+        probe.finish("no_step")
+        os._exit(_NO_STEP_EXIT_CODE)
+
+    threading.Thread(target=watch, name="perfloop-watchdog", daemon=True).start()
 
 
 def install() -> None:
