@@ -368,6 +368,7 @@ def _patch_next_batch(probe: _Probe) -> None:
             probe.step_loader = loader_id
             probe.current = None  # a step opened by an earlier model call: the DataLoader defines steps
             probe.step_tensors = []
+            probe.first_batch_wall = None
         is_step = probe.step_source == "loader" and loader_id == probe.step_loader
         fresh = getattr(self, "_perfloop_fresh", False)
         self._perfloop_fresh = False
@@ -411,13 +412,23 @@ def _patch_module_call(torch, probe: _Probe) -> None:
 
     def module_call(self, *args, **kwargs):
         if not probe.stages:
-            _outermost_call(probe, self, args, kwargs)
+            _guarded(probe, _outermost_call, probe, self, args, kwargs)
         if not probe.timing():
             return original_call(self, *args, **kwargs)
         with probe.stage("forward"):
             return original_call(self, *args, **kwargs)
 
     torch.nn.Module.__call__ = module_call
+
+
+def _guarded(probe: _Probe, function, *args) -> None:
+    """Call a probe hook body; an error of ours is recorded (once per hook), never raised into the pipeline."""
+    try:
+        function(*args)
+    except Exception:
+        name = getattr(function, "__name__", repr(function))
+        if not any(error.startswith(f"{name} failed") for error in probe.errors):
+            probe.errors.append(f"{name} failed:\n{traceback.format_exc()}")
 
 
 def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
@@ -460,7 +471,7 @@ def _patch_optimizer(torch, probe: _Probe) -> None:
 
     def after_step(*_):
         probe.leave("optimizer")
-        _optimizer_step_done(probe)
+        _guarded(probe, _optimizer_step_done, probe)
 
     optim_module.register_optimizer_step_pre_hook(before_step)
     optim_module.register_optimizer_step_post_hook(after_step)
@@ -483,7 +494,7 @@ def _patch_optimizer(torch, probe: _Probe) -> None:
         finally:
             if started:
                 probe.leave("optimizer")
-            _optimizer_step_done(probe)
+            _guarded(probe, _optimizer_step_done, probe)
 
     scaler_cls.step = scaler_step
 
