@@ -36,7 +36,8 @@ def _function_code(source: str, filename: str) -> types.CodeType:
 
 def _code_pool(tmp_path: Path) -> dict[str, types.CodeType]:
     """Code objects whose files are fine, missing, changed since sampling, not UTF-8, or not files at all."""
-    loop_source = "def build(values):\n    out = []\n    for v in values:\n        out.append(helper(v))\n    return out\n"
+    loop_source = ("def build(values):\n    out = []\n    for v in values:\n"
+                   "        out.append(helper(v))\n    return out\n")
     good = tmp_path / "good.py"
     good.write_text(loop_source)
     helper = tmp_path / "helper.py"

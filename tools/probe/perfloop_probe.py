@@ -21,11 +21,11 @@ Environment (set by perfloop's profiler):
 A *step* is the interval between two ``next()`` calls on the first DataLoader the
 pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
 iterator) is data wait. A pipeline that completes an optimizer step before any
-DataLoader batch has no DataLoader steps: a step then ends with each ``Optimizer.step()``
-(with gradient accumulation, one step per accumulation cycle), the tensors passed to
-the model (the module of the first outermost ``nn.Module`` call) are fingerprinted as
-its batch, and all host time outside forward, backward, optimizer and h2d is data wait
-(the script's own ``get_batch``). In both cases the outermost ``nn.Module`` call is forward; backward and
+DataLoader batch gets one step per ``Optimizer.step()`` instead (one per accumulation
+cycle under gradient accumulation): the tensors passed to the model (the module of
+the first outermost ``nn.Module`` call) are fingerprinted as its batch, and all host
+time outside forward, backward, optimizer and h2d is data wait (the script's own
+``get_batch``). Either way the outermost ``nn.Module`` call is forward; backward and
 optimizer step are timed by their own hooks; the rest of the interval is "other".
 Stage times are exclusive: forward and backward run by an optimizer's closure
 (``optimizer.step(closure)``, as LBFGS and Lightning do) are booked as forward and

@@ -64,7 +64,8 @@ def main():
     torch.set_num_threads(1)
     loader = DataLoader(Documents(args.docs, args.length, seed=0), batch_size=args.batch_size,
                         shuffle=True, num_workers=args.num_workers)
-    model = torch.nn.Sequential(torch.nn.Embedding(256, 16), torch.nn.Flatten(), torch.nn.Linear(16 * args.length // 2, 2))
+    model = torch.nn.Sequential(torch.nn.Embedding(256, 16), torch.nn.Flatten(),
+                                torch.nn.Linear(16 * args.length // 2, 2))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     for epoch in range(1000):
         for ids in loader:
