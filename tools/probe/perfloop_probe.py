@@ -411,6 +411,8 @@ def _patch_module_call(torch, probe: _Probe) -> None:
     original_call = torch.nn.Module.__call__
 
     def module_call(self, *args, **kwargs):
+        if _MODE != "full" and probe.step_source == "loader":
+            return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing to do
         if not probe.stages:
             _guarded(probe, _outermost_call, probe, self, args, kwargs)
         if not probe.timing():
