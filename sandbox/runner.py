@@ -1,11 +1,18 @@
 """Run one shell command in isolation: time and memory limits, scrubbed env, no network.
 
-The command runs as ``/bin/sh -c COMMAND`` in its own session (so its own process
-group), with stdin closed and stdout/stderr written to files, never pipes, so a chatty
-pipeline cannot block on a full pipe. The whole process tree is polled from ``/proc``
-every ~0.2 s for its memory; on timeout, on a memory overrun and after the main
-process exits, whatever remains of the tree (DataLoader workers, stray ``&`` jobs)
-is killed.
+The command runs as ``/bin/sh -c COMMAND`` under ``sandbox/guard.py`` (see there), in
+its own session (so its own process group), with stdin closed and stdout/stderr
+written to files, never pipes, so a chatty pipeline cannot block on a full pipe. The
+whole process tree is polled from ``/proc`` every ~0.2 s for its memory; on timeout,
+on a memory overrun and after the main process exits, whatever remains of the tree
+(DataLoader workers, stray ``&`` jobs) is killed. If perfloop itself dies (even by
+SIGKILL), the guard hears it through ``PR_SET_PDEATHSIG`` and kills the whole tree:
+as a child subreaper it has inherited every orphan.
+
+Each process also gets a hard per-process data limit (``RLIMIT_DATA``) a little
+above the tree's limit, so a burst that comes and goes between two polls is still
+stopped. What isolation was really in force is reported in ``RunResult.isolation``,
+from what the guard achieved, never from what was asked for.
 
 Limits of the isolation: this is not a security boundary against a determined
 attacker. It keeps secrets out of the environment and the network away, and it
@@ -15,22 +22,44 @@ kills what it started; it does not hide the filesystem (``HOME`` stays readable)
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
+import json
 import os
+import re
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from sandbox.inputs import changed_inputs, snapshot_inputs
 from sandbox.procs import ProcessTree
 
 TAIL_CHARS = 4000
 POLL_INTERVAL_S = 0.2
+HARD_LIMIT_SLACK_MB = 512
+"""RLIMIT_DATA is memory_mb plus this: reserved-but-untouched memory (thread stacks,
+allocator arenas) counts toward it, so the exact tree limit is left to the PSS poll."""
+GUARD = Path(__file__).resolve().parent / "guard.py"
+_PR_SET_PDEATHSIG = 1
+# What Python, numpy, torch and C++ say when an allocation is refused.
+_OUT_OF_MEMORY = re.compile(
+    r"MemoryError|Cannot allocate memory|can't allocate memory|Unable to allocate|std::bad_alloc"
+    r"|out of memory", re.IGNORECASE)
+# "[Errno 30] Read-only file system: 'data/x.npy'" (Python), "rm: cannot remove 'x': Read-only
+# file system" (coreutils), "cannot create x: Read-only file system" (sh redirection).
+_READ_ONLY_WRITE = (
+    re.compile(r"Read-only file system: '([^'\n]+)'"),
+    re.compile(r"'([^'\n]+)': Read-only file system"),
+    re.compile(r"cannot create ([^:'\n]+): Read-only file system"),
+)
 
 # Kept only when also free of the secret markers below. Allowlisting (rather than
 # blocklisting known secrets) means an unfamiliar variable holding a credential is
@@ -54,19 +83,6 @@ _SECRET_MARKERS = (
     "SESSION",
 )
 
-# Run inside the new network namespace before the command: bring loopback up so a
-# pipeline can still talk to itself (torchrun rendezvous, gloo on 127.0.0.1), then
-# become the shell. Loopback of a fresh namespace reaches nothing outside it.
-_LOOPBACK_UP_THEN_EXEC = """
-import fcntl, os, socket, struct, sys
-try:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    flags = struct.unpack('16sH', fcntl.ioctl(s, 0x8913, struct.pack('16sH', b'lo', 0)))[1]
-    fcntl.ioctl(s, 0x8914, struct.pack('16sH', b'lo', flags | 0x1))
-except OSError:
-    pass
-os.execv('/bin/sh', ['/bin/sh', '-c', sys.argv[1]])
-"""
 
 
 class RunLimits(BaseModel):
@@ -80,6 +96,32 @@ class RunLimits(BaseModel):
     """False: run in a fresh network namespace (only its own loopback) where the OS allows."""
     kill_grace_s: float = Field(5.0, ge=0)
     """Time between SIGTERM and SIGKILL when the tree is stopped."""
+    read_only_paths: list[str] = Field(default_factory=list)
+    """The user's files and folders the command must not change (the targets of the
+    input links): mounted read-only in the run's own mount namespace where the OS
+    allows, else checked for changes (size, mtime, ctime, inode) before and after."""
+
+
+class Isolation(BaseModel):
+    """What isolation a run really had; each field from what happened, not what was asked."""
+
+    network_cut: bool
+    """True only when the command ran in its own network namespace (own loopback only)."""
+    network: str
+    """How the network stood: "cut", "allowed (network = true)" or "NOT cut: <why>"."""
+    memory_hard_limit_mb: int | None
+    """Per-process RLIMIT_DATA in MiB, None when none could be set."""
+    memory: str
+    """How memory was limited: "rlimit_data <N> MiB per process + tree PSS polled every 0.2 s"
+    or "tree PSS polled every 0.2 s" (a burst between two polls escapes)."""
+    inputs_read_only: list[str] = Field(default_factory=list)
+    """Protected paths mounted read-only for this run (writes fail with EROFS)."""
+    inputs_checked_only: list[str] = Field(default_factory=list)
+    """Protected paths that could not be mounted read-only: only checked for changes after."""
+    inputs: str = "none protected"
+    """One line: "read-only mount", "change check only: <why>", or "none protected"."""
+    orphans: str = ""
+    """How the tree is bound to perfloop's life: "guard (subreaper + death signal)", or why not."""
 
 
 class RunResult(BaseModel):
@@ -94,7 +136,8 @@ class RunResult(BaseModel):
     timed_out: bool
     """Killed because it ran past RunLimits.timeout_s."""
     memory_exceeded: bool
-    """Killed because the tree's memory went past RunLimits.memory_mb."""
+    """Killed because the tree's memory went past RunLimits.memory_mb, or failed on an
+    allocation the hard per-process limit refused (an out-of-memory error on stderr)."""
     peak_rss_mb: float
     """Peak memory of the whole tree, in MiB, as sampled: summed PSS (shared pages of
     forked DataLoader workers counted once), RSS where PSS is unreadable."""
@@ -105,9 +148,14 @@ class RunResult(BaseModel):
     stderr_tail: str
     """Last ~4000 characters of stderr."""
     network_isolated: bool
-    """True when it ran in its own network namespace."""
+    """True when it ran in its own network namespace (same as isolation.network_cut)."""
     started_at: float
     """time.time() just before the process was started."""
+    isolation: Isolation | None = None
+    """What isolation was really in force (None only when the command could not start)."""
+    input_writes: list[str] = Field(default_factory=list)
+    """Protected paths the command changed (change check) or tried to write (a read-only
+    mount refused it): the run must be failed, naming these files."""
 
 
 def scrub_env(base: Mapping[str, str]) -> dict[str, str]:
@@ -137,26 +185,52 @@ def sandbox_env(extra_env: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-@functools.cache
 def network_isolation_prefix() -> tuple[str, ...] | None:
     """Return the argv prefix that runs a program without network, or None if the OS refuses."""
+    return namespace_prefix(network=True, mount=False)[0]
+
+
+@functools.cache
+def namespace_prefix(network: bool, mount: bool) -> tuple[tuple[str, ...] | None, str]:
+    """Return (argv prefix giving the wanted new namespaces, "") or (None, why the OS refused)."""
     unshare = "/usr/bin/unshare" if os.path.exists("/usr/bin/unshare") else "unshare"
-    candidates = [(unshare, "--net"), (unshare, "--net", "--map-root-user")]
+    flags = (("--net",) if network else ()) + (("--mount",) if mount else ())
+    if not flags:
+        return (), ""
+    candidates = [(unshare, *flags), (unshare, *flags, "--map-root-user")]
     if os.geteuid() != 0:
-        # Only root may create a network namespace directly; others need a user
+        # Only root may create these namespaces directly; others need a user
         # namespace in which they are root.
         candidates = candidates[1:]
+    why = "unshare refused"
     for prefix in candidates:
         try:
             probe = subprocess.run(
                 [*prefix, sys.executable, "-I", "-S", "-c", "pass"],
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
             )
-        except (OSError, subprocess.TimeoutExpired):
+        except (OSError, subprocess.TimeoutExpired) as error:
+            why = f"{' '.join(prefix)} failed: {error}"
             continue
         if probe.returncode == 0:
-            return prefix
-    return None
+            return prefix, ""
+        why = f"{' '.join(prefix)} failed: {probe.stderr.decode(errors='replace').strip()[-300:]}"
+    return None, why
+
+
+def _choose_namespaces(limits: RunLimits) -> tuple[tuple[str, ...], str]:
+    """Return the best namespace prefix the OS grants for `limits`, and why any part is missing."""
+    want_net, want_mount = not limits.network, bool(limits.read_only_paths)
+    prefix, why = namespace_prefix(want_net, want_mount)
+    if prefix is not None:
+        return prefix, ""
+    # Take what is granted of the two rather than nothing.
+    for net, mount in ((want_net, False), (False, want_mount)):
+        if net or mount:
+            partial, _ = namespace_prefix(net, mount)
+            if partial is not None:
+                return partial, why
+    return (), why
 
 
 def run_command(
@@ -177,20 +251,145 @@ def run_command(
     cwd = Path(cwd)
     if not cwd.is_dir():
         raise ValueError(f"cannot run {command!r}: working directory {cwd} does not exist")
-    argv = ["/bin/sh", "-c", command]
-    prefix = None if limits.network else network_isolation_prefix()
-    if prefix is not None:
-        argv = [*prefix, sys.executable, "-I", "-S", "-c", _LOOPBACK_UP_THEN_EXEC, command]
-    with _output_file(stdout_path) as out, _output_file(stderr_path) as err:
+    read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
+    prefix, refused = _choose_namespaces(limits.model_copy(update={"read_only_paths": read_only}))
+    with tempfile.TemporaryDirectory(prefix="perfloop-guard-") as scratch, \
+            _output_file(stdout_path) as out, _output_file(stderr_path) as err:
+        report_path = os.path.join(scratch, "guard.json")
+        spec = {"command": command, "read_only": read_only, "report": report_path,
+                "parent_pid": os.getpid(), "parent_net_ns": _namespace_id("net"),
+                "parent_mnt_ns": _namespace_id("mnt")}
+        argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), json.dumps(spec)]
+        hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB
+        before = snapshot_inputs(read_only)
         started_at = time.time()
-        outcome = _supervise(argv, cwd, sandbox_env(extra_env), limits, out, err)
+        outcome = _supervise(argv, cwd, sandbox_env(extra_env), limits, out, err,
+                             _preexec(hard_limit_mb))
+        stderr_tail = _tail(err)
+        if outcome.returncode is None:
+            return RunResult(
+                command=command, cwd=str(cwd), returncode=None, timed_out=False,
+                memory_exceeded=False, peak_rss_mb=0.0, wall_s=round(outcome.wall_s, 3),
+                stdout_tail=_tail(out), stderr_tail=stderr_tail, network_isolated=False,
+                started_at=started_at)
+        guard = _read_report(report_path)
+        isolation = _isolation(limits, guard, read_only, refused, hard_limit_mb)
+        writes = set(changed_inputs(before))
+        if isolation.inputs_read_only:  # refused even if the command carried on regardless
+            writes.update(_refused_writes(stderr_tail, cwd, read_only))
+        memory_exceeded = outcome.memory_exceeded or (
+            outcome.returncode not in (0, None) and not outcome.timed_out
+            and bool(_OUT_OF_MEMORY.search(stderr_tail)))
         return RunResult(
             command=command, cwd=str(cwd), returncode=outcome.returncode,
-            timed_out=outcome.timed_out, memory_exceeded=outcome.memory_exceeded,
+            timed_out=outcome.timed_out, memory_exceeded=memory_exceeded,
             peak_rss_mb=round(outcome.peak_mb, 1), wall_s=round(outcome.wall_s, 3),
-            stdout_tail=_tail(out), stderr_tail=_tail(err),
-            network_isolated=prefix is not None, started_at=started_at,
+            stdout_tail=_tail(out), stderr_tail=stderr_tail,
+            network_isolated=isolation.network_cut, started_at=started_at,
+            isolation=isolation, input_writes=sorted(writes),
         )
+
+
+def expected_isolation(limits: RunLimits) -> Isolation:
+    """Say what isolation a run under `limits` would get here (for the run's first audit record).
+
+    Probes the namespaces without running anything; each RunResult.isolation then says
+    what a run really had.
+    """
+    read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
+    prefix, refused = _choose_namespaces(limits.model_copy(update={"read_only_paths": read_only}))
+    guard = {"subreaper": True, "net_namespace": "--net" in prefix,
+             "mount_namespace": "--mount" in prefix,
+             "read_only": read_only if "--mount" in prefix else [],
+             "read_only_failed": {} if "--mount" in prefix else {p: "no mount namespace" for p in read_only}}
+    return _isolation(limits, guard, read_only, refused, limits.memory_mb + HARD_LIMIT_SLACK_MB)
+
+
+def _namespace_id(kind: str) -> str:
+    """Return perfloop's own namespace of `kind` ('net', 'mnt'), to tell the guard's apart."""
+    try:
+        return os.readlink(f"/proc/self/ns/{kind}")
+    except OSError:
+        return ""
+
+
+def _preexec(hard_limit_mb: int) -> Callable[[], None]:
+    """Return what the child runs before exec: die with perfloop, cap its data segment."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+    limit = hard_limit_mb * 2**20
+
+    def preexec() -> None:
+        # SIGTERM, not SIGKILL: the guard must live long enough to kill the tree. The
+        # death signal follows the *thread* that forked; run_command blocks that
+        # thread until the command is over, so it cannot end first.
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # perfloop died before the death signal was armed
+            os._exit(1)
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard == resource.RLIM_INFINITY or hard > limit:
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+    return preexec
+
+
+def _read_report(path: str) -> dict:
+    """Read what the guard achieved; {} when it never got that far."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def _isolation(limits: RunLimits, guard: dict, read_only: list[str], refused: str,
+               hard_limit_mb: int) -> Isolation:
+    """Turn the guard's report into the Isolation record."""
+    network_cut = bool(guard.get("net_namespace"))
+    if limits.network:
+        network = "allowed (network = true)"
+    elif network_cut:
+        network = "cut" if guard.get("loopback") else "cut (loopback could not be brought up)"
+    else:
+        network = f"NOT cut: {refused or 'the guard did not report a network namespace'}"
+    mounted = list(guard.get("read_only", []))
+    checked = [p for p in read_only if p not in mounted]
+    if not read_only:
+        inputs = "none protected"
+    elif not checked:
+        inputs = "read-only mount"
+    else:
+        failed = guard.get("read_only_failed") or {}
+        why = refused or next(iter(failed.values()), "no mount namespace")
+        inputs = f"change check only for {len(checked)} path(s): {why}"
+    hard = hard_limit_mb if guard else None
+    memory = (f"rlimit_data {hard} MiB per process + tree PSS polled every {POLL_INTERVAL_S} s"
+              if hard else f"tree PSS polled every {POLL_INTERVAL_S} s")
+    orphans = ("guard (subreaper + death signal)" if guard.get("subreaper")
+               else f"death signal only: {guard.get('subreaper_error', 'no guard report')}")
+    return Isolation(network_cut=network_cut, network=network, memory_hard_limit_mb=hard,
+                     memory=memory, inputs_read_only=mounted, inputs_checked_only=checked,
+                     inputs=inputs, orphans=orphans)
+
+
+def _refused_writes(stderr_tail: str, cwd: Path, read_only: list[str]) -> list[str]:
+    """Return the protected paths the command's "Read-only file system" errors point at."""
+    if "Read-only file system" not in stderr_tail:
+        return []
+    found = set()
+    for pattern in _READ_ONLY_WRITE:
+        for name in pattern.findall(stderr_tail):
+            real = os.path.realpath(os.path.join(cwd, name))
+            if any(real == p or real.startswith(p.rstrip("/") + "/") for p in read_only):
+                found.add(real)
+    if not found:
+        # Some writers (torch.save's C++ zip writer) do not name the file; the traceback's
+        # source line usually does, by the protected file's name.
+        found = {p for p in read_only if os.path.isfile(p) and os.path.basename(p) in stderr_tail}
+    if not found:
+        shown = ", ".join(read_only[:3]) + (", ..." if len(read_only) > 3 else "")
+        found.add(f"one of the protected inputs ({shown}); the error did not name it")
+    return sorted(found)
 
 
 class _Outcome(NamedTuple):
@@ -205,16 +404,16 @@ class _Outcome(NamedTuple):
 
 def _supervise(
     argv: list[str], cwd: Path, env: dict[str, str], limits: RunLimits,
-    out: IO[bytes], err: IO[bytes],
+    out: IO[bytes], err: IO[bytes], preexec: Callable[[], None] | None = None,
 ) -> _Outcome:
     """Start argv, poll it until it exits or breaks a limit, then kill what remains."""
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
             argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=preexec,
         )
-    except OSError as exc:
+    except (OSError, subprocess.SubprocessError) as exc:
         err.write(f"[perfloop] could not start {argv[0]}: {exc}\n".encode())
         return _Outcome(None, False, False, 0.0, time.monotonic() - start)
     tree = ProcessTree(proc.pid)
@@ -267,6 +466,6 @@ def _tail(file: IO[bytes]) -> str:
 
 
 __all__ = [
-    "RunLimits", "RunResult", "network_isolation_prefix", "run_command", "sandbox_env",
-    "scrub_env",
+    "Isolation", "RunLimits", "RunResult", "expected_isolation", "namespace_prefix",
+    "network_isolation_prefix", "run_command", "sandbox_env", "scrub_env",
 ]
