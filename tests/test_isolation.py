@@ -68,6 +68,49 @@ def test_sigkilled_perfloop_takes_the_whole_pipeline_tree_with_it(tmp_path):
             perfloop.kill()
 
 
+DATALOADER_FOREVER = textwrap.dedent("""
+    import os, time
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    def note(worker_id):
+        with open(f"worker{worker_id}.pid", "w") as f:
+            f.write(f"{os.getpid()}\\n")
+
+    with open("main.pid", "w") as f:
+        f.write(f"{os.getpid()}\\n")
+    loader = DataLoader(TensorDataset(torch.arange(10_000)), batch_size=4, num_workers=2,
+                        worker_init_fn=note, persistent_workers=True)
+    while True:
+        for batch in loader:
+            time.sleep(0.01)
+""")
+
+
+def test_sigkilled_perfloop_takes_dataloader_workers_with_it(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "train.py").write_text(DATALOADER_FOREVER)
+    driver = textwrap.dedent(f"""
+        from pathlib import Path
+        from sandbox.runner import RunLimits, run_command
+        run_command("python train.py", Path({str(tmp_path)!r}), None, RunLimits(timeout_s=600))
+    """)
+    perfloop = subprocess.Popen([sys.executable, "-c", driver], cwd=ROOT)
+    try:
+        pids = [int(wait_for(tmp_path / f"{name}.pid", timeout_s=120))
+                for name in ("main", "worker0", "worker1")]
+        assert all(alive(pid) for pid in pids)
+        perfloop.send_signal(signal.SIGKILL)
+        perfloop.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [pid for pid in pids if alive(pid)] == []
+    finally:
+        if perfloop.poll() is None:
+            perfloop.kill()
+
+
 def test_memory_burst_between_polls_is_stopped_by_the_hard_limit(tmp_path):
     # ~1.1 GiB allocated in one go and released at once: far quicker than two polls of
     # the tree's memory, but past the per-process hard limit of 100 + 512 MiB.
