@@ -96,6 +96,9 @@ class RunLimits(BaseModel):
     """False: run in a fresh network namespace (only its own loopback) where the OS allows."""
     kill_grace_s: float = Field(5.0, ge=0)
     """Time between SIGTERM and SIGKILL when the tree is stopped."""
+    memory_hard_limit: bool = True
+    """Also cap each process's data segment (RLIMIT_DATA) at memory_mb + HARD_LIMIT_SLACK_MB,
+    so a burst between two polls fails its allocation. Off: the PSS poll alone."""
     read_only_paths: list[str] = Field(default_factory=list)
     """The user's files and folders the command must not change (the targets of the
     input links): mounted read-only in the run's own mount namespace where the OS
@@ -260,7 +263,7 @@ def run_command(
                 "parent_pid": os.getpid(), "parent_net_ns": _namespace_id("net"),
                 "parent_mnt_ns": _namespace_id("mnt")}
         argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), json.dumps(spec)]
-        hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB
+        hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
         before = snapshot_inputs(read_only)
         started_at = time.time()
         outcome = _supervise(argv, cwd, sandbox_env(extra_env), limits, out, err,
@@ -278,7 +281,7 @@ def run_command(
         if isolation.inputs_read_only:  # refused even if the command carried on regardless
             writes.update(_refused_writes(stderr_tail, cwd, read_only))
         memory_exceeded = outcome.memory_exceeded or (
-            outcome.returncode not in (0, None) and not outcome.timed_out
+            hard_limit_mb is not None and outcome.returncode not in (0, None) and not outcome.timed_out
             and bool(_OUT_OF_MEMORY.search(stderr_tail)))
         return RunResult(
             command=command, cwd=str(cwd), returncode=outcome.returncode,
@@ -302,7 +305,8 @@ def expected_isolation(limits: RunLimits) -> Isolation:
              "mount_namespace": "--mount" in prefix,
              "read_only": read_only if "--mount" in prefix else [],
              "read_only_failed": {} if "--mount" in prefix else {p: "no mount namespace" for p in read_only}}
-    return _isolation(limits, guard, read_only, refused, limits.memory_mb + HARD_LIMIT_SLACK_MB)
+    hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
+    return _isolation(limits, guard, read_only, refused, hard_limit_mb)
 
 
 def _namespace_id(kind: str) -> str:
@@ -313,11 +317,11 @@ def _namespace_id(kind: str) -> str:
         return ""
 
 
-def _preexec(hard_limit_mb: int) -> Callable[[], None]:
+def _preexec(hard_limit_mb: int | None) -> Callable[[], None]:
     """Return what the child runs before exec: die with perfloop, cap its data segment."""
     libc = ctypes.CDLL(None, use_errno=True)
     parent = os.getpid()
-    limit = hard_limit_mb * 2**20
+    limit = hard_limit_mb * 2**20 if hard_limit_mb else None
 
     def preexec() -> None:
         # SIGTERM, not SIGKILL: the guard must live long enough to kill the tree. The
@@ -326,6 +330,8 @@ def _preexec(hard_limit_mb: int) -> Callable[[], None]:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() != parent:  # perfloop died before the death signal was armed
             os._exit(1)
+        if limit is None:
+            return
         soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
         if hard == resource.RLIM_INFINITY or hard > limit:
             resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
@@ -343,7 +349,7 @@ def _read_report(path: str) -> dict:
 
 
 def _isolation(limits: RunLimits, guard: dict, read_only: list[str], refused: str,
-               hard_limit_mb: int) -> Isolation:
+               hard_limit_mb: int | None) -> Isolation:
     """Turn the guard's report into the Isolation record."""
     network_cut = bool(guard.get("net_namespace"))
     if limits.network:
@@ -362,7 +368,7 @@ def _isolation(limits: RunLimits, guard: dict, read_only: list[str], refused: st
         failed = guard.get("read_only_failed") or {}
         why = refused or next(iter(failed.values()), "no mount namespace")
         inputs = f"change check only for {len(checked)} path(s): {why}"
-    hard = hard_limit_mb if guard else None
+    hard = hard_limit_mb  # set before exec by _preexec, whatever the guard managed
     memory = (f"rlimit_data {hard} MiB per process + tree PSS polled every {POLL_INTERVAL_S} s"
               if hard else f"tree PSS polled every {POLL_INTERVAL_S} s")
     orphans = ("guard (subreaper + death signal)" if guard.get("subreaper")

@@ -121,6 +121,8 @@ def test_memory_burst_between_polls_is_stopped_by_the_hard_limit(tmp_path):
     assert "rlimit_data" in result.isolation.memory
     assert "MemoryError" in result.stderr_tail
     assert result.returncode == 1 and result.memory_exceeded and not result.timed_out
+    polled_only = runner.expected_isolation(RunLimits(memory_mb=100, memory_hard_limit=False))
+    assert polled_only.memory_hard_limit_mb is None and polled_only.memory.startswith("tree PSS polled")
 
 
 def test_work_within_the_limit_is_not_disturbed_by_the_hard_limit(tmp_path):
