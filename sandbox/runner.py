@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import json
 import os
 import re
@@ -40,6 +39,9 @@ from typing import IO, NamedTuple
 from pydantic import BaseModel, Field
 
 from sandbox.inputs import changed_inputs, snapshot_inputs
+from sandbox.isolation import (Isolation, choose_namespaces, describe_isolation, namespace_id,
+                               namespace_prefix, network_isolation_prefix, read_guard_report,
+                               refused_writes)
 from sandbox.procs import ProcessTree
 
 TAIL_CHARS = 4000
@@ -53,14 +55,6 @@ _PR_SET_PDEATHSIG = 1
 _OUT_OF_MEMORY = re.compile(
     r"MemoryError|Cannot allocate memory|can't allocate memory|Unable to allocate|std::bad_alloc"
     r"|out of memory", re.IGNORECASE)
-# "[Errno 30] Read-only file system: 'data/x.npy'" (Python), "rm: cannot remove 'x': Read-only
-# file system" (coreutils), "cannot create x: Read-only file system" (sh redirection).
-_READ_ONLY_WRITE = (
-    re.compile(r"Read-only file system: '([^'\n]+)'"),
-    re.compile(r"'([^'\n]+)': Read-only file system"),
-    re.compile(r"cannot create ([^:'\n]+): Read-only file system"),
-)
-
 # Kept only when also free of the secret markers below. Allowlisting (rather than
 # blocklisting known secrets) means an unfamiliar variable holding a credential is
 # dropped by default; what is kept is what a training process plausibly needs:
@@ -103,28 +97,6 @@ class RunLimits(BaseModel):
     """The user's files and folders the command must not change (the targets of the
     input links): mounted read-only in the run's own mount namespace where the OS
     allows, else checked for changes (size, mtime, ctime, inode) before and after."""
-
-
-class Isolation(BaseModel):
-    """What isolation a run really had; each field from what happened, not what was asked."""
-
-    network_cut: bool
-    """True only when the command ran in its own network namespace (own loopback only)."""
-    network: str
-    """How the network stood: "cut", "allowed (network = true)" or "NOT cut: <why>"."""
-    memory_hard_limit_mb: int | None
-    """Per-process RLIMIT_DATA in MiB, None when none could be set."""
-    memory: str
-    """How memory was limited: "rlimit_data <N> MiB per process + tree PSS polled every 0.2 s"
-    or "tree PSS polled every 0.2 s" (a burst between two polls escapes)."""
-    inputs_read_only: list[str] = Field(default_factory=list)
-    """Protected paths mounted read-only for this run (writes fail with EROFS)."""
-    inputs_checked_only: list[str] = Field(default_factory=list)
-    """Protected paths that could not be mounted read-only: only checked for changes after."""
-    inputs: str = "none protected"
-    """One line: "read-only mount", "change check only: <why>", or "none protected"."""
-    orphans: str = ""
-    """How the tree is bound to perfloop's life: "guard (subreaper + death signal)", or why not."""
 
 
 class RunResult(BaseModel):
@@ -188,54 +160,6 @@ def sandbox_env(extra_env: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-def network_isolation_prefix() -> tuple[str, ...] | None:
-    """Return the argv prefix that runs a program without network, or None if the OS refuses."""
-    return namespace_prefix(network=True, mount=False)[0]
-
-
-@functools.cache
-def namespace_prefix(network: bool, mount: bool) -> tuple[tuple[str, ...] | None, str]:
-    """Return (argv prefix giving the wanted new namespaces, "") or (None, why the OS refused)."""
-    unshare = "/usr/bin/unshare" if os.path.exists("/usr/bin/unshare") else "unshare"
-    flags = (("--net",) if network else ()) + (("--mount",) if mount else ())
-    if not flags:
-        return (), ""
-    candidates = [(unshare, *flags), (unshare, *flags, "--map-root-user")]
-    if os.geteuid() != 0:
-        # Only root may create these namespaces directly; others need a user
-        # namespace in which they are root.
-        candidates = candidates[1:]
-    why = "unshare refused"
-    for prefix in candidates:
-        try:
-            probe = subprocess.run(
-                [*prefix, sys.executable, "-I", "-S", "-c", "pass"],
-                stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
-            )
-        except (OSError, subprocess.TimeoutExpired) as error:
-            why = f"{' '.join(prefix)} failed: {error}"
-            continue
-        if probe.returncode == 0:
-            return prefix, ""
-        why = f"{' '.join(prefix)} failed: {probe.stderr.decode(errors='replace').strip()[-300:]}"
-    return None, why
-
-
-def _choose_namespaces(limits: RunLimits) -> tuple[tuple[str, ...], str]:
-    """Return the best namespace prefix the OS grants for `limits`, and why any part is missing."""
-    want_net, want_mount = not limits.network, bool(limits.read_only_paths)
-    prefix, why = namespace_prefix(want_net, want_mount)
-    if prefix is not None:
-        return prefix, ""
-    # Take what is granted of the two rather than nothing.
-    for net, mount in ((want_net, False), (False, want_mount)):
-        if net or mount:
-            partial, _ = namespace_prefix(net, mount)
-            if partial is not None:
-                return partial, why
-    return (), why
-
-
 def run_command(
     command: str,
     cwd: Path,
@@ -255,13 +179,13 @@ def run_command(
     if not cwd.is_dir():
         raise ValueError(f"cannot run {command!r}: working directory {cwd} does not exist")
     read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
-    prefix, refused = _choose_namespaces(limits.model_copy(update={"read_only_paths": read_only}))
+    prefix, refused = choose_namespaces(not limits.network, bool(read_only))
     with tempfile.TemporaryDirectory(prefix="perfloop-guard-") as scratch, \
             _output_file(stdout_path) as out, _output_file(stderr_path) as err:
         report_path = os.path.join(scratch, "guard.json")
         spec = {"command": command, "read_only": read_only, "report": report_path,
-                "parent_pid": os.getpid(), "parent_net_ns": _namespace_id("net"),
-                "parent_mnt_ns": _namespace_id("mnt")}
+                "parent_pid": os.getpid(), "parent_net_ns": namespace_id("net"),
+                "parent_mnt_ns": namespace_id("mnt")}
         argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), json.dumps(spec)]
         hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
         before = snapshot_inputs(read_only)
@@ -275,11 +199,12 @@ def run_command(
                 memory_exceeded=False, peak_rss_mb=0.0, wall_s=round(outcome.wall_s, 3),
                 stdout_tail=_tail(out), stderr_tail=stderr_tail, network_isolated=False,
                 started_at=started_at)
-        guard = _read_report(report_path)
-        isolation = _isolation(limits, guard, read_only, refused, hard_limit_mb)
+        guard = read_guard_report(report_path)
+        isolation = describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb,
+                                       POLL_INTERVAL_S)
         writes = set(changed_inputs(before))
         if isolation.inputs_read_only:  # refused even if the command carried on regardless
-            writes.update(_refused_writes(stderr_tail, cwd, read_only))
+            writes.update(refused_writes(stderr_tail, cwd, read_only))
         memory_exceeded = outcome.memory_exceeded or (
             hard_limit_mb is not None and outcome.returncode not in (0, None) and not outcome.timed_out
             and bool(_OUT_OF_MEMORY.search(stderr_tail)))
@@ -300,21 +225,13 @@ def expected_isolation(limits: RunLimits) -> Isolation:
     what a run really had.
     """
     read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
-    prefix, refused = _choose_namespaces(limits.model_copy(update={"read_only_paths": read_only}))
+    prefix, refused = choose_namespaces(not limits.network, bool(read_only))
     guard = {"subreaper": True, "net_namespace": "--net" in prefix,
              "mount_namespace": "--mount" in prefix,
              "read_only": read_only if "--mount" in prefix else [],
              "read_only_failed": {} if "--mount" in prefix else {p: "no mount namespace" for p in read_only}}
     hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
-    return _isolation(limits, guard, read_only, refused, hard_limit_mb)
-
-
-def _namespace_id(kind: str) -> str:
-    """Return perfloop's own namespace of `kind` ('net', 'mnt'), to tell the guard's apart."""
-    try:
-        return os.readlink(f"/proc/self/ns/{kind}")
-    except OSError:
-        return ""
+    return describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb, POLL_INTERVAL_S)
 
 
 def _preexec(hard_limit_mb: int | None) -> Callable[[], None]:
@@ -337,65 +254,6 @@ def _preexec(hard_limit_mb: int | None) -> Callable[[], None]:
             resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
     return preexec
-
-
-def _read_report(path: str) -> dict:
-    """Read what the guard achieved; {} when it never got that far."""
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return {}
-
-
-def _isolation(limits: RunLimits, guard: dict, read_only: list[str], refused: str,
-               hard_limit_mb: int | None) -> Isolation:
-    """Turn the guard's report into the Isolation record."""
-    network_cut = bool(guard.get("net_namespace"))
-    if limits.network:
-        network = "allowed (network = true)"
-    elif network_cut:
-        network = "cut" if guard.get("loopback") else "cut (loopback could not be brought up)"
-    else:
-        network = f"NOT cut: {refused or 'the guard did not report a network namespace'}"
-    mounted = list(guard.get("read_only", []))
-    checked = [p for p in read_only if p not in mounted]
-    if not read_only:
-        inputs = "none protected"
-    elif not checked:
-        inputs = "read-only mount"
-    else:
-        failed = guard.get("read_only_failed") or {}
-        why = refused or next(iter(failed.values()), "no mount namespace")
-        inputs = f"change check only for {len(checked)} path(s): {why}"
-    hard = hard_limit_mb  # set before exec by _preexec, whatever the guard managed
-    memory = (f"rlimit_data {hard} MiB per process + tree PSS polled every {POLL_INTERVAL_S} s"
-              if hard else f"tree PSS polled every {POLL_INTERVAL_S} s")
-    orphans = ("guard (subreaper + death signal)" if guard.get("subreaper")
-               else f"death signal only: {guard.get('subreaper_error', 'no guard report')}")
-    return Isolation(network_cut=network_cut, network=network, memory_hard_limit_mb=hard,
-                     memory=memory, inputs_read_only=mounted, inputs_checked_only=checked,
-                     inputs=inputs, orphans=orphans)
-
-
-def _refused_writes(stderr_tail: str, cwd: Path, read_only: list[str]) -> list[str]:
-    """Return the protected paths the command's "Read-only file system" errors point at."""
-    if "Read-only file system" not in stderr_tail:
-        return []
-    found = set()
-    for pattern in _READ_ONLY_WRITE:
-        for name in pattern.findall(stderr_tail):
-            real = os.path.realpath(os.path.join(cwd, name))
-            if any(real == p or real.startswith(p.rstrip("/") + "/") for p in read_only):
-                found.add(real)
-    if not found:
-        # Some writers (torch.save's C++ zip writer) do not name the file; the traceback's
-        # source line usually does, by the protected file's name.
-        found = {p for p in read_only if os.path.isfile(p) and os.path.basename(p) in stderr_tail}
-    if not found:
-        shown = ", ".join(read_only[:3]) + (", ..." if len(read_only) > 3 else "")
-        found.add(f"one of the protected inputs ({shown}); the error did not name it")
-    return sorted(found)
 
 
 class _Outcome(NamedTuple):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import sandbox.isolation as isolation
 import sandbox.runner as runner
 from sandbox.runner import HARD_LIMIT_SLACK_MB, RunLimits, namespace_prefix, run_command
 
@@ -201,7 +202,7 @@ def test_without_a_mount_namespace_a_write_is_caught_by_the_change_check(user_an
     def no_mounts(network: bool, mount: bool):
         return (None, "unshare --mount refused (test)") if mount else real(network, False)
 
-    monkeypatch.setattr(runner, "namespace_prefix", no_mounts)
+    monkeypatch.setattr(isolation, "namespace_prefix", no_mounts)
     result = run_command(script(tree, TORCH_SAVE), tree, None, protected(user))
     assert result.isolation.inputs.startswith("change check only")
     assert "refused (test)" in result.isolation.inputs
@@ -216,7 +217,7 @@ def test_network_allowed_is_not_reported_as_isolated(tmp_path):
 
 
 def test_refused_unshare_is_reported_not_hidden(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "namespace_prefix",
+    monkeypatch.setattr(isolation, "namespace_prefix",
                         lambda network, mount: (None, "unshare --net failed: Operation not permitted"))
     result = run_command("echo ran", tmp_path, None, FAST)
     assert result.returncode == 0 and result.stdout_tail == "ran\n"
