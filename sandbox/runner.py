@@ -132,6 +132,19 @@ class RunResult(BaseModel):
     """Protected paths the command changed (change check) or tried to write (a read-only
     mount refused it): the run must be failed, naming these files."""
 
+    def input_write_error(self) -> str | None:
+        """Return the message to fail the run with when it wrote (or tried to) a protected input."""
+        if not self.input_writes:
+            return None
+        refused = bool(self.isolation and self.isolation.inputs_read_only)
+        what = ("tried to write your input file(s)" if refused
+                else "changed your input file(s) through perfloop's links")
+        outcome = ("the read-only mount refused it, so they are unchanged" if refused
+                   else "restore them from your backup")
+        return (f"`{self.command}` {what}: {', '.join(self.input_writes)}; {outcome}. A pipeline must "
+                "write its outputs elsewhere (out/, checkpoints/); list only read-only inputs in `inputs` "
+                "of [tool.perfloop].")
+
 
 def scrub_env(base: Mapping[str, str]) -> dict[str, str]:
     """Keep only the allowlisted variables of `base` whose names do not look secret."""

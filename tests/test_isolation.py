@@ -181,6 +181,9 @@ def test_torch_save_onto_an_input_fails_the_run_and_keeps_the_users_bytes(user_a
     assert result.input_writes == [str((user / "data" / "weights.pt").resolve())]
     assert result.isolation.inputs == "read-only mount"
     assert user_bytes(user) == before
+    message = result.input_write_error()
+    assert "tried to write your input file(s)" in message and "weights.pt" in message
+    assert run_command("true", tree, None, protected(user)).input_write_error() is None
 
 
 def test_delete_inside_a_linked_folder_fails_and_keeps_the_users_files(user_and_tree):
