@@ -1,6 +1,6 @@
 """The first process of every sandboxed run: it sets up isolation, runs the command, and outlives nothing.
 
-Started by ``sandbox.runner`` as ``python -I -S guard.py SPEC_JSON`` (inside
+Started by ``sandbox.runner`` as ``python -I -S guard.py SPEC.json`` (inside
 ``unshare --net/--mount`` where the OS allows), with ``PR_SET_PDEATHSIG`` =
 SIGTERM set before exec, so it hears when perfloop dies, however it dies. It:
 
@@ -127,7 +127,8 @@ def reap() -> None:
 
 
 def main() -> None:
-    spec = json.loads(sys.argv[1])
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
     perfloop_pid = spec["parent_pid"]
 
     def on_term(signum, frame):

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 # "[Errno 30] Read-only file system: 'data/x.npy'" (Python), "rm: cannot remove 'x': Read-only
 # file system" (coreutils), "cannot create x: Read-only file system" (sh redirection).
@@ -38,9 +38,9 @@ class Isolation(BaseModel):
     memory: str
     """How memory was limited: "rlimit_data <N> MiB per process + tree PSS polled every 0.2 s"
     or "tree PSS polled every 0.2 s" (a burst between two polls escapes)."""
-    inputs_read_only: list[str] = Field(default_factory=list)
+    num_inputs_read_only: int = 0
     """Protected paths mounted read-only for this run (writes fail with EROFS)."""
-    inputs_checked_only: list[str] = Field(default_factory=list)
+    num_inputs_checked_only: int = 0
     """Protected paths that could not be mounted read-only: only checked for changes after."""
     inputs: str = "none protected"
     """One line: "read-only mount", "change check only: <why>", or "none protected"."""
@@ -138,7 +138,7 @@ def describe_isolation(network_allowed: bool, guard: dict, read_only: list[str],
     orphans = ("guard (subreaper + death signal)" if guard.get("subreaper")
                else f"death signal only: {guard.get('subreaper_error', 'no guard report')}")
     return Isolation(network_cut=network_cut, network=network, memory_hard_limit_mb=hard,
-                     memory=memory, inputs_read_only=mounted, inputs_checked_only=checked,
+                     memory=memory, num_inputs_read_only=len(mounted), num_inputs_checked_only=len(checked),
                      inputs=inputs, orphans=orphans)
 
 

@@ -136,7 +136,7 @@ class RunResult(BaseModel):
         """Return the message to fail the run with when it wrote (or tried to) a protected input."""
         if not self.input_writes:
             return None
-        refused = bool(self.isolation and self.isolation.inputs_read_only)
+        refused = bool(self.isolation and self.isolation.num_inputs_read_only)
         what = ("tried to write your input file(s)" if refused
                 else "changed your input file(s) through perfloop's links")
         outcome = ("the read-only mount refused it, so they are unchanged" if refused
@@ -199,7 +199,11 @@ def run_command(
         spec = {"command": command, "read_only": read_only, "report": report_path,
                 "parent_pid": os.getpid(), "parent_net_ns": namespace_id("net"),
                 "parent_mnt_ns": namespace_id("mnt")}
-        argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), json.dumps(spec)]
+        # A file, not an argument: thousands of protected paths outgrow one argv string (128 KiB).
+        spec_path = os.path.join(scratch, "spec.json")
+        with open(spec_path, "w") as f:
+            json.dump(spec, f)
+        argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), spec_path]
         hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
         before = snapshot_inputs(read_only)
         started_at = time.time()
@@ -216,7 +220,7 @@ def run_command(
         isolation = describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb,
                                        POLL_INTERVAL_S)
         writes = set(changed_inputs(before))
-        if isolation.inputs_read_only:  # refused even if the command carried on regardless
+        if isolation.num_inputs_read_only:  # refused even if the command carried on regardless
             writes.update(refused_writes(stderr_tail, cwd, read_only))
         memory_exceeded = outcome.memory_exceeded or (
             hard_limit_mb is not None and outcome.returncode not in (0, None) and not outcome.timed_out

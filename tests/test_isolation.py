@@ -180,6 +180,7 @@ def test_torch_save_onto_an_input_fails_the_run_and_keeps_the_users_bytes(user_a
     assert result.returncode != 0
     assert result.input_writes == [str((user / "data" / "weights.pt").resolve())]
     assert result.isolation.inputs == "read-only mount"
+    assert result.isolation.num_inputs_read_only == 2
     assert user_bytes(user) == before
     message = result.input_write_error()
     assert "tried to write your input file(s)" in message and "weights.pt" in message
@@ -198,6 +199,18 @@ def test_delete_inside_a_linked_folder_fails_and_keeps_the_users_files(user_and_
     (user / "shards" / "c.bin").write_bytes(b"mine")
 
 
+def test_thousands_of_protected_files_are_all_mounted(tmp_path):
+    require_mount_namespace()
+    files = []
+    for n in range(3000):  # their paths together outgrow one argv string (128 KiB)
+        path = tmp_path / f"sample-with-a-long-descriptive-name-{n:05d}.npy"
+        path.write_bytes(b"x")
+        files.append(str(path))
+    result = run_command("true", tmp_path, None, FAST.model_copy(update={"read_only_paths": files}))
+    assert result.returncode == 0, result.stderr_tail
+    assert result.isolation.num_inputs_read_only == 3000 and result.isolation.inputs == "read-only mount"
+
+
 def test_without_a_mount_namespace_a_write_is_caught_by_the_change_check(user_and_tree, monkeypatch):
     user, tree = user_and_tree
     real = namespace_prefix
@@ -209,7 +222,7 @@ def test_without_a_mount_namespace_a_write_is_caught_by_the_change_check(user_an
     result = run_command(script(tree, TORCH_SAVE), tree, None, protected(user))
     assert result.isolation.inputs.startswith("change check only")
     assert "refused (test)" in result.isolation.inputs
-    assert result.isolation.inputs_read_only == []
+    assert (result.isolation.num_inputs_read_only, result.isolation.num_inputs_checked_only) == (0, 2)
     assert str((user / "data" / "weights.pt").resolve()) in result.input_writes
 
 
