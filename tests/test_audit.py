@@ -78,6 +78,21 @@ def test_garbage_line_is_named_and_the_rest_still_reads(tmp_path):
     assert AuditLog(path).verify()[0].startswith("line 2: not an audit record: field 'ts'")
 
 
+def test_nothing_chains_onto_a_garbage_last_line(tmp_path):
+    import pytest
+
+    from tools.audit import AuditLogDamaged
+
+    path = tmp_path / "audit.jsonl"
+    three_records(path)
+    with open(path, "ab") as handle:
+        handle.write(b"rm -rf /\n")
+    before = path.read_bytes()
+    with pytest.raises(AuditLogDamaged, match="ends with a damaged line"):
+        AuditLog(path).append("more", "node")
+    assert path.read_bytes() == before
+
+
 def test_cut_tail_is_detected_by_the_tip(tmp_path):
     path = tmp_path / "audit.jsonl"
     log = three_records(path)

@@ -41,6 +41,10 @@ class AuditWriteError(OSError):
     """An append failed (disk full, quota, I/O error); the log was left intact up to its last whole record."""
 
 
+class AuditLogDamaged(AuditWriteError):
+    """The log's last line is not a record (garbage, not a torn write): nothing may chain onto it."""
+
+
 class AuditLog:
     """The run's record of what each node saw, decided and measured.
 
@@ -206,6 +210,6 @@ def _last_record(handle) -> dict | None:
         return None
     record, problem = _parse(lines[-1])
     if problem is not None:
-        raise AuditWriteError(errno.EINVAL, f"the audit log {handle.name} ends with a damaged line ({problem}); "
+        raise AuditLogDamaged(errno.EINVAL, f"the audit log {handle.name} ends with a damaged line ({problem}); "
                               "`perfloop log` shows where; refusing to chain onto it")
     return record
