@@ -1,12 +1,17 @@
-"""perfloop's command line: run, profile, resume, log, report, kb."""
+"""perfloop's command line: run, profile, resume, log, report, kb.
+
+The CLI composes the configuration once (the target contract with its flags on top,
+and the loop's Settings) and hands typed objects down; nothing below it reads argv.
+"""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-EXIT_OK, EXIT_USAGE, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
+from agent.console import EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_USAGE
+
+CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
+"""Contract keys that a flag of the same name (dashes for underscores) overrides."""
 
 
 def _add_target_args(parser: argparse.ArgumentParser) -> None:
@@ -48,34 +53,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _target(args: argparse.Namespace):
+    """Load the target contract with the flags given on top."""
+    from tools.target import load_target
+
+    overrides = {name: getattr(args, name, None) for name in CONTRACT_FLAGS}
+    return load_target(args.path, args.config, args.cmd, overrides)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        from agent.driver import start_run
+        from agent.state import Settings
+
+        settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
+                            llm_base_url=args.llm_base_url, llm_model=args.llm_model)
+        return start_run(_target(args), settings, args.json)
+    if args.command == "resume":
+        from agent.driver import resume_run
+
+        return resume_run(args.run, args.auto_approve, args.json)
+    if args.command == "profile":
+        from agent.driver import profile_target
+
+        return profile_target(_target(args), args.json)
+    if args.command == "log":
+        from agent.logview import print_log
+
+        return print_log(args.run, show_diff=args.diff)
+    if args.command == "report":
+        from agent.html_report import write_report
+
+        print(write_report(args.run, args.output))
+        return EXIT_OK
+    from agent.logview import print_kb
+
+    return print_kb(args.entry)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `perfloop` console script."""
     args = build_parser().parse_args(argv)
     from tools.profiler import PipelineError
 
     try:
-        if args.command in ("run", "resume"):
-            from agent.driver import resume_run, start_run
-
-            return start_run(args) if args.command == "run" else resume_run(args)
-        if args.command == "profile":
-            from agent.profile_only import profile_only
-
-            return profile_only(args)
-        if args.command == "log":
-            from agent.logview import print_log
-
-            return print_log(args.run, show_diff=args.diff)
-        if args.command == "report":
-            from agent.html_report import write_report
-
-            path = write_report(args.run, args.output)
-            print(path)
-            return EXIT_OK
-        if args.command == "kb":
-            from agent.logview import print_kb
-
-            return print_kb(args.entry)
+        return _dispatch(args)
     except PipelineError as error:
         print(f"perfloop: the pipeline failed: {error}", file=sys.stderr)
         return EXIT_PIPELINE
@@ -85,19 +107,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("perfloop: interrupted; `perfloop resume RUN` continues where it stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return EXIT_USAGE
-
-
-def emit_json(obj: dict) -> None:
-    """Print ``obj`` as the last line of stdout."""
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
-
-
-def target_overrides(args: argparse.Namespace) -> dict:
-    """Collect the contract values given as flags."""
-    names = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
-    return {name: getattr(args, name, None) for name in names}
 
 
 if __name__ == "__main__":

@@ -14,12 +14,14 @@ import os
 import re
 import time
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.runtime import audit, workspace
+from agent.context import RunContext
+from agent.events import Event, LlmAnswerUnusable, LlmExchange
 from agent.state import LoopState
 from tools.codemods import NotApplicable
 from tools.patching import matches_any
@@ -64,6 +66,19 @@ class LLMUnavailable(NotApplicable):
     A NotApplicable, so the optimize node records the remedy as skipped with this
     message as the reason; the message is already free of the key and URL credentials.
     """
+
+
+class LlmCallFailed(Event):
+    """The endpoint gave no usable reply; the remedy is skipped (recorded before LLMUnavailable is raised)."""
+
+    name: ClassVar[str] = "llm_call_failed"
+    model: str | None = None
+    endpoint: str | None = Field(None, description="The base URL, credentials redacted.")
+    attempt: int = 1
+    reason: str = ""
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"LLM {self.model} call {self.attempt} failed: {self.reason}"]
 
 
 class _Transient(Exception):
@@ -284,15 +299,15 @@ def endpoint_for(state: LoopState) -> Endpoint:
     return Endpoint(settings.llm_base_url, os.environ.get(API_KEY_ENV), settings.llm_timeout_s)
 
 
-def propose_with_llm(state: LoopState, diagnosis, remedy) -> tuple[str, str]:
+def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> tuple[str, str]:
     """Ask for an edit (retrying once with the error), apply it in the candidate worktree; return (change, diff).
 
     Raises LLMUnavailable (a NotApplicable) when the endpoint fails, NotApplicable when
     no answer could be applied. Each answer's token usage and latency go to its
     `llm_exchange` audit record; a failed call is an `llm_call_failed` record.
     """
-    ws = workspace(state)
-    log = audit(state)
+    state = ctx.state
+    ws = ctx.workspace
     endpoint = endpoint_for(state)
     model = state.settings.llm_model
     root = ws.target_dir(ws.candidate_tree)
@@ -306,19 +321,19 @@ def propose_with_llm(state: LoopState, diagnosis, remedy) -> tuple[str, str]:
         try:
             reply = chat(endpoint, model, messages)
         except LLMUnavailable as error:
-            log.append("llm_call_failed", "optimize", model=model, endpoint=redacted_url(endpoint.url),
-                       attempt=attempt, reason=str(error))
+            ctx.record(LlmCallFailed(model=model, endpoint=redacted_url(endpoint.url), attempt=attempt,
+                                     reason=str(error)))
             raise
         content = reply.content
-        log.append("llm_exchange", "optimize", model=model, attempt=attempt, prompt=messages[-1]["content"],
-                   answer=content, **reply.model_dump(exclude={"content"}))
+        ctx.record(LlmExchange(model=model, attempt=attempt, prompt=messages[-1]["content"], answer=content,
+                               **reply.model_dump(exclude={"content"})))
         try:
             if reply.finish_reason == "length":
                 raise BadAnswer(f"the answer was cut off at {MAX_TOKENS} tokens; answer with less text")
             answer = parse_answer(content)
             texts = apply_edits(root, answer, state.target.editable)
         except BadAnswer as error:
-            log.append("llm_answer_unusable", "optimize", attempt=attempt, reason=str(error))
+            ctx.record(LlmAnswerUnusable(attempt=attempt, reason=str(error)))
             messages += [{"role": "assistant", "content": content},
                          {"role": "user", "content": f"That answer cannot be applied: {error}. "
                                                      "Answer again in the required JSON format."}]

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from sandbox.git import GitError, git
+from sandbox.git import find_repo
 
 LOCK_NAME = "run.lock"
 
@@ -94,11 +94,10 @@ class RunLock:
 
 def lock_path(repo_root: Path) -> Path:
     """Return where the run lock of the repository at `repo_root` lives (shared by its worktrees)."""
-    try:
-        common = git("rev-parse", "--git-common-dir", cwd=repo_root).strip()
-    except GitError as error:
-        raise ValueError(f"{repo_root} is not a git repository: {error.stderr}") from None
-    return (Path(repo_root) / common).resolve() / "perfloop" / LOCK_NAME
+    repo = find_repo(Path(repo_root))
+    if repo is None:
+        raise ValueError(f"{repo_root} is not inside a git repository")
+    return repo.common_dir / "perfloop" / LOCK_NAME
 
 
 def current_holder(repo_root: Path) -> dict | None:

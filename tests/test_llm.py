@@ -13,7 +13,7 @@ from agent.nodes.prepare import prepare
 from agent.nodes.profile import profile
 from agent.nodes.verify import verify
 from agent.runs import new_run_id
-from agent.state import LoopState, Settings
+from agent.state import LoopState, RemedyRef, Settings
 from knowledge_base import describe, load_entries
 from sandbox.workspace import Workspace
 from tests.fake_llm import Reply, ScriptedLLM
@@ -72,7 +72,8 @@ def profiled(tmp_path_factory):
     state = state.model_copy(update=profile(state))
     entry = next(e for e in load_entries() if e.id == "transform_hotspot")
     return state.model_copy(update={"diagnoses": [describe(entry, state.profile.metrics())],
-                                    "next_remedy": "transform_hotspot:vectorize_hot_function"})
+                                    "next_remedy": RemedyRef(diagnosis="transform_hotspot",
+                                                                    remedy="vectorize_hot_function")})
 
 
 def _with_llm(state: LoopState, server: ScriptedLLM) -> LoopState:
@@ -91,7 +92,7 @@ def test_bad_answers_are_retried_then_skipped(profiled, monkeypatch):
     with ScriptedLLM(["not json at all", edit("x", "y", file="nowhere.py")]) as server:
         updates = optimize(_with_llm(profiled, server))
     assert updates["proposal"] is None
-    assert "no usable answer" in updates["skipped"][-1]["reason"]
+    assert "no usable answer" in updates["skipped"][-1].reason
     first, second = server.requests
     assert "frame_energy" in first["body"]["messages"][0]["content"]  # the hot function's source went along
     assert "not one JSON object" in second["body"]["messages"][-1]["content"]  # the error was fed back
@@ -112,7 +113,7 @@ def test_failing_endpoint_skips_the_remedy_and_leaks_no_secret(profiled, monkeyp
         state = state.model_copy(update={"settings": state.settings.model_copy(update={"llm_base_url": url})})
         updates = optimize(state)
     assert updates["proposal"] is None
-    reason = updates["skipped"][-1]["reason"]
+    reason = updates["skipped"][-1].reason
     assert reason.startswith("not applicable: the LLM endpoint http://127.0.0.1:") and "HTTP 401" in reason
     failed = _events(profiled, "llm_call_failed")[-1]["data"]
     assert failed["endpoint"].startswith("http://127.0.0.1:")

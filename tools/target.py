@@ -4,11 +4,12 @@ from __future__ import annotations
 import json
 import math
 import shlex
-import subprocess
 import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
+
+from sandbox.git import find_repo, git_ok
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct"}
@@ -65,10 +66,6 @@ class Target(BaseModel):
         if "{config}" in self.command:
             return self.command.replace("{config}", shlex.quote(self.config or ""))
         return self.command
-
-
-def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def _read_contract(target_dir: Path) -> tuple[dict, str]:
@@ -153,12 +150,12 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     target_dir = Path(path).expanduser().resolve()
     if not target_dir.is_dir():
         raise TargetError(f"{path} is not a folder. Point perfloop at the folder holding your training pipeline.")
-    top = _git(["rev-parse", "--show-toplevel"], target_dir)
-    if top.returncode != 0:
+    repo = find_repo(target_dir)
+    if repo is None:
         raise TargetError(f"{target_dir} is not inside a git repository. perfloop commits each accepted change "
                           "on its own branch: run `git init && git add -A && git commit -m init` there first.")
-    repo_root = Path(top.stdout.strip()).resolve()
-    if _git(["rev-parse", "--verify", "-q", "HEAD"], repo_root).returncode != 0:
+    repo_root = repo.top
+    if not repo.has_head:
         raise TargetError(f"the repository at {repo_root} has no commits yet: commit your pipeline first "
                           "(perfloop works from HEAD).")
     table, source = _read_contract(target_dir)
@@ -191,8 +188,7 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
         if config_rel is None:
             raise TargetError(f"config file {config_path} lies outside the target folder {target_dir}; "
                               "perfloop only reads and edits files inside it.")
-        tracked = _git(["ls-files", "--error-unmatch", str(config_path)], repo_root)
-        if tracked.returncode != 0:
+        if not git_ok("ls-files", "--error-unmatch", str(config_path), cwd=repo_root):
             raise TargetError(f"config file {config_path} is not committed to git; perfloop works on a "
                               "checkout of HEAD, so commit it first.")
         _check_config(config_path)

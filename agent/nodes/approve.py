@@ -4,10 +4,9 @@ from __future__ import annotations
 from langgraph.types import interrupt
 
 from agent.console import say
-from agent.runtime import audit
-from agent.state import Iteration, LoopState, Verdict
-
-DECISIONS = ("approve", "reject", "quit")
+from agent.context import RunContext
+from agent.events import Approval
+from agent.state import DECISIONS, Iteration, LoopState, Verdict
 
 
 def approval_request(state: LoopState) -> dict:
@@ -32,18 +31,18 @@ def approve(state: LoopState) -> dict:
         decision, by = "approve", "auto-approve"
     else:
         answer = interrupt(approval_request(state))
-        decision = answer.get("decision") if isinstance(answer, dict) else str(answer)
+        decision = answer.get("decision") if isinstance(answer, dict) else answer
         by = answer.get("by", "user") if isinstance(answer, dict) else "user"
-        if decision not in DECISIONS:
-            raise ValueError(f"approval answer must be one of {DECISIONS}, got {decision!r}")
-    audit(state).append("approval", "approve", proposal=state.proposal.id, decision=decision, by=by)
+        # The driver only resumes with an answer it read; anything else is a bug, not user input.
+        assert decision in DECISIONS, f"approval answer must be one of {DECISIONS}, got {decision!r}"
+    RunContext(state, "approve").record(Approval(proposal=state.proposal.id, decision=decision, by=by))
     updates: dict = {"decision": decision, "decided_by": by}
     if decision == "approve":
         return updates
     say(f"proposal {state.proposal.id} {'declined' if decision == 'reject' else 'declined; quitting'} ({by})")
     verdict = Verdict(proposal_id=state.proposal.id, verdict="declined", stage="approval",
                       reason=f"{'rejected' if decision == 'reject' else 'quit'} by {by}")
-    updates["history"] = state.history + [Iteration(proposal=state.proposal, verdict=verdict)]
+    updates["history"] = [Iteration(proposal=state.proposal, verdict=verdict)]
     updates["proposal"] = None
     if decision == "quit":
         updates.update(stop_reason="user_quit", stop_detail=f"the user quit at proposal {state.proposal.id}")
