@@ -138,6 +138,7 @@ def main() -> None:
         # Otherwise perfloop's group-wide stop: the command got it too; wait for it.
 
     signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)  # a `kill -INT 0` from the pipeline must not kill the guard first
     if os.getppid() != perfloop_pid:  # perfloop died before the handler was in place
         sys.exit(1)
     report: dict = {"subreaper": False, "net_namespace": False, "mount_namespace": False,
@@ -168,6 +169,7 @@ def main() -> None:
     if child == 0:
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != guard_pid:  # the guard died before the death signal was set
                 os._exit(1)

@@ -240,3 +240,11 @@ def test_refused_unshare_is_reported_not_hidden(tmp_path, monkeypatch):
     assert not result.network_isolated
     assert result.isolation.network == "NOT cut: unshare --net failed: Operation not permitted"
     assert runner.expected_isolation(FAST).network.startswith("NOT cut")
+
+
+def test_pipeline_interrupting_its_own_group_does_not_break_the_guard(tmp_path):
+    script = "import os, signal\nos.killpg(0, signal.SIGINT)\nimport time\ntime.sleep(30)\n"
+    (tmp_path / "interrupt.py").write_text(script)
+    result = run_command("python interrupt.py", tmp_path, None, FAST)
+    assert result.returncode in (-signal.SIGINT, 128 + signal.SIGINT, 1), result
+    assert "guard.py" not in result.stderr_tail, result.stderr_tail
