@@ -115,3 +115,37 @@ def test_unreachable_endpoint_is_a_reason_not_a_traceback(monkeypatch):
         url = server.base_url
     with pytest.raises(LLMUnavailable, match="could not reach the LLM endpoint"):
         chat(Endpoint(url, KEY, 2.0), "scripted", ASK)
+
+
+def test_run_with_a_broken_endpoint_skips_the_llm_remedy_and_exits_0(tmp_path, monkeypatch):
+    """The whole CLI: the only diagnosis (transform_hotspot, num_workers already 2) needs the LLM,
+    which answers garbage, then no choices, then 401 with the key echoed back."""
+    import os
+
+    from tests.conftest import git, make_repo, perfloop, user_view
+
+    repo = make_repo(tmp_path / "repo")
+    config = repo / "configs" / "train.yaml"
+    config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
+    git(repo, "commit", "-qam", "workers")
+    before = user_view(repo)
+    echo = json.dumps({"error": f"invalid key {KEY}"}).encode()
+    answers = [Reply(body=b"<html>bad gateway</html>"), Reply(body=b'{"choices": []}'),
+               Reply(status=401, body=echo)]
+    with ScriptedLLM(answers) as server:
+        done = perfloop("run", str(repo), "--auto-approve", "--json", "--llm-base-url", server.base_url,
+                        "--llm-model", "scripted", env={**os.environ, "PERFLOOP_LLM_API_KEY": KEY})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["stop_reason"] == "nothing_actionable" and summary["iterations"] == []
+    assert len(server.requests) == 3  # non-JSON and empty choices retried; 401 final
+    assert "refused the credentials (HTTP 401" in done.stderr
+    run_dir = os.path.dirname(summary["audit_log"])
+    for name in os.listdir(run_dir):
+        path = os.path.join(run_dir, name)
+        if os.path.isfile(path):
+            with open(path, "rb") as handle:
+                assert KEY.encode() not in handle.read(), name
+    assert KEY not in done.stdout + done.stderr
+    assert user_view(repo) == before
