@@ -1,11 +1,15 @@
 """The first process of every sandboxed run: it sets up isolation, runs the command, and outlives nothing.
 
 Started by ``sandbox.runner`` as ``python -I -S guard.py SPEC.json`` (inside
-``unshare --net/--mount`` where the OS allows), with ``PR_SET_PDEATHSIG`` =
-SIGTERM set before exec, so it hears when perfloop dies, however it dies. It:
+``unshare --net/--mount`` where the OS allows), as perfloop's direct child. It:
 
-1. becomes a child subreaper, so every orphaned descendant (a DataLoader worker
-   whose parent died, a ``setsid cmd &`` daemon) is re-parented to it, not to init;
+1. sets ``PR_SET_PDEATHSIG`` = SIGTERM (then checks that perfloop did not die
+   before), so it hears when perfloop dies, however it dies; caps ``RLIMIT_DATA``
+   for itself and every descendant; and becomes a child subreaper, so every
+   orphaned descendant (a DataLoader worker whose parent died, a ``setsid cmd &``
+   daemon) is re-parented to it, not to init. (Done here rather than in a
+   ``preexec_fn``: perfloop has threads, and Python warns that ``preexec_fn`` may
+   deadlock in a forked child of a threaded process.)
 2. in a fresh network namespace, brings its own loopback up;
 3. in a fresh mount namespace, bind-mounts each protected input read-only (the
    user's files stay writable outside; only this run sees them read-only);
@@ -52,6 +56,23 @@ def bind_read_only(path: str) -> None:
     if _libc.mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"read-only remount: {os.strerror(err)}")
+
+
+def set_data_limit(limit_mb: int) -> int | None:
+    """Cap RLIMIT_DATA (inherited by every descendant) at `limit_mb`; return the limit now in force, in MiB."""
+    import resource
+
+    limit = limit_mb * 2**20
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    try:
+        if hard == resource.RLIM_INFINITY or hard > limit:
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+        else:
+            resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+    except (OSError, ValueError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    return None if soft == resource.RLIM_INFINITY else soft // 2**20
 
 
 def loopback_up() -> bool:
@@ -139,10 +160,18 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)  # a `kill -INT 0` from the pipeline must not kill the guard first
-    if os.getppid() != perfloop_pid:  # perfloop died before the handler was in place
+    report: dict = {"subreaper": False, "death_signal": False, "net_namespace": False, "mount_namespace": False,
+                    "loopback": False, "read_only": [], "read_only_failed": {}, "data_limit_mb": None}
+    try:
+        # SIGTERM, not SIGKILL: the guard must live long enough to kill the tree.
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        report["death_signal"] = True
+    except OSError as error:
+        report["death_signal_error"] = str(error)
+    if os.getppid() != perfloop_pid:  # perfloop died before the death signal was armed
         sys.exit(1)
-    report: dict = {"subreaper": False, "net_namespace": False, "mount_namespace": False,
-                    "loopback": False, "read_only": [], "read_only_failed": {}}
+    if spec.get("data_limit_mb"):
+        report["data_limit_mb"] = set_data_limit(spec["data_limit_mb"])
     try:
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         report["subreaper"] = True

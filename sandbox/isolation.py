@@ -132,11 +132,14 @@ def describe_isolation(network_allowed: bool, guard: dict, read_only: list[str],
         failed = guard.get("read_only_failed") or {}
         why = refused or next(iter(failed.values()), "no mount namespace")
         inputs = f"change check only for {len(checked)} path(s): {why}"
-    hard = hard_limit_mb  # set before exec by _preexec, whatever the guard managed
+    hard = hard_limit_mb
     memory = (f"rlimit_data {hard} MiB per process + tree PSS polled every {poll_interval_s} s"
               if hard else f"tree PSS polled every {poll_interval_s} s")
-    orphans = ("guard (subreaper + death signal)" if guard.get("subreaper")
-               else f"death signal only: {guard.get('subreaper_error', 'no guard report')}")
+    if guard.get("subreaper") and guard.get("death_signal"):
+        orphans = "guard (subreaper + death signal)"
+    else:
+        missing = [why for why in (guard.get("death_signal_error"), guard.get("subreaper_error")) if why]
+        orphans = f"NOT bound to perfloop's life: {'; '.join(missing) or 'no guard report'}"
     return Isolation(network_cut=network_cut, network=network, memory_hard_limit_mb=hard,
                      memory=memory, num_inputs_read_only=len(mounted), num_inputs_checked_only=len(checked),
                      inputs=inputs, orphans=orphans)

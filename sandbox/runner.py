@@ -22,17 +22,14 @@ kills what it started; it does not hide the filesystem (``HOME`` stays readable)
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import re
-import resource
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -50,7 +47,6 @@ HARD_LIMIT_SLACK_MB = 512
 """RLIMIT_DATA is memory_mb plus this: reserved-but-untouched memory (thread stacks,
 allocator arenas) counts toward it, so the exact tree limit is left to the PSS poll."""
 GUARD = Path(__file__).resolve().parent / "guard.py"
-_PR_SET_PDEATHSIG = 1
 # What Python, numpy, torch and C++ say when an allocation is refused.
 _OUT_OF_MEMORY = re.compile(
     r"MemoryError|Cannot allocate memory|can't allocate memory|Unable to allocate|std::bad_alloc"
@@ -196,19 +192,18 @@ def run_command(
     with tempfile.TemporaryDirectory(prefix="perfloop-guard-") as scratch, \
             _output_file(stdout_path) as out, _output_file(stderr_path) as err:
         report_path = os.path.join(scratch, "guard.json")
+        hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
         spec = {"command": command, "read_only": read_only, "report": report_path,
                 "parent_pid": os.getpid(), "parent_net_ns": namespace_id("net"),
-                "parent_mnt_ns": namespace_id("mnt")}
+                "parent_mnt_ns": namespace_id("mnt"), "data_limit_mb": hard_limit_mb}
         # A file, not an argument: thousands of protected paths outgrow one argv string (128 KiB).
         spec_path = os.path.join(scratch, "spec.json")
         with open(spec_path, "w") as f:
             json.dump(spec, f)
         argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), spec_path]
-        hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
         before = snapshot_inputs(read_only)
         started_at = time.time()
-        outcome = _supervise(argv, cwd, sandbox_env(extra_env), limits, out, err,
-                             _preexec(hard_limit_mb))
+        outcome = _supervise(argv, cwd, sandbox_env(extra_env), limits, out, err)
         stderr_tail = _tail(err)
         if outcome.returncode is None:
             return RunResult(
@@ -217,6 +212,7 @@ def run_command(
                 stdout_tail=_tail(out), stderr_tail=stderr_tail, network_isolated=False,
                 started_at=started_at)
         guard = read_guard_report(report_path)
+        hard_limit_mb = guard.get("data_limit_mb")  # what the guard could set, not what was asked
         isolation = describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb,
                                        POLL_INTERVAL_S)
         writes = set(changed_inputs(before))
@@ -243,34 +239,12 @@ def expected_isolation(limits: RunLimits) -> Isolation:
     """
     read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
     prefix, refused = choose_namespaces(not limits.network, bool(read_only))
-    guard = {"subreaper": True, "net_namespace": "--net" in prefix,
+    guard = {"subreaper": True, "death_signal": True, "net_namespace": "--net" in prefix,
              "mount_namespace": "--mount" in prefix,
              "read_only": read_only if "--mount" in prefix else [],
              "read_only_failed": {} if "--mount" in prefix else {p: "no mount namespace" for p in read_only}}
     hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
     return describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb, POLL_INTERVAL_S)
-
-
-def _preexec(hard_limit_mb: int | None) -> Callable[[], None]:
-    """Return what the child runs before exec: die with perfloop, cap its data segment."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    parent = os.getpid()
-    limit = hard_limit_mb * 2**20 if hard_limit_mb else None
-
-    def preexec() -> None:
-        # SIGTERM, not SIGKILL: the guard must live long enough to kill the tree. The
-        # death signal follows the *thread* that forked; run_command blocks that
-        # thread until the command is over, so it cannot end first.
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent:  # perfloop died before the death signal was armed
-            os._exit(1)
-        if limit is None:
-            return
-        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        if hard == resource.RLIM_INFINITY or hard > limit:
-            resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-
-    return preexec
 
 
 class _Outcome(NamedTuple):
@@ -285,16 +259,16 @@ class _Outcome(NamedTuple):
 
 def _supervise(
     argv: list[str], cwd: Path, env: dict[str, str], limits: RunLimits,
-    out: IO[bytes], err: IO[bytes], preexec: Callable[[], None] | None = None,
+    out: IO[bytes], err: IO[bytes],
 ) -> _Outcome:
     """Start argv, poll it until it exits or breaks a limit, then kill what remains."""
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
             argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True, preexec_fn=preexec,
+            start_new_session=True,
         )
-    except (OSError, subprocess.SubprocessError) as exc:
+    except OSError as exc:
         err.write(f"[perfloop] could not start {argv[0]}: {exc}\n".encode())
         return _Outcome(None, False, False, 0.0, time.monotonic() - start)
     tree = ProcessTree(proc.pid)

@@ -230,6 +230,7 @@ def test_network_allowed_is_not_reported_as_isolated(tmp_path):
     result = run_command("true", tmp_path, None, FAST.model_copy(update={"network": True}))
     assert not result.network_isolated and not result.isolation.network_cut
     assert result.isolation.network == "allowed (network = true)"
+    assert result.isolation.orphans == "guard (subreaper + death signal)"
 
 
 def test_refused_unshare_is_reported_not_hidden(tmp_path, monkeypatch):
