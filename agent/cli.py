@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_USAGE, InternalError,
-                           save_traceback)
+from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_USAGE,
+                           InternalError, save_traceback)
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
@@ -107,11 +107,18 @@ def _dispatch(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `perfloop` console script."""
     args = build_parser().parse_args(argv)
+    from tools.audit import AuditLogDamaged, AuditWriteError
     from tools.profiler import PipelineError
 
     try:
         return _dispatch(args)
     except InternalError as error:
+        print(f"perfloop: {error}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except AuditLogDamaged as error:
+        print(f"perfloop: {error}", file=sys.stderr)
+        return EXIT_TAMPERED
+    except AuditWriteError as error:
         print(f"perfloop: {error}", file=sys.stderr)
         return EXIT_INTERNAL
     except PipelineError as error:

@@ -5,10 +5,9 @@ from pathlib import Path
 
 from agent.events import Event
 from agent.state import LoopState
-from sandbox.inputs import changed_inputs, snapshot_inputs
 from sandbox.workspace import Workspace
 from tools.audit import AuditLog
-from tools.profiler import PipelineError, ProbeRun, ProbeSettings, run_probed, settings_for
+from tools.profiler import ProbeRun, ProbeSettings, run_probed, settings_for
 
 
 class RunContext:
@@ -36,23 +35,21 @@ class RunContext:
         self.runs_used += 1
         return folder
 
+    def protected(self, tree: Path) -> ProbeSettings:
+        """Return the probe settings with the user's linked inputs protected (read-only) for runs in ``tree``."""
+        linked = [str(path) for path in self.workspace.linked_sources(tree)]
+        return self.probe.model_copy(update={"limits": self.probe.limits.model_copy(
+            update={"read_only_paths": linked})})
+
     def run(self, tree: Path, label: str, mode: str = "light", role: str = "") -> ProbeRun:
         """Run the pipeline once in ``tree`` (a worktree) under the probe.
 
-        The tree's output folders are cleaned first, and a run that wrote through the
-        links to the user's ignored inputs fails with a PipelineError naming them.
+        The tree's output folders are cleaned first. The user's ignored inputs linked
+        into the tree are mounted read-only for the run where the OS allows (checked
+        for changes otherwise); a write to them fails the run with a PipelineError
+        naming the file.
         """
         ws = self.workspace
         ws.clean_outputs(tree)
-        out_dir = self.next_run(label)
-        linked = ws.linked_sources(tree)
-        before = snapshot_inputs(linked)
-        try:
-            return run_probed(self.state.target.rendered_command(), ws.target_dir(tree), out_dir,
-                              self.probe, mode=mode, label=role or label)
-        finally:
-            written = changed_inputs(before)
-            if written:
-                raise PipelineError(f"the pipeline wrote through perfloop's links into your files: {written}. "
-                                    "List only read-only inputs in `inputs` of [tool.perfloop] (outputs must not "
-                                    "be linked), restore those files, and run again.")
+        return run_probed(self.state.target.rendered_command(), ws.target_dir(tree), self.next_run(label),
+                          self.protected(tree), mode=mode, label=role or label)

@@ -12,6 +12,7 @@ from agent.console import EXIT_OK, InternalError, emit_json, save_traceback, say
 from agent.runs import find_run, new_run_id, register_run
 from agent.state import LoopState, Settings
 from agent.summary import PausedSummary
+from tools.audit import AuditWriteError
 from tools.profiler import PipelineError
 from tools.target import Target
 
@@ -21,7 +22,7 @@ def _bugs_reported(state_dir: Path, run_id: str):
     """Turn an unexpected exception into InternalError; user-facing errors pass through unchanged."""
     try:
         yield
-    except (PipelineError, ValueError, KeyboardInterrupt):
+    except (PipelineError, ValueError, KeyboardInterrupt, AuditWriteError):
         raise
     except Exception as error:
         raise InternalError(run_id, state_dir, save_traceback(state_dir)) from error
@@ -121,23 +122,26 @@ def _release_worktrees(state: LoopState) -> None:
     Workspace(state.target.repo_root, state.run_id, state.target.subdir).cleanup()
 
 
-def _new_state(target: Target, settings: Settings, prefix: str = "") -> LoopState:
+def _new_state(target: Target, settings: Settings, run_id: str) -> LoopState:
     from sandbox.workspace import Workspace
 
-    run_id = prefix + new_run_id()
     state_dir = Workspace(target.repo_root, run_id, target.subdir).state_dir
     register_run(run_id, state_dir)
     return LoopState(run_id=run_id, target=target, settings=settings, state_dir=str(state_dir))
 
 
 def start_run(target: Target, settings: Settings, as_json: bool) -> int:
-    """Start a new run of the loop on ``target``."""
-    state = _new_state(target, settings)
-    try:
-        return _drive(Path(state.state_dir), state.run_id, state, as_json)
-    except PipelineError:
-        _discard_failed_start(target, state.run_id)
-        raise
+    """Start a new run of the loop on ``target`` (one run per repository at a time)."""
+    from sandbox.lock import RunLock
+
+    run_id = new_run_id()
+    with RunLock(target.repo_root, run_id):
+        state = _new_state(target, settings, run_id)
+        try:
+            return _drive(Path(state.state_dir), state.run_id, state, as_json)
+        except PipelineError:
+            _discard_failed_start(target, state.run_id)
+            raise
 
 
 def _discard_failed_start(target: Target, run_id: str) -> None:
@@ -156,6 +160,8 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
     """Continue a run from its last checkpoint (after a crash, Ctrl-C or a pending approval)."""
     from langgraph.types import Command
 
+    from sandbox.lock import RunLock
+
     state_dir = find_run(ref)
     run_id = state_dir.name
     with _compiled(state_dir) as graph:
@@ -166,33 +172,33 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
             settings = LoopState.model_validate(snapshot.values).settings.model_copy(update={"auto_approve": True})
             graph.update_state(_config(run_id), {"settings": settings})
         finished = not snapshot.next
+        repo_root = LoopState.model_validate(snapshot.values).target.repo_root
     if finished:
         say(f"run {run_id} already finished")
         if as_json:
             emit_json(json.loads((state_dir / "summary.json").read_text()))
         return EXIT_OK
     pending = any(t.interrupts for t in snapshot.tasks)
-    if pending and not auto_approve:
-        return _drive(state_dir, run_id, None, as_json, answer_pending=True)
-    if pending:
-        return _drive(state_dir, run_id, Command(resume={"decision": "approve", "by": "auto-approve"}), as_json)
-    say(f"resuming run {run_id} at {', '.join(snapshot.next)}")
-    return _drive(state_dir, run_id, None, as_json)
+    with RunLock(repo_root, run_id):
+        if pending and not auto_approve:
+            return _drive(state_dir, run_id, None, as_json, answer_pending=True)
+        if pending:
+            return _drive(state_dir, run_id, Command(resume={"decision": "approve", "by": "auto-approve"}),
+                          as_json)
+        say(f"resuming run {run_id} at {', '.join(snapshot.next)}")
+        return _drive(state_dir, run_id, None, as_json)
 
 
 def profile_target(target: Target, as_json: bool) -> int:
     """`perfloop profile`: the loop's prepare, profile and diagnose nodes; leave no branch or worktree."""
     from agent.graph import build_graph
-    from sandbox.workspace import Workspace
+    from sandbox.lock import RunLock
 
-    state = _new_state(target, Settings(profile_only=True), prefix="profile-")
-    try:
+    run_id = f"profile-{new_run_id()}"
+    with RunLock(target.repo_root, run_id), _profile_scope(target, run_id):
+        state = _new_state(target, Settings(profile_only=True), run_id)
         with _bugs_reported(Path(state.state_dir), state.run_id):
             result = build_graph().invoke(state, {"recursion_limit": 20})
-    finally:
-        ws = Workspace(target.repo_root, state.run_id, target.subdir)
-        ws.cleanup()
-        ws.delete_branch()
     final = LoopState.model_validate(result)
     payload = {"run_id": state.run_id, "audit_log": str(Path(state.state_dir) / "audit.jsonl"),
                **final.profile.model_dump(mode="json"), "metrics": final.profile.metrics(),
@@ -201,3 +207,16 @@ def profile_target(target: Target, as_json: bool) -> int:
     if as_json:
         emit_json(payload)
     return EXIT_OK
+
+
+@contextmanager
+def _profile_scope(target: Target, run_id: str):
+    """Leave no branch or worktree behind a `perfloop profile`, however it ends."""
+    from sandbox.workspace import Workspace
+
+    try:
+        yield
+    finally:
+        ws = Workspace(target.repo_root, run_id, target.subdir)
+        ws.cleanup()
+        ws.delete_branch()

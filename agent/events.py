@@ -214,9 +214,16 @@ class LlmExchange(Event):
     attempt: int = 1
     prompt: str = ""
     answer: str = ""
+    finish_reason: str | None = None
+    prompt_tokens: int | None = Field(None, description="As the endpoint reported.")
+    completion_tokens: int | None = Field(None, description="As the endpoint reported.")
+    latency_s: float | None = Field(None, description="First request to answer, retries included.")
+    http_attempts: int | None = None
 
     def lines(self, show_diff: bool = False) -> list[str]:
-        return [f"LLM {self.model} attempt {self.attempt}: {len(self.prompt)} chars asked, "
+        usage = (f", {self.prompt_tokens}+{self.completion_tokens} tokens in {self.latency_s:.1f} s"
+                 if self.prompt_tokens is not None and self.latency_s is not None else "")
+        return [f"LLM {self.model} attempt {self.attempt}{usage}: {len(self.prompt)} chars asked, "
                 f"{len(self.answer)} answered"]
 
 
@@ -227,6 +234,19 @@ class LlmAnswerUnusable(Event):
 
     def lines(self, show_diff: bool = False) -> list[str]:
         return [f"LLM answer {self.attempt} unusable: {self.reason}"]
+
+
+class LlmCallFailed(Event):
+    """The LLM endpoint gave no usable reply; the remedy is skipped (recorded before LLMUnavailable is raised)."""
+
+    name: ClassVar[str] = "llm_call_failed"
+    model: str | None = None
+    endpoint: str | None = Field(None, description="The base URL, credentials redacted.")
+    attempt: int = 1
+    reason: str = ""
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"LLM {self.model} call {self.attempt} failed: {self.reason}"]
 
 
 class Unrecognised(Event):
@@ -242,7 +262,7 @@ class Unrecognised(Event):
 
 EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
-    ProposalMade, Approval, ProposalEdited, RemedySkipped, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable)}
+    ProposalMade, Approval, ProposalEdited, RemedySkipped, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed)}
 
 
 class Logged(BaseModel):

@@ -14,14 +14,14 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
 from agent.context import RunContext
-from agent.events import Event, LlmAnswerUnusable, LlmExchange
+from agent.events import LlmAnswerUnusable, LlmCallFailed, LlmExchange
+from agent.redact import redacted_url
 from agent.state import LoopState
 from tools.codemods import NotApplicable
 from tools.patching import matches_any
@@ -68,19 +68,6 @@ class LLMUnavailable(NotApplicable):
     """
 
 
-class LlmCallFailed(Event):
-    """The endpoint gave no usable reply; the remedy is skipped (recorded before LLMUnavailable is raised)."""
-
-    name: ClassVar[str] = "llm_call_failed"
-    model: str | None = None
-    endpoint: str | None = Field(None, description="The base URL, credentials redacted.")
-    attempt: int = 1
-    reason: str = ""
-
-    def lines(self, show_diff: bool = False) -> list[str]:
-        return [f"LLM {self.model} call {self.attempt} failed: {self.reason}"]
-
-
 class _Transient(Exception):
     """A failure worth another try; `wait_s` is how long the endpoint asked us to wait."""
 
@@ -121,34 +108,27 @@ class Endpoint:
         return text
 
 
-def redacted_url(url: str | None) -> str | None:
-    """Return `url` with any user:password@ replaced by ***@, for logs and messages."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    return urlunsplit((parts.scheme, "***@" + parts.netloc.rsplit("@", 1)[-1], parts.path, parts.query,
-                       parts.fragment))
+def _client(endpoint: Endpoint):
+    """Return an OpenAI SDK client for the endpoint: no SDK retries (ours are bounded and logged)."""
+    import httpx
+    from openai import OpenAI
+
+    auth = httpx.BasicAuth(endpoint.user, endpoint.password or "") if (
+        not endpoint.api_key and endpoint.user is not None) else None
+    http = httpx.Client(timeout=endpoint.timeout_s, auth=auth, follow_redirects=False)
+    return OpenAI(base_url=endpoint.url, api_key=endpoint.api_key or "unused", timeout=endpoint.timeout_s,
+                  max_retries=0, http_client=http)
 
 
 def chat(endpoint: Endpoint, model: str, messages: list[dict], max_tokens: int = MAX_TOKENS) -> LLMReply:
     """Ask once, retrying transient failures up to MAX_HTTP_TRIES; raise LLMUnavailable when it gives up."""
-    import httpx
-
     payload = {"model": model, "messages": messages, "temperature": 0, "max_tokens": max_tokens}
-    headers = {"Content-Type": "application/json"}
-    auth = None
-    if endpoint.api_key:
-        headers["Authorization"] = f"Bearer {endpoint.api_key}"
-    elif endpoint.user is not None:
-        auth = httpx.BasicAuth(endpoint.user, endpoint.password or "")
     started = time.monotonic()
     reason = ""
-    with httpx.Client(timeout=endpoint.timeout_s, auth=auth, follow_redirects=False) as client:
+    with _client(endpoint) as client:
         for attempt in range(1, MAX_HTTP_TRIES + 1):
             try:
-                reply = _request(client, endpoint, payload, headers)
+                reply = _request(client, endpoint, payload)
             except _Transient as transient:
                 reason = endpoint.redact(str(transient))
                 if attempt == MAX_HTTP_TRIES:
@@ -164,14 +144,15 @@ def chat(endpoint: Endpoint, model: str, messages: list[dict], max_tokens: int =
     raise LLMUnavailable(f"{reason} (gave up after {MAX_HTTP_TRIES} tries)")
 
 
-def _request(client, endpoint: Endpoint, payload: dict, headers: dict) -> LLMReply:
-    """Make one request; return the reply, raise _Transient (try again) or LLMUnavailable (give up)."""
-    import httpx
+def _exchange(client, endpoint: Endpoint, payload: dict) -> tuple[int, dict, bytes]:
+    """POST one chat completion through the SDK; return (status, headers, body), the body read up to the cap."""
+    import openai
 
     where = f"the LLM endpoint {endpoint.url}"
     deadline = time.monotonic() + endpoint.timeout_s
     try:
-        with client.stream("POST", endpoint.url + "/chat/completions", json=payload, headers=headers) as response:
+        # The streaming view hands over the raw body, so a huge or non-JSON answer is ours to judge.
+        with client.chat.completions.with_streaming_response.create(**payload) as response:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
                 raise LLMUnavailable(f"{where} sent a {int(declared) / 2**20:.1f} MiB answer, more than the "
@@ -184,13 +165,22 @@ def _request(client, endpoint: Endpoint, payload: dict, headers: dict) -> LLMRep
                                          "dropped unread")
                 if time.monotonic() > deadline:
                     raise _Transient(f"{where} timed out after {endpoint.timeout_s:g} s (answer still arriving)")
-            status = response.status_code
-            retry_after = _retry_after_s(response.headers.get("retry-after"))
-    except httpx.TimeoutException:
+            return response.status_code, dict(response.headers), bytes(body)
+    except openai.APIStatusError as error:  # 4xx/5xx: the SDK has read the (error) body
+        return error.status_code, dict(error.response.headers), error.response.content[:MAX_ANSWER_BYTES]
+    except openai.APITimeoutError:
         raise _Transient(f"{where} timed out after {endpoint.timeout_s:g} s") from None
-    except httpx.HTTPError as error:
-        raise _Transient(f"could not reach {where}: {type(error).__name__}: {error}") from None
-    excerpt = endpoint.redact(bytes(body[:200]).decode("utf-8", errors="replace")).strip()
+    except openai.APIConnectionError as error:
+        cause = error.__cause__ or error
+        raise _Transient(f"could not reach {where}: {type(cause).__name__}: {cause}") from None
+
+
+def _request(client, endpoint: Endpoint, payload: dict) -> LLMReply:
+    """Make one request; return the reply, raise _Transient (try again) or LLMUnavailable (give up)."""
+    where = f"the LLM endpoint {endpoint.url}"
+    status, headers, body = _exchange(client, endpoint, payload)
+    retry_after = _retry_after_s({k.lower(): v for k, v in headers.items()}.get("retry-after"))
+    excerpt = endpoint.redact(body[:200].decode("utf-8", errors="replace")).strip()
     if status in (401, 403):
         raise LLMUnavailable(endpoint.redact(
             f"{where} refused the credentials (HTTP {status}: {excerpt}); set {API_KEY_ENV} to a valid key"))

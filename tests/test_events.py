@@ -45,7 +45,8 @@ def test_every_event_reads_back_as_its_own_type(name, tmp_path):
                "llm_exchange": {"model": "m", "attempt": 1, "prompt": "p", "answer": "a"},
                "llm_answer_unusable": {"attempt": 2, "reason": "not JSON"},
                "proposal_edited": {"proposal": "p1-1", "original_patch": "-a\n+b\n", "edited_patch": "-a\n+c\n"},
-               "remedy_skipped": {"diagnosis": "d", "remedy": "r", "reason": "rejected here before"}}
+               "remedy_skipped": {"diagnosis": "d", "remedy": "r", "reason": "rejected here before"},
+               "llm_call_failed": {"model": "m", "endpoint": "http://***@host/v1", "attempt": 1, "reason": "401"}}
     event = model.model_validate(old.get(name) or minimal[name])
     log = AuditLog(tmp_path / "audit.jsonl")
     log.append(event.name, "node", **event.model_dump(mode="json"))

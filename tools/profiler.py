@@ -40,7 +40,7 @@ class ProbeSettings(BaseModel):
 def settings_for(target: Target) -> ProbeSettings:
     """Bound and limit each pipeline run as the target contract says."""
     return ProbeSettings(steps=target.steps, warmup_steps=target.warmup_steps,
-                         limits=RunLimits(timeout_s=target.timeout_s, memory_mb=target.memory_mb,
+                         first_step_timeout_s=target.first_step_timeout_s, limits=RunLimits(timeout_s=target.timeout_s, memory_mb=target.memory_mb,
                                           network=target.network))
 
 
@@ -79,6 +79,9 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
                          stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
     record_path = out_dir / "main-rank0.json"
+    written = result.input_write_error()
+    if written:
+        raise PipelineError(written, result)
     if result.timed_out or result.memory_exceeded:
         why = "ran past its time limit" if result.timed_out else "exceeded its memory limit"
         raise PipelineError(f"`{command}` {why} ({result.wall_s:.0f} s, peak {result.peak_rss_mb:.0f} MB) "

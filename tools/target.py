@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, ValidationError
 from sandbox.git import find_repo, git_ok
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
-                 "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct"}
+                 "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s"}
 MAX_CONTRACT_BYTES = 1 << 20
 """A contract file past this is refused unread: it cannot be a hand-written contract."""
 MAX_CONFIG_BYTES = 16 << 20
@@ -27,7 +27,7 @@ _KINDS = {
     **{key: (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
        for key in ("steps", "warmup_steps", "memory_mb", "noise_runs", "ab_runs", "max_ab_runs")},
     **{key: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), "a number")
-       for key in ("timeout_s", "min_gain_pct")},
+       for key in ("timeout_s", "min_gain_pct", "first_step_timeout_s")},
 }
 
 
@@ -55,6 +55,8 @@ class Target(BaseModel):
     max_ab_runs: int = Field(6, ge=1, description="Runs per side while the speed verdict is still undecided.")
     min_gain_pct: float = Field(5.0, ge=0, allow_inf_nan=False,
                                 description="Smallest speed-up worth a commit, whatever the noise.")
+    first_step_timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False,
+                                        description="Stop a run that reached no training step in this long.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
 
     def model_post_init(self, _context) -> None:
@@ -195,7 +197,8 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     editable = settings.get("editable") or ["**/*.py"] + ([config_rel] if config_rel else [])
     subdir = "" if target_dir == repo_root else str(target_dir.relative_to(repo_root))
     fields = {k: settings[k] for k in ("inputs", "steps", "warmup_steps", "timeout_s", "memory_mb", "network",
-                                      "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct") if k in settings}
+                                      "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct",
+                                      "first_step_timeout_s") if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
                       config=config_rel, editable=list(editable), contract_file=source, **fields)

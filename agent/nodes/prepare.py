@@ -5,8 +5,9 @@ from agent.console import say
 from agent.context import RunContext
 from agent.events import RunStarted
 from agent.faults import fault_point
+from agent.redact import redacted_url
 from agent.state import LoopState
-from sandbox.runner import network_isolation_prefix
+from sandbox.runner import expected_isolation
 from sandbox.workspace import user_tree_dirty
 
 
@@ -24,12 +25,16 @@ def prepare(state: LoopState) -> dict:
     if dirty:
         say(f"your working tree has {len(dirty)} uncommitted change(s); perfloop works from HEAD "
             f"{head[:10]} and leaves them as they are")
-    isolated = not target.network and network_isolation_prefix() is not None
-    if not isolated and not target.network:
-        say("note: this OS does not let perfloop cut the pipeline off the network; runs keep network access")
+    isolation = expected_isolation(ctx.protected(ws.base_tree).limits)
+    if not isolation.network_cut and not target.network:
+        say(f"note: the pipeline keeps network access ({isolation.network})")
+    if isolation.num_inputs_checked_only:
+        say(f"note: your ignored inputs cannot be mounted read-only here ({isolation.inputs}); "
+            "they are checked for changes after each run instead")
+    settings = state.settings.model_dump(mode="json") | {"llm_base_url": redacted_url(state.settings.llm_base_url)}
     ctx.record(RunStarted(run_id=state.run_id, branch=ws.branch, head=head, target=target.model_dump(mode="json"),
-                          settings=state.settings.model_dump(mode="json"), uncommitted_paths=dirty,
-                          linked_inputs=linked, network_isolated=isolated,
+                          settings=settings, uncommitted_paths=dirty, linked_inputs=linked,
+                          network_isolated=isolation.network_cut, isolation=isolation.model_dump(mode="json"),
                           worktrees=[str(ws.base_tree), str(ws.candidate_tree)]))
     say(f"run {state.run_id}: branch {ws.branch}, audit log {ctx.audit.path}")
     fault_point("after_prepare")
