@@ -37,6 +37,7 @@ import atexit
 import json
 import multiprocessing.util
 import os
+import signal
 import sys
 import threading
 import time
@@ -660,6 +661,13 @@ def _start_worker(probe: _Probe) -> None:
     # still leave their samples: multiprocessing runs its finalizers when a worker exits cleanly.
     multiprocessing.util.Finalize(None, dump, exitpriority=10)
     threading.Thread(target=dump_every_quarter_second, name="perfloop-dump", daemon=True).start()
+
+    def dump_and_exit(signum, frame) -> None:
+        # The sandbox stops leftover workers with SIGTERM (then SIGKILL) once the main process ends.
+        dump()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, dump_and_exit)
 
 
 def _is_worker_process(probe: _Probe) -> bool:
