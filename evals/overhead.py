@@ -47,18 +47,20 @@ def _samples_per_s(cwd: Path, command: str, env: dict[str, str]) -> float:
     return float(json.loads(lines[-1])["steady_samples_per_s"])
 
 
-def measure(name: str, runs: int, steps: int, warmup: int) -> dict[str, list[float]]:
+def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = TARGETS_DIR) -> dict[str, list[float]]:
     """Return mode -> samples/s of each run, the modes interleaved round by round."""
     with tempfile.TemporaryDirectory(prefix=f"perfloop-overhead-{name}-") as folder:
-        repo = copy_target(TARGETS_DIR, name, Path(folder) / name)
+        repo = copy_target(targets_dir, name, Path(folder) / name)
         contract = read_contract(repo)
         command = render_command(contract.command, contract.config)
         results: dict[str, list[float]] = {mode: [] for mode in MODES}
         for round_number in range(runs):
             order = MODES if round_number % 2 == 0 else tuple(reversed(MODES))
             for mode in order:
-                env = _env(mode, steps, warmup, Path(folder) / "probe" / f"{round_number}-{mode}")
-                results[mode].append(_samples_per_s(repo, command, env))
+                out_dir = Path(folder) / "probe" / f"{round_number}-{mode}"
+                results[mode].append(_samples_per_s(repo, command, _env(mode, steps, warmup, out_dir)))
+                if mode != "bare" and not (out_dir / "main-rank0.json").exists():
+                    raise RuntimeError(f"the probe did not attach to {name} in {mode} mode (no record in {out_dir})")
         return results
 
 
@@ -68,13 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="rounds (each runs every mode once)")
     parser.add_argument("--steps", type=int, default=60, help="steps per run (the meter's bound)")
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--targets-dir", type=Path, default=TARGETS_DIR)
     args = parser.parse_args(argv)
     print(f"# probe overhead, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
           f"{args.runs} interleaved rounds of {args.steps} steps")
     print("| target | bare samples/s | light / bare | full / bare |")
     print("|---|---|---|---|")
     for name in args.only:
-        results = measure(name, args.runs, args.steps, args.warmup)
+        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir)
         bare = statistics.median(results["bare"])
         ratios = {mode: statistics.median(results[mode]) / bare for mode in ("light", "full")}
         print(f"| {name} | {bare:.1f} | {ratios['light']:.3f} | {ratios['full']:.3f} |", flush=True)
