@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from tools.ranks import RankReport
+
 STAGES = ("data_wait", "h2d", "forward", "backward", "optimizer", "other")
 
 
@@ -135,6 +137,7 @@ class Profile(BaseModel):
     gpu: GpuStats
     runs: list[RunMeasurement]
     warnings: list[str] = Field(default_factory=list)
+    ranks: RankReport | None = Field(None, description="Every rank of a multi-process (torchrun) job; None for one.")
 
     def metrics(self) -> dict[str, float | int | str | None]:
         """Flatten into the metric names the knowledge base's conditions use."""

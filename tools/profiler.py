@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from sandbox.runner import RunLimits, RunResult, run_command
+from tools.ranks import read_ranks
 from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
 from tools.stats import noise_pct
 from tools.target import Target
@@ -165,6 +166,7 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
     build = _data_build(record, out_dir, loader)
     throughput = [run.measurement.samples_per_s for run in light] or [full.measurement.samples_per_s]
     warnings = list(record["errors"])
+    ranks = read_ranks(out_dir, settings.warmup_steps, settings.steps)
     if full.measurement.exit_reason != "max_steps":
         warnings.append(f"the pipeline ended after {len(record['steps'])} steps, before the "
                         f"{settings.warmup_steps + settings.steps} perfloop asked for")
@@ -183,6 +185,7 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         gpu=_gpu_stats(record, steps),
         runs=[full.measurement] + [run.measurement for run in light],
         warnings=warnings,
+        ranks=ranks,
     )
 
 
