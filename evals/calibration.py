@@ -1,7 +1,7 @@
 """Calibrate verify's speed decision: how often it accepts no gain, how often it finds a real one.
 
-`python -m evals.calibration` runs a real pipeline (tests/data/pipelines/tiny, with a
-per-batch delay injected through an environment variable the pipeline reads) through
+`python -m evals.calibration` runs a real pipeline (evals/calibration_pipeline, whose
+collate sleeps CALIBRATION_DELAY_MS per batch) under the real probe and through
 the real probe and the real decision (tools.stats.sequential_speed, the loop verify
 runs), many times per arm:
 
@@ -27,7 +27,8 @@ import numpy as np
 
 from tools.stats import RunSteps, SpeedPlan, candidate_first, noise_pct, sequential_speed
 
-PIPELINE = Path(__file__).resolve().parents[1] / "tests" / "data" / "pipelines" / "tiny"
+PIPELINE = Path(__file__).resolve().parent / "calibration_pipeline"
+COMMAND = "python train.py --config configs/train.json"
 
 
 @dataclass
@@ -81,7 +82,7 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
     from tools.profiler import ProbeSettings, run_probed
 
     settings = ProbeSettings(steps=steps, warmup_steps=warmup)
-    command = "python train.py --config configs/train.yaml"
+    command = COMMAND
     # The head sleeps base_delay_ms per batch; the candidate sleeps less, by what makes it gain_pct faster.
     head_step_ms = _measure_step_ms(work, settings, command, base_delay_ms)
     cand_delay = max(0.0, base_delay_ms - head_step_ms * (1 - 1 / (1 + gain_pct / 100)))
@@ -89,7 +90,7 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
 
     def run(delay_ms: float) -> RunSteps:
         out = work / f"run-{next(counter):06d}"
-        env_prefix = f"PERFLOOP_CALIBRATION_DELAY_MS={delay_ms:.3f} "
+        env_prefix = f"CALIBRATION_DELAY_MS={delay_ms:.3f} "
         measurement = run_probed(env_prefix + command, PIPELINE, out, settings).measurement
         return RunSteps.of(measurement)
 
@@ -116,7 +117,7 @@ def _measure_step_ms(work: Path, settings, command: str, delay_ms: float) -> flo
     from tools.profiler import run_probed
 
     out = work / "sizing"
-    run = run_probed(f"PERFLOOP_CALIBRATION_DELAY_MS={delay_ms:.3f} {command}", PIPELINE, out, settings)
+    run = run_probed(f"CALIBRATION_DELAY_MS={delay_ms:.3f} {command}", PIPELINE, out, settings)
     return run.measurement.step_ms_median
 
 

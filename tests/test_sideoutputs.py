@@ -73,3 +73,11 @@ def test_run_probed_records_the_files_a_run_writes(tmp_path):
     run = run_probed(command, tree, tmp_path / "probe", ProbeSettings(steps=2, warmup_steps=1))
     result = compare_side_outputs([run.measurement.probe_dir], [run.measurement.probe_dir])
     assert "file out/done.txt" in result.compared and result.status == "same"
+
+
+def test_the_worktree_a_run_ran_in_is_no_difference(tmp_path):
+    def warning(tree: str) -> list[str]:
+        return [f"/repo/.git/perfloop/worktrees/r1/{tree}/train.py:9: UserWarning: slow"]
+
+    base = [run_dir(tmp_path / f"base{i}", warning("base")) for i in range(2)]
+    assert compare_side_outputs(base, [run_dir(tmp_path / "cand", warning("candidate"))]).status == "same"

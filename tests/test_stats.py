@@ -110,3 +110,12 @@ def test_startup_is_judged_with_steady_state():
     assert not short_run.passed and short_run.projected_speedup < 1.0
     long_run = check_startup(base, precomputed, threshold_pct=5.0, run_steps=10_000)
     assert long_run.passed and long_run.projected_speedup > 1.2
+
+
+def test_calibration_runs_the_real_pipeline_through_the_real_decision(tmp_path):
+    from evals.calibration import run_real_arm
+
+    plan = SpeedPlan(ab_runs=2, max_ab_runs=2, num_resamples=300)
+    result = run_real_arm(0.0, 1, tmp_path, steps=4, warmup=1, base_delay_ms=5.0, plan=plan)
+    assert result.trials == 1 and result.runs_per_decision == [5]
+    assert "false accepts" in result.row()

@@ -29,6 +29,9 @@ MAX_FILES = 10_000
 STREAMS = ("stdout.txt", "stderr.txt")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _SKIP_DIRS = {".git", "__pycache__"}
+# The head and the candidate run in two worktrees; a path printed in a warning or a traceback
+# names its own one, which is no difference in behaviour.
+_WORKTREE = re.compile(r"(/worktrees/[^/\s]+/)(?:base|candidate)(?=/)")
 
 
 class SideOutputCheck(BaseModel):
@@ -83,7 +86,7 @@ def _outputs(probe_dir: str) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for stream in STREAMS:
         path = folder / stream
-        text = path.read_text(errors="replace") if path.exists() else ""
+        text = _WORKTREE.sub(r"\1<tree>", path.read_text(errors="replace") if path.exists() else "")
         found[stream] = {"sha256": hashlib.sha256(text.encode()).hexdigest(), "lines": text.splitlines()}
     manifest = folder / MANIFEST
     if not manifest.exists():
