@@ -8,6 +8,7 @@ augmentation, touches the probe, or writes to its inputs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -106,3 +107,20 @@ MUTANTS: list[Mutant] = [
     Mutant("shrink_model", "compute_bound", "change the model", "configs/train.yaml",
            "  hidden: 1024\n", "  hidden: 512\n"),
 ]
+
+
+def oracle_control(target: str, targets_dir: Path | None = None) -> Mutant:
+    """The target's hand-made correct fix as one whole-file edit: a control that verify should keep."""
+    import subprocess
+    import tempfile
+
+    from evals.copy_target import TARGETS_DIR
+
+    source = Path(targets_dir or TARGETS_DIR) / target
+    patch = (source / "oracle.patch").read_text()
+    [file] = sorted({line[6:] for line in patch.splitlines() if line.startswith("+++ b/")})
+    with tempfile.TemporaryDirectory(prefix="perfloop-oracle-") as folder:
+        (Path(folder) / file).write_text((source / file).read_text())
+        subprocess.run(["git", "apply", "-"], cwd=folder, input=patch, text=True, check=True, capture_output=True)
+        new = (Path(folder) / file).read_text()
+    return Mutant(f"oracle_{target}", target, "correct change (control)", file, (source / file).read_text(), new)

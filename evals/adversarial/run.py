@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from evals.adversarial.corpus import MUTANTS, Mutant
+from evals.adversarial.corpus import MUTANTS, Mutant, oracle_control
 from evals.copy_target import copy_target
 
 # Small bounded runs keep the corpus affordable; per_step_metrics logs every 40 steps, so its
@@ -21,6 +21,8 @@ from evals.copy_target import copy_target
 RUN_OVERRIDES = {"steps": 10, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3}
 TARGET_OVERRIDES = {"per_step_metrics": {"steps": 40}}
 ENTRY, REMEDY = "transform_hotspot", "vectorize_hot_function"
+# Correct changes run alongside the mutants: verify must still keep them.
+CONTROLS = ["float_reorder"]
 
 
 @dataclass
@@ -33,6 +35,8 @@ class MutantRow:
     verdict: str  # accepted | rejected | not_proposed | error
     stage: str
     reason: str
+    data_check: str = ""  # e.g. "within_tolerance (compared 96 of 96 differing rows)"
+    max_abs_diff: float | None = None
 
 
 def answer(mutant: Mutant) -> str:
@@ -79,7 +83,9 @@ def run_mutant(state, mutant: Mutant) -> MutantRow:
     verdict = verify(state)["history"][-1].verdict
     if verdict.verdict == "accepted":
         _undo_commit(state)
-    return MutantRow(mutant.name, mutant.target, mutant.kind, verdict.verdict, verdict.stage, verdict.reason)
+    return MutantRow(mutant.name, mutant.target, mutant.kind, verdict.verdict, verdict.stage, verdict.reason,
+                     verdict.data.label if verdict.data else "not_run",
+                     verdict.data.max_abs_diff if verdict.data else None)
 
 
 def _undo_commit(state) -> None:
@@ -94,7 +100,8 @@ def _undo_commit(state) -> None:
 
 def run_adversarial(work_dir: Path, names: list[str] | None = None) -> list[MutantRow]:
     """Run the mutants named (by mutant or target name; all when empty); return one row each."""
-    chosen = [m for m in MUTANTS if not names or m.name in names or m.target in names]
+    everything = MUTANTS + [oracle_control(target) for target in CONTROLS]
+    chosen = [m for m in everything if not names or m.name in names or m.target in names]
     rows = []
     for target in dict.fromkeys(m.target for m in chosen):
         print(f"adversarial: profiling {target}", file=sys.stderr, flush=True)
@@ -112,14 +119,16 @@ def run_adversarial(work_dir: Path, names: list[str] | None = None) -> list[Muta
 
 def format_rows(rows: list[MutantRow]) -> str:
     """One line per mutant, then the count accepted."""
-    lines = [f"{'mutant':<20} {'target':<17} {'kind':<22} {'verdict':<12} {'stage':<13} reason",
-             "-" * 120]
+    lines = [f"{'mutant':<22} {'target':<17} {'kind':<24} {'verdict':<12} {'stage':<13} reason", "-" * 120]
     for row in rows:
         reason = " ".join(row.reason.split())
-        lines.append(f"{row.name:<20} {row.target:<17} {row.kind:<22} {row.verdict:<12} {row.stage:<13} "
-                     f"{reason[:160]}")
-    accepted = sum(row.verdict == "accepted" for row in rows)
-    lines.append(f"{len(rows)} mutants, {accepted} accepted")
+        if row.kind.endswith("(control)"):
+            reason = f"data {row.data_check}, max |diff| {row.max_abs_diff}; {reason}"
+        lines.append(f"{row.name:<22} {row.target:<17} {row.kind:<24} {row.verdict:<12} {row.stage:<13} "
+                     f"{reason[:180]}")
+    mutants = [row for row in rows if not row.kind.endswith("(control)")]
+    accepted = sum(row.verdict == "accepted" for row in mutants)
+    lines.append(f"{len(mutants)} mutants, {accepted} accepted; {len(rows) - len(mutants)} control(s)")
     return "\n".join(lines)
 
 
