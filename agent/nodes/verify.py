@@ -241,17 +241,11 @@ def _declared_rule(state: LoopState, proposal: Proposal) -> Verification:
     return Verification(data=proposal.data_rule, loss=proposal.loss_rule, caveats=proposal.caveats)
 
 
-def _run_cascade(state: LoopState, proposal: Proposal, log: AuditLog) -> _Cascade:
-    c = _Cascade(state=state, proposal=proposal, log=log, rule=_declared_rule(state, proposal),
-                 run_steps=getattr(state.target, "run_steps", None),
-                 baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
-    try:
-        for stage in STAGES:
-            stage.run(c)
-    except _Rejected as rejection:
-        rejection.cascade = c
-        raise
-    return c
+def _start(state: LoopState, proposal: Proposal, log: AuditLog) -> _Cascade:
+    return _Cascade(state=state, proposal=proposal, log=log, rule=_declared_rule(state, proposal),
+                    # Target.run_steps is read from the training config by another change; until then None.
+                    run_steps=getattr(state.target, "run_steps", None),
+                    baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
 
 
 def _verdict_fields(c: _Cascade) -> dict:
@@ -272,10 +266,11 @@ def verify(state: LoopState) -> dict:
     proposal = state.proposal
     ws = workspace(state)
     log.append("node_entered", "verify", proposal=proposal.id)
+    c = _start(state, proposal, log)
     try:
-        c = _run_cascade(state, proposal, log)
+        for stage in STAGES:
+            stage.run(c)
     except _Rejected as rejection:
-        c = rejection.cascade
         verdict = Verdict(proposal_id=proposal.id, verdict="rejected", stage=rejection.stage,
                           reason=rejection.reason + _caveat(c), **_verdict_fields(c))
     else:
