@@ -10,8 +10,10 @@ runs), many times per arm:
 - gain arms: the head sleeps d ms per batch more than the candidate, so the candidate is
   5%, 10% or 20% faster: the share accepted is the detection rate.
 
-It prints, per arm, decisions, accepts, and pipeline runs per decision (median), plus a
-seeded simulation of the same decision at 10% run-to-run noise. Flags: --trials N
+It prints, per arm, decisions, accepts, and pipeline runs per decision (median: the
+timing pairs plus verify's smoke run; the profile's noise runs, three per trial here,
+are shared by every proposal in verify and not counted), plus a seeded simulation of
+the same decision at 10% run-to-run noise. Flags: --trials N
 (per arm, default 50), --arms 0,5,10,20, --steps, --warmup, --sim-trials.
 """
 from __future__ import annotations

@@ -102,7 +102,7 @@ def compare_data(baseline_dirs: list[str], candidate_dirs: list[str], allow_tole
         if short:
             return CheckResult(status="changed", steps_expected=expected, detail=short)
     rows_total = sum(len(h) for run in cand for h in run.hashes)
-    differing: list[tuple[_Run, int, list[int]]] = []
+    differing: list[tuple[int, _Run, int, list[int]]] = []
     for number, run in enumerate(cand, start=1):
         for step, (want, got) in enumerate(zip(reference.hashes, run.hashes)):
             if want == got:
@@ -117,7 +117,7 @@ def compare_data(baseline_dirs: list[str], candidate_dirs: list[str], allow_tole
                                    rows_total=rows_total, rows_differing=len(rows),
                                    detail=f"candidate run {number}, step {step}, row {rows[0]} differs from "
                                           "the baseline")
-            differing.append((run, step, rows))
+            differing.append((number, run, step, rows))
     if not differing:
         return CheckResult(status="identical", steps_compared=expected, steps_expected=expected,
                            rows_total=rows_total,
@@ -136,7 +136,7 @@ def _kept_batches(probe_dir: str) -> dict[int, dict[str, object]]:
     return {step: dict(leaves) for step, leaves in torch.load(path, weights_only=True)}
 
 
-def _compare_values(reference: _Run, differing: list[tuple[_Run, int, list[int]]], steps: int, rows_total: int,
+def _compare_values(reference: _Run, differing: list[tuple[int, _Run, int, list[int]]], steps: int, rows_total: int,
                     atol: float, rtol: float) -> CheckResult:
     """Compare every differing row the probe kept by value; count the rows it could not compare."""
     import torch
@@ -144,16 +144,16 @@ def _compare_values(reference: _Run, differing: list[tuple[_Run, int, list[int]]
     base = _kept_batches(reference.probe_dir)
     kept: dict[str, dict] = {}
     worst, compared = 0.0, 0
-    num_differing = sum(len(rows) for _, _, rows in differing)
+    num_differing = sum(len(rows) for _, _, _, rows in differing)
     common = dict(steps_compared=steps, steps_expected=steps, rows_total=rows_total, rows_differing=num_differing,
                   atol=atol, rtol=rtol)
-    for run, step, rows in differing:
+    for number, run, step, rows in differing:
         if run.probe_dir not in kept:
             kept[run.probe_dir] = _kept_batches(run.probe_dir)
         want, got = base.get(step), kept[run.probe_dir].get(step)
         if want is None or got is None:
             continue  # beyond the storage budget: counted as not compared
-        where = f"{run.probe_dir}, step {step}"
+        where = f"candidate run {number}, step {step}"
         if want.keys() != got.keys():
             return CheckResult(status="changed", max_abs_diff=worst, rows_compared=compared, **common,
                                detail=f"{where}: batch fields differ ({sorted(got)} vs {sorted(want)})")
