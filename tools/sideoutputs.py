@@ -69,11 +69,16 @@ def record_written(root: Path, before: dict[str, tuple[int, int]], out_dir: Path
     for relative, stamp in sorted(snapshot(root).items()):
         if before.get(relative) == stamp:
             continue
-        data = (root / relative).read_bytes()
-        entry: dict = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "lines": None}
-        if len(data) <= MAX_TEXT_BYTES and b"\0" not in data:
+        digest, head = hashlib.sha256(), b""
+        with open(root / relative, "rb") as handle:  # a checkpoint may be gigabytes: hash it in chunks
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+                if len(head) <= MAX_TEXT_BYTES:
+                    head += chunk
+        entry: dict = {"sha256": digest.hexdigest(), "size": stamp[1], "lines": None}
+        if len(head) <= MAX_TEXT_BYTES and b"\0" not in head:
             try:
-                entry["lines"] = data.decode("utf-8").splitlines()
+                entry["lines"] = head.decode("utf-8").splitlines()
             except UnicodeDecodeError:
                 pass
         files[relative] = entry
