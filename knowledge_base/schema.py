@@ -154,19 +154,49 @@ class ExpectedGain(_Record):
         return 1.0 / ((1.0 - p) + remaining)
 
 
+# The one table of data tolerances per dtype, |a - b| <= atol + rtol * |b| (FIELD_NOTES: fp32
+# 1e-5/1e-5, fp16 1e-3, bf16 1e-2). A remedy's `atol`/`rtol` default to the fp32 row; verify
+# enforces exactly what the remedy declares (tools/datacheck.py holds no table of its own).
+DTYPE_TOLERANCE: dict[str, tuple[float, float]] = {
+    "float64": (1e-8, 1e-7), "float32": (1e-5, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2),
+}
+# Per-step loss within_tolerance default: |a - b| <= atol + rtol * |b|.
+LOSS_TOLERANCE: tuple[float, float] = (1e-6, 1e-4)
+
+
 class Verification(_Record):
     """What must stay the same for a remedy to be kept."""
 
     data: Check
     """Batches versus the baseline for the same seed: bit-identical or within atol/rtol."""
     loss: Check
-    """Loss curve versus the baseline with a fixed seed: bit-identical or within atol/rtol."""
-    atol: float = Field(default=1e-5, ge=0.0)
-    """Absolute tolerance for within_tolerance (fp32 default; fp16 1e-3, bf16 1e-2)."""
-    rtol: float = Field(default=1e-5, ge=0.0)
-    """Relative tolerance: |a - b| <= atol + rtol * |b|."""
+    """Loss curve versus the baseline with a fixed seed: bit-identical or within loss_atol/loss_rtol."""
+    atol: float = Field(default=DTYPE_TOLERANCE["float32"][0], ge=0.0)
+    """Absolute data tolerance for within_tolerance (fp32 default; see DTYPE_TOLERANCE)."""
+    rtol: float = Field(default=DTYPE_TOLERANCE["float32"][1], ge=0.0)
+    """Relative data tolerance: |a - b| <= atol + rtol * |b|."""
+    loss_atol: float = Field(default=LOSS_TOLERANCE[0], ge=0.0)
+    """Absolute per-step loss tolerance for loss: within_tolerance."""
+    loss_rtol: float = Field(default=LOSS_TOLERANCE[1], ge=0.0)
+    """Relative per-step loss tolerance for loss: within_tolerance."""
+    side_output_changes: list[str] = []
+    """Regular expressions for stdout/stderr lines or output file paths the remedy may add, drop or change."""
+    one_off_cost: str | None = None
+    """What the remedy pays once per run (e.g. "compilation"); a slower start-up is then judged by break-even."""
     caveats: list[str] = []
     """Known ways the check can legitimately differ, told to the user, never hidden."""
+
+    @field_validator("side_output_changes")
+    @classmethod
+    def _check_patterns(cls, patterns: list[str]) -> list[str]:
+        import re
+
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"side_output_changes: {pattern!r} is not a regular expression ({error})") from None
+        return patterns
 
 
 class Remedy(_Record):

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from sandbox.runner import RunLimits, RunResult, run_command
 from tools.ranks import read_ranks
 from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
+from tools import sideoutputs
 from tools.stats import noise_pct
 from tools.target import Target
 from tools.models import DataBuild, GpuStats, LoaderInfo, Profile, RunMeasurement, StageLedger
@@ -77,8 +78,10 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         "PERFLOOP_FIRST_STEP_TIMEOUT_S": str(settings.first_step_timeout_s),
         "PYTHONUNBUFFERED": "1",
     }
+    before = sideoutputs.snapshot(target_dir)
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
                          stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
+    sideoutputs.record_written(target_dir, before, out_dir)  # files the run wrote, for the side-output check
     record_path = out_dir / "main-rank0.json"
     written = result.input_write_error()
     if written:
