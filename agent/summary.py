@@ -28,8 +28,11 @@ class IterationSummary(BaseModel):
     expected_speedup: float
     speedup: float | None
     ci: list[float] | None
-    data_check: str
-    loss_check: str
+    data_check: str = Field(description="identical | within_tolerance | changed | not_comparable | not_run.")
+    data_detail: str = Field("", description="The data check's label, e.g. 'within_tolerance (compared R of T rows)'.")
+    loss_check: str = Field(description="identical | within_tolerance | within_envelope | diverged | "
+                                        "not_comparable | not_run.")
+    side_outputs_check: str = Field("not_run", description="same | declared | changed | not_run.")
     commit: str | None
 
     @classmethod
@@ -38,8 +41,9 @@ class IterationSummary(BaseModel):
         return cls(proposal_id=p.id, diagnosis=p.diagnosis, evidence=p.evidence, change=p.change, source=p.source,
                    verdict=v.verdict, stage=v.stage, reason=v.reason, expected_speedup=p.expected_speedup,
                    speedup=v.speed.speedup if v.speed else None, ci=list(v.speed.ci) if v.speed else None,
-                   data_check=v.data.status if v.data else "not_run",
-                   loss_check=v.loss.status if v.loss else "not_run", commit=v.commit)
+                   data_check=v.data.status if v.data else "not_run", data_detail=v.data.label if v.data else "",
+                   loss_check=v.loss.status if v.loss else "not_run",
+                   side_outputs_check=v.side_outputs.status if v.side_outputs else "not_run", commit=v.commit)
 
 
 class RunSummary(BaseModel):
