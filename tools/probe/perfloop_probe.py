@@ -732,10 +732,18 @@ def _start_watchdog(probe: _Probe) -> None:
     threading.Thread(target=watch, name="perfloop-watchdog", daemon=True).start()
 
 
+def _is_launcher() -> bool:
+    """Tell torchrun's launcher (it starts the ranks and trains nothing) from a training process."""
+    if "RANK" in os.environ:
+        return False
+    program = sys.argv[0] if sys.argv else ""
+    return os.path.basename(program) == "torchrun" or program.replace(os.sep, "/").endswith("torch/distributed/run.py")
+
+
 def install() -> None:
-    """Arm the probe in this process (idempotent)."""
+    """Arm the probe in this process (idempotent); the ranks of a torchrun job each get their own."""
     global _PROBE
-    if _PROBE is not None or not _OUT_DIR:
+    if _PROBE is not None or not _OUT_DIR or _is_launcher():
         return
     _PROBE = _Probe()
     if "torch" in sys.modules:
