@@ -31,6 +31,10 @@ class CheckResult(BaseModel):
     rows_total: int = Field(0, description="Rows of every batch of every candidate run.")
     rows_differing: int = Field(0, description="Of those, rows whose fingerprint differs from the baseline's.")
     rows_compared: int = Field(0, description="Differing rows compared by value within tolerance.")
+    rule: str = Field("loader_output", description="What identity rests on: loader_output (the DataLoader's "
+                                                  "batches as they are), layout_free (the same values per sample "
+                                                  "in another container layout) or model_input (what the model "
+                                                  "was given, with a bit-identical loss).")
     atol: float | None = Field(None, description="Absolute tolerance enforced (the remedy's), when one applied.")
     rtol: float | None = Field(None, description="Relative tolerance enforced (the remedy's), when one applied.")
 
@@ -39,6 +43,10 @@ class CheckResult(BaseModel):
         """Status with what it rests on, e.g. 'within_tolerance (compared 96 of 96 differing rows)'."""
         if self.status == "within_tolerance" and self.rows_differing:
             return f"{self.status} (compared {self.rows_compared} of {self.rows_differing} differing rows)"
+        if self.status == "identical" and self.rule == "layout_free":
+            return "identical (layout changed)"
+        if self.status == "identical" and self.rule == "model_input":
+            return "identical at model input"
         return self.status
 
 
@@ -50,6 +58,10 @@ class _Run:
         self.record = json.loads((Path(probe_dir) / "main-rank0.json").read_text())
         self.steps = self.record["steps"]
         self.hashes = [step["row_hashes"] for step in self.steps]
+        self.values = [step.get("value_hashes") for step in self.steps]
+        self.inputs = [step.get("input_hashes") for step in self.steps]
+        self.losses = [step.get("loss") for step in self.steps]
+        self.layout = self.record.get("layout") or []
         self.exit_reason = self.record.get("exit_reason", "")
 
     def unfingerprinted(self) -> str | None:
@@ -113,6 +125,9 @@ def compare_data(baseline_dirs: list[str], candidate_dirs: list[str], allow_tole
                                           f"baseline {len(want)}")
             rows = [i for i, (a, b) in enumerate(zip(want, got)) if a != b]
             if not allow_tolerance:
+                beyond = _identical_beyond_layout(reference, base, cand, rows_total)
+                if beyond is not None:
+                    return beyond
                 return CheckResult(status="changed", steps_compared=expected, steps_expected=expected,
                                    rows_total=rows_total, rows_differing=len(rows),
                                    detail=f"candidate run {number}, step {step}, row {rows[0]} differs from "
@@ -124,6 +139,48 @@ def compare_data(baseline_dirs: list[str], candidate_dirs: list[str], allow_tole
                            detail=f"{expected} batches ({rows_total} rows) identical row by row in "
                                   f"{len(cand)} candidate run(s)")
     return _compare_values(reference, differing, expected, rows_total, atol, rtol)
+
+
+def _layout(leaves: list[str]) -> str:
+    """Say a batch layout briefly: its first leaves as path:dtype:shape, and how many there are."""
+    shown = [leaf.replace("|", ":") for leaf in leaves[:3]]
+    more = f", … ({len(leaves)} leaves)" if len(leaves) > 3 else ""
+    return "{" + ", ".join(shown) + more + "}"
+
+
+def _identical_beyond_layout(reference: _Run, base: list[_Run], cand: list[_Run], rows_total: int) -> CheckResult | None:
+    """Find identity where the loader's batches changed shape but not substance; None when there is none.
+
+    First the same values per sample, whatever container and dtype hold them (a list of
+    per-position tensors vs one stacked tensor; float64 holding float32 values). Failing
+    that, the same model input at every step with a bit-identical loss: work moved between
+    the dataset, the collate function and the loop. A change to anything the loss reads
+    (labels included) changes the loss, so it cannot hide behind an unchanged model input;
+    and where model inputs were recorded, same values in the loader's batches are not enough
+    if the loop then feeds the model something else (a cast that loses precision).
+    """
+    steps = len(reference.steps)
+
+    def same(field: str) -> bool:
+        want = getattr(reference, field)
+        if any(not hashes for hashes in want):
+            return False
+        return all(getattr(run, field) == want for run in base[1:] + cand)
+
+    inputs_known = all(hashes for run in base + cand for hashes in run.inputs)
+    if same("values") and (not inputs_known or same("inputs")):
+        return CheckResult(status="identical", rule="layout_free", steps_compared=steps, steps_expected=steps,
+                           rows_total=rows_total,
+                           detail=f"{steps} batches ({rows_total} rows) hold the same values sample by sample in "
+                                  f"{len(cand)} candidate run(s); the layout changed from {_layout(reference.layout)} "
+                                  f"to {_layout(cand[0].layout)}")
+    if same("inputs") and all(run.losses == reference.losses and None not in run.losses for run in cand):
+        return CheckResult(status="identical", rule="model_input", steps_compared=steps, steps_expected=steps,
+                           rows_total=rows_total,
+                           detail=f"the DataLoader's batches changed, but at every one of {steps} steps the model "
+                                  f"was given identical tensors and the loss is bit-identical in {len(cand)} "
+                                  "candidate run(s)")
+    return None
 
 
 def _kept_batches(probe_dir: str) -> dict[int, dict[str, object]]:

@@ -43,7 +43,7 @@ import threading
 import time
 import traceback
 
-from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
+from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
@@ -76,6 +76,7 @@ class _Probe:
         self.step_loader: int | None = None
         self.step_source: str | None = None  # "loader" or "optimizer", whichever ends a step first
         self.model_id: int | None = None  # the module whose inputs are the batch in optimizer steps
+        self.layout: list[str] | None = None  # leaves of the first batch, for the data check's message
         self.step_tensors: list = []  # model inputs of the open optimizer step, kept at its close
         self.step_calls = 0  # model calls recorded in the open optimizer step
         self.num_module_calls = 0
@@ -180,6 +181,7 @@ class _Probe:
         step = self.current
         if step is None:
             return
+        step.pop("inputs_seen", None)
         step["step_ms"] = (end - step.pop("start")) * 1000.0
         counted = sum(step[s + "_ms"] for s in _STAGES)
         if self.step_source == "optimizer":
@@ -241,6 +243,7 @@ class _Probe:
             "seen": self.seen(), "steps": self.steps,
             "main_fetches": self.main_fetches, "errors": self.errors,
             "stacks": self.sampler.snapshot() if self.sampler else None,
+            "layout": self.layout,
             "sampler": self.sampler.kind if self.sampler else None,
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
             "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
@@ -393,7 +396,7 @@ def _patch_next_batch(probe: _Probe) -> None:
             probe.open_step(call_start, loader_id)
             probe.current["data_ms"] += wait_ms
             probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
-            _record_batch(probe, batch)
+            _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
         return batch
 
     dl._BaseDataLoaderIter.__next__ = next_batch
@@ -413,7 +416,9 @@ def _patch_module_call(torch, probe: _Probe) -> None:
 
     def module_call(self, *args, **kwargs):
         if _MODE != "full" and probe.step_source == "loader":
-            return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing to do
+            if not probe.stages and probe.current is not None and not probe.current.get("inputs_seen"):
+                _guarded(probe, _model_inputs, probe, self, args, kwargs)
+            return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing more
         if not probe.stages:
             _guarded(probe, _outermost_call, probe, self, args, kwargs)
         if not probe.timing():
@@ -437,7 +442,11 @@ def _guarded(probe: _Probe, function, *args) -> None:
 def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
     """Count a model call outside every stage; until a DataLoader defines steps, record its inputs."""
     probe.num_module_calls += 1
-    if probe.step_source == "loader" or _is_worker_process(probe):
+    if probe.step_source == "loader":
+        if probe.current is not None and not probe.current.get("inputs_seen"):
+            _model_inputs(probe, module, args, kwargs)
+        return
+    if _is_worker_process(probe):
         return
     if probe.model_id is None:
         probe.model_id = id(module)  # later outermost calls of other modules (a loss, a metric) are not data
@@ -449,6 +458,28 @@ def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
         _record_batch(probe, (args, kwargs) if kwargs else args, root=f"inputs[{probe.step_calls}]")
     finally:
         probe.step_calls += 1
+
+
+def _model_inputs(probe: _Probe, module, args, kwargs) -> None:
+    """With DataLoader steps, hash what the step's first outermost module call was given (the model's input).
+
+    The data check falls back on these when a change rearranges the loader's output but the
+    model still sees the same tensors (a cheaper collate, a normalisation moved into the loop).
+    """
+    if _is_worker_process(probe):
+        return
+    if probe.model_id is None:
+        probe.model_id = id(module)
+    if id(module) != probe.model_id:
+        return
+    step = probe.current
+    step["inputs_seen"] = True
+    try:
+        _, hashes, _ = fingerprint((args, kwargs) if kwargs else args, "inputs")
+    except Exception as error:  # the loader-output check still applies; this fallback is just unavailable
+        step["input_hashes_error"] = f"{type(error).__name__}: {error}"
+        return
+    step["input_hashes"] = hashes
 
 
 def _patch_optimizer(torch, probe: _Probe) -> None:
@@ -571,8 +602,9 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     if probe.first_batch_wall is None:
         probe.first_batch_wall = time.time()
     step = probe.current
+    values: list[str] = []
     try:
-        rows, hashes, tensors = fingerprint(batch, root)
+        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" else None)
     except Exception as error:  # keep timing; the data check treats this step as not comparable
         why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
         step["fingerprint_error"] = why
@@ -586,6 +618,9 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     if "fingerprint_error" not in step:
         step["row_hashes"].extend(hashes)
     if root == "batch":
+        step["value_hashes"] = values
+        if probe.layout is None:
+            probe.layout = last_layout()
         probe._keep(step["index"], tensors)
     else:
         probe.step_tensors.extend(tensors)
