@@ -129,6 +129,7 @@ class LoopState(BaseModel):
     settings: Settings
     state_dir: str = Field(description="Where this run keeps its audit log, probe files and checkpoints.")
     head: str = Field("", description="Current head of perfloop/<run_id>.")
+    base: str = Field("", description="The user's HEAD when the run started (the branch grew from it).")
     first_profile: Profile | None = Field(None, description="The unchanged pipeline's profile.")
     profile: Profile | None = Field(None, description="Profile of the current head.")
     diagnoses: list[Diagnosis] = Field(default_factory=list, description="Ranked, for the current head.")

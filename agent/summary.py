@@ -62,10 +62,14 @@ class RunSummary(BaseModel):
     bottleneck_summary: str = ""
     iterations: list[IterationSummary]
     runs_used: int
+    base: str = Field("", description="The user's HEAD the run started from.")
+    base_moved: bool = Field(False, description="The user's HEAD moved during the run (the run's branch is "
+                                                "unaffected; rebase or cherry-pick its commits onto the new HEAD).")
+    base_now: str | None = Field(None, description="The user's HEAD at the end, when it moved.")
 
 
 def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: float,
-                  speedup_ci: list[float] | None) -> RunSummary:
+                  speedup_ci: list[float] | None, user_head: str | None = None) -> RunSummary:
     """Assemble the summary from the state and the final measurement."""
     first = state.first_profile
     top = state.diagnoses[0] if state.diagnoses else None
@@ -75,7 +79,9 @@ def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: flo
         final=final, speedup=speedup, speedup_ci=speedup_ci,
         stop_reason=state.stop_reason, stop_detail=state.stop_detail,
         bottleneck=top.entry_id if top else None, bottleneck_summary=top.summary if top else "",
-        iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used)
+        iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used,
+        base=state.base, base_moved=bool(user_head and state.base and user_head != state.base),
+        base_now=user_head if user_head and user_head != state.base else None)
 
 
 class PausedSummary(BaseModel):
