@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
     _add_target_args(profile)
+    profile.add_argument("--trace", metavar="FILE", help="also write the full run's timeline as a Chrome trace "
+                         "(JSON; open it in https://ui.perfetto.dev or chrome://tracing)")
     resume = sub.add_parser("resume", help="continue a stopped or interrupted run")
     resume.add_argument("run", help="run id or run folder")
     resume.add_argument("--auto-approve", action="store_true")
@@ -82,7 +84,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "profile":
         from agent.driver import profile_target
 
-        return profile_target(_target(args), args.json)
+        return profile_target(_target(args), args.json, trace=args.trace)
     if args.command == "log":
         from agent.logview import print_log
 
