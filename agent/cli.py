@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_USAGE,
-                           InternalError, save_traceback)
+                           InternalError, save_traceback, set_json_mode)
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
@@ -109,6 +109,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `perfloop` console script."""
     args = build_parser().parse_args(argv)
+    set_json_mode(getattr(args, "json", False))  # no live progress line under --json
     from tools.audit import AuditLogDamaged, AuditWriteError
     from tools.profiler import PipelineError
 
