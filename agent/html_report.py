@@ -68,9 +68,8 @@ def gather(raw: list[dict]) -> tuple[list[Logged], list[tuple[str, Logged]], lis
             proposals[event.proposal].approval = event
         elif isinstance(event, ProposalEdited) and event.proposal in proposals:
             proposals[event.proposal].edited = event
-        elif isinstance(event, VerifyStage) and (raw_record.get("data") or {}).get("stage"):
-            if proposals:
-                list(proposals.values())[-1].stages.append(event)
+        elif isinstance(event, VerifyStage) and proposals:  # stages follow the proposal they verify
+            list(proposals.values())[-1].stages.append(event)
         elif isinstance(event, VerdictReached):
             verdict = (raw_record.get("data") or {}).get("verdict") or event.verdict.model_dump(mode="json")
             view = proposals.get(event.verdict.proposal_id)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -43,8 +44,8 @@ class Trace(BaseModel):
 
 
 @pytest.fixture(scope="module")
-def trace(tmp_path_factory) -> dict:
-    """Profile the data-waiting pipeline with 2 DataLoader workers and write its trace."""
+def profiled(tmp_path_factory) -> Path:
+    """Profile the data-waiting pipeline with 2 DataLoader workers and write its trace; return the folder."""
     root = tmp_path_factory.mktemp("trace")
     target = make_repo(root / "repo", "waiting")
     config = target / "configs" / "train.yaml"
@@ -54,7 +55,35 @@ def trace(tmp_path_factory) -> dict:
     done = perfloop("profile", str(target), "--trace", str(path))
     assert done.returncode == 0, done.stderr
     assert str(path) in done.stderr
-    return json.loads(path.read_text())
+    return root
+
+
+@pytest.fixture(scope="module")
+def trace(profiled) -> dict:
+    return json.loads((profiled / "out" / "run.trace.json").read_text())
+
+
+def _probe_folder(profiled: Path, suffix: str) -> Path:
+    (folder,) = (profiled / "repo" / ".git" / "perfloop" / "runs").glob(f"profile-*/probe/*-{suffix}")
+    return folder
+
+
+def test_full_run_records_its_timeline_light_runs_do_not(profiled):
+    full = _probe_folder(profiled, "profile-full")
+    record = json.loads((full / "main-rank0.json").read_text())
+    for step in record["steps"]:
+        for stage in ("data", "forward", "backward", "optimizer"):  # the spans are the ledger, laid out
+            booked = sum(duration for name, _, duration in step["spans"] if name == stage)
+            assert booked == pytest.approx(step[f"{stage}_ms"], abs=0.01)
+        assert all(0 <= offset <= step["step_ms"] + 0.01 for _, offset, _ in step["spans"])
+    fetches = [json.loads(line) for path in full.glob("worker-*.jsonl") for line in path.read_text().splitlines()]
+    assert fetches and all({"start_wall", "pid"} <= set(f) for f in fetches)
+    light = _probe_folder(profiled, "profile-light")
+    light_record = json.loads((light / "main-rank0.json").read_text())
+    assert not any("spans" in step or "start_wall" in step for step in light_record["steps"])
+    assert not any("start_wall" in line for path in light.glob("worker-*.jsonl") for line in path.read_text().splitlines())
+    for folder in (full, light):  # the live progress line's source, written in every mode
+        assert json.loads((folder / "progress.json").read_text())["steps"] == 10
 
 
 def test_trace_is_chrome_trace_json_with_worker_tracks(trace):
