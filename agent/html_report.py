@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import (Approval, Logged, Profiled, ProposalEdited, ProposalMade, RunFinished, RunStarted,
+from agent.events import (Approval, Diagnosed, Logged, Profiled, ProposalEdited, ProposalMade, RunFinished, RunStarted,
                           VerdictReached, VerifyStage, parse_record)
 from agent.report_charts import LEDGER_STAGES, ledger_bars, speed_intervals, step_gantt
 from agent.runs import find_run
@@ -199,6 +199,7 @@ def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] =
                    "beat (grey band; dashed: the gain required).</p>" + speed_intervals(rows))
     if profiles:
         out.append(_timelines(profiles))
+    out.append(_diagnoses(records))
     if proposals:
         out.append("<h2>Proposals</h2>" + "".join(_proposal_section(v) for v in proposals))
     out.append(_raw_records(raw, records))
@@ -217,6 +218,16 @@ def _timelines(profiles: list[tuple[str, Logged]]) -> str:
         else:
             out.append(f"<p class=muted>{_esc(label)}: no timeline in this profile (recorded by an older perfloop).</p>")
     return "".join(out)
+
+
+def _diagnoses(records: list[Logged]) -> str:
+    out = []
+    for record in records:
+        if isinstance(record.event, Diagnosed):
+            items = "".join(f"<li><b>{_esc(d.entry_id)}</b> (up to {d.expected_speedup:.2f}x): {_esc(d.summary)}</li>"
+                            for d in record.event.ranked) or "<li>no known bottleneck matched</li>"
+            out.append(f"<p>At {_esc(record.event.head[:10])} (record #{record.seq}):</p><ul>{items}</ul>")
+    return "<h2>Diagnoses</h2>" + "".join(out) if out else ""
 
 
 def _raw_records(raw: list[dict], records: list[Logged]) -> str:
@@ -261,5 +272,6 @@ def write_report(ref: str, output: str | None = None) -> Path:
     log = AuditLog(state_dir / "audit.jsonl")
     path = Path(output) if output else state_dir / "report.html"
     raw = list(log.records())
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(raw, log.verify(), trace_links(state_dir, raw, path.parent)), encoding="utf-8")
     return path

@@ -75,7 +75,7 @@ def test_old_log_renders_without_timeline():
     page = render(_old_records(), [])
     assert 'class="chart ledger"' in page and 'class="chart speed"' in page
     assert "no timeline in this profile" in page and 'class="chart gantt"' not in page
-    assert "<details>" in page and "REJECTED" in page
+    assert "<details>" in page and "REJECTED" in page and "<h2>Diagnoses</h2>" in page
 
 
 def test_side_outputs_render_when_a_verdict_has_them():
