@@ -2,17 +2,21 @@
 
 from collections.abc import Callable
 
-from tools.codemods.base import CodemodContext, CodemodResult, DataLoaderSite, NotApplicable
+from tools.codemods.base import (
+    CodemodContext, CodemodResult, DataLoaderSite, NotApplicable, ReplayTarget, Tolerance,
+)
 from tools.codemods.dataloader import set_dataloader_option
 from tools.codemods.remedies import (
     set_num_workers, set_persistent_workers, set_pin_memory, set_prefetch_factor,
 )
+from tools.codemods.vectorize import vectorize_hot_function
 
 REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "set_num_workers": set_num_workers,
     "set_persistent_workers": set_persistent_workers,
     "set_pin_memory": set_pin_memory,
     "set_prefetch_factor": set_prefetch_factor,
+    "vectorize_hot_function": vectorize_hot_function,
 }
 
 
@@ -25,6 +29,7 @@ def apply_codemod(codemod_id: str, ctx: CodemodContext) -> CodemodResult:
 
 
 __all__ = [
-    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable",
+    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable", "ReplayTarget",
+    "Tolerance",
     "apply_codemod", "set_dataloader_option",
 ]
