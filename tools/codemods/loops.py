@@ -23,6 +23,7 @@ INEXACT_MATH = {name: name for name in (
     "cosh", "asin", "acos", "atan", "atan2", "hypot")} | {"pow": "power"}
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.Pow: "**"}
+_PRECEDENCE = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2, ast.Pow: 4}
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _RANDOM = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
                      r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss)$")
@@ -195,6 +196,14 @@ class _Translator:
             return f"{self.atom(val.src)}[:, None]"
         return val.src
 
+    def operand(self, node: ast.AST, val: Val, parent: ast.operator, right: bool) -> str:
+        """Parenthesise a binary operand only where Python's precedence needs it."""
+        if isinstance(node, ast.BinOp) and type(node.op) in _PRECEDENCE and not isinstance(parent, ast.Pow):
+            mine, theirs = _PRECEDENCE[type(node.op)], _PRECEDENCE[type(parent)]
+            if mine > theirs or (mine == theirs and not right):
+                return val.src
+        return self.atom(val.src)
+
     @staticmethod
     def atom(src: str) -> str:
         """Parenthesise `src` unless it is a name, a call, an index or already in parentheses."""
@@ -223,7 +232,8 @@ class _Translator:
             if left.depth == right.depth == 0:
                 return Val(ast.unparse(node), 0)
             op = _BINOPS[type(node.op)]
-            return Val(f"{self.atom(left.src)} {op} {self.atom(right.src)}", max(left.depth, right.depth))
+            return Val(f"{self.operand(node.left, left, node.op, False)} {op} "
+                       f"{self.operand(node.right, right, node.op, True)}", max(left.depth, right.depth))
         if isinstance(node, ast.UnaryOp):
             inner = self.expr(node.operand)
             if inner.depth == 0:
@@ -348,7 +358,7 @@ class _Translator:
                 width = self._offset(call.args[0], call.args[1])
                 if width is not None:
                     low = self.expr(call.args[0])
-                    self.env[target.id] = Val(f"{self.atom(self.render(low))} + np.arange({width})", 2)
+                    self.env[target.id] = Val(f"{self.atom(low.src)} + np.arange({width})", 2)
                     return
         if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
                 and all(isinstance(e, ast.Name) for e in target.elts):
