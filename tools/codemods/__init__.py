@@ -9,6 +9,9 @@ from tools.codemods.dataloader import set_dataloader_option
 from tools.codemods.remedies import (
     set_num_workers, set_persistent_workers, set_pin_memory, set_prefetch_factor,
 )
+from tools.codemods.model_side import (
+    enable_torch_compile, set_intra_op_threads, set_optimizer_flag, set_zero_grad_to_none,
+)
 from tools.codemods.vectorize import vectorize_hot_function
 
 REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
@@ -17,6 +20,10 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "set_pin_memory": set_pin_memory,
     "set_prefetch_factor": set_prefetch_factor,
     "vectorize_hot_function": vectorize_hot_function,
+    "enable_torch_compile": enable_torch_compile,
+    "set_optimizer_flag": set_optimizer_flag,
+    "set_zero_grad_to_none": set_zero_grad_to_none,
+    "set_intra_op_threads": set_intra_op_threads,
 }
 
 
