@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from tools.codemods import CodemodContext, NotApplicable, apply_codemod
 
@@ -336,3 +337,66 @@ def test_a_value_read_after_the_loop_is_refused(tmp_path):
     """)
     with pytest.raises(NotApplicable, match="read after the loop"):
         vectorise(tmp_path, source, "f")
+
+
+# tolist → Python → torch.tensor round trips ------------------------------------------
+ROUND_TRIP = textwrap.dedent('''
+    import numpy as np
+    import torch
+
+
+    def energy(signal, width):
+        out = []
+        for start in range(len(signal) - width + 1):
+            acc = 0.0
+            for v in signal[start:start + width]:
+                acc += v * v
+            out.append(acc / width)
+        return out
+
+
+    def item(images, labels, i):
+        pixels = images[i].tolist()
+        image = torch.tensor(pixels, dtype=torch.float32) / 255.0
+        feats = energy(images[i].reshape(-1).tolist(), 5)
+        return image, torch.tensor(feats), torch.tensor(labels[i].tolist(), dtype=torch.int64)
+''')
+
+
+def test_round_trips_become_zero_copy_conversions_with_identical_tensors(tmp_path):
+    (tmp_path / "mod.py").write_text(ROUND_TRIP)
+    first = apply_codemod("vectorize_hot_function", CodemodContext(
+        root=tmp_path, metrics={"hot_function": "energy (mod.py:6)"}))
+    (tmp_path / "mod.py").write_text(first.files["mod.py"])
+    result = apply_codemod("zero_copy_conversion", CodemodContext(
+        root=tmp_path, metrics={"hot_function": "item (mod.py:17)"}))
+    new = result.files["mod.py"]
+    assert "torch.as_tensor(images[i], dtype=torch.float32) / 255.0" in new
+    assert "pixels" not in new  # the list variable went with its round trip
+    assert "torch.as_tensor(feats, dtype=torch.get_default_dtype())" in new
+    assert "energy(images[i].reshape(-1), 5)" in new and "    out = (acc / width)\n    return out" in new
+    assert "torch.as_tensor(labels[i], dtype=torch.int64)" in new
+    assert "tolist" not in new
+    old_ns, new_ns = {}, {}
+    exec(ROUND_TRIP, old_ns)
+    exec(new, new_ns)
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 255, (4, 3, 6, 6), dtype=np.uint8)
+    labels = rng.integers(0, 9, 4)
+    for i in range(4):
+        for a, b in zip(old_ns["item"](images, labels, i), new_ns["item"](images, labels, i)):
+            assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+
+
+def test_round_trips_without_a_dtype_or_changed_in_place_are_left_alone(tmp_path):
+    (tmp_path / "mod.py").write_text(textwrap.dedent('''
+        import torch
+
+
+        def item(images, i):
+            image = torch.tensor(images[i].tolist(), dtype=torch.float32)
+            image.mul_(2.0)
+            return image, torch.tensor(images[i].tolist())
+    '''))
+    with pytest.raises(NotApplicable, match="without dtype.*changed in place|changed in place.*without dtype"):
+        apply_codemod("zero_copy_conversion", CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:5)"}))

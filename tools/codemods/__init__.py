@@ -12,6 +12,7 @@ from tools.codemods.remedies import (
 from tools.codemods.model_side import (
     enable_torch_compile, set_intra_op_threads, set_optimizer_flag, set_zero_grad_to_none,
 )
+from tools.codemods.roundtrip import zero_copy_conversion
 from tools.codemods.vectorize import vectorize_hot_function
 
 REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
@@ -24,6 +25,7 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "set_optimizer_flag": set_optimizer_flag,
     "set_zero_grad_to_none": set_zero_grad_to_none,
     "set_intra_op_threads": set_intra_op_threads,
+    "zero_copy_conversion": zero_copy_conversion,
 }
 
 
