@@ -80,15 +80,20 @@ def test_profile_json_changes_nothing(tiny_repo):
     assert "perfloop/" not in git(tiny_repo, "branch", "--list")
 
 
-def test_compute_bound_names_compute_and_accepts_nothing(tmp_path):
+def test_compute_bound_names_compute_and_only_tries_model_side_remedies(tmp_path):
     target = make_repo(tmp_path / "repo", pipeline="compute")
     done = perfloop("run", str(target), "--auto-approve", "--json")
     assert done.returncode == 0, done.stderr
     summary = last_json(done.stdout)
     assert summary["bottleneck"] == "compute_bound"
     assert summary["stop_reason"] == "nothing_actionable"
-    assert not [i for i in summary["iterations"] if i["verdict"] == "accepted"]
-    assert summary["speedup"] == 1.0
+    # compute_bound's codemods (fused/foreach optimizer, torch.compile, threads) may be accepted;
+    # nothing touches the data, and the loss stays within the remedies' tolerance.
+    for iteration in summary["iterations"]:
+        assert iteration["diagnosis"] == "compute_bound"
+        if iteration["verdict"] == "accepted":
+            assert iteration["data_check"] == "identical"
+            assert iteration["loss_check"] in ("identical", "within_tolerance")
 
 
 def test_reject_then_nothing_left(tiny_repo):
