@@ -1,8 +1,6 @@
 """The vectorising codemod on real loops: each rule on differently written loops, each refusal reason."""
 from __future__ import annotations
 
-import math
-import random
 import textwrap
 from pathlib import Path
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import libcst as cst
 
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
-from tools.codemods.loops import FunctionRewrite, LoopRewrite, Val, _Translator, _is_inf, _is_number, \
-    _names_loaded, _names_stored, _refuse_effects, dotted
+from tools.codemods.loop_body import Translator
+from tools.codemods.loops import FunctionRewrite, LoopRewrite, Val, _is_inf, _is_number, _names_loaded, \
+    _names_stored, _refuse_effects, dotted
 
 HOT_FUNCTION = re.compile(r"^(?P<name>[\w.<>]+) \((?P<file>.+):(?P<line>\d+)\)$")
 # Where reordering is declared, batches are compared with the fp32 tolerance of the verify stage.
@@ -156,7 +156,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
         if any(name in _names_loaded(s) | _names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
     _refuse_effects(loop, lists)
-    t = _Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
+    t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
     found: dict[str, tuple[str, Val]] = {}
@@ -210,7 +210,7 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
     return found
 
 
-def _rule(found: dict, appended: dict, t: _Translator) -> str:
+def _rule(found: dict, appended: dict, t: Translator) -> str:
     text = "\n".join(t.lines)
     if "sliding_window_view" in text or any(line.count("np.cumsum") for line in t.lines) and appended:
         return "windowed reduction"
@@ -219,14 +219,14 @@ def _rule(found: dict, appended: dict, t: _Translator) -> str:
     return "element-wise (np.where)" if "np.where" in text else "element-wise"
 
 
-def _with_hoists(t: _Translator) -> list[str]:
+def _with_hoists(t: Translator) -> list[str]:
     body = "\n".join(t.lines)
     hoists = [f"{name} = {src}" for name, src in t.hoists if re.search(rf"\b{re.escape(name)}\b", body)]
     return hoists + t.lines
 
 
 def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
-    t = _Translator(names, exact, _float_context([stmt]))
+    t = Translator(names, exact, _float_context([stmt]))
 
     class Replace(ast.NodeTransformer):
         def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
