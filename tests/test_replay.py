@@ -79,3 +79,20 @@ def test_vectorised_pipeline_feeds_identical_batches(tmp_path):
     after = run_probed(COMMAND, repo, tmp_path / "after", settings)
     assert after.measurement.data_digest == full.measurement.data_digest
     assert after.measurement.losses == full.measurement.losses
+
+
+def test_capture_works_in_dataloader_workers_and_never_breaks_the_pipeline(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    config = repo / "configs" / "train.yaml"
+    config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
+    calls = capture_calls(COMMAND, repo, tmp_path / "capture", "train.py", "frame_energy", SHORT, max_calls=2)
+    assert calls.returncode == 0
+    pids = {path.name.split("-")[1] for path in Path(calls.directory).glob("call-*.pkl")}
+    assert len(pids) == 2 and calls.num_calls == 4  # two calls in each of the two worker processes
+
+    # Arguments too big to keep: the calls are skipped and said, and the pipeline still runs.
+    tiny = capture_calls(COMMAND, repo, tmp_path / "tiny", "train.py", "frame_energy", SHORT, max_bytes=10)
+    assert tiny.returncode == 0 and tiny.num_calls == 0
+    assert any("skipped" in note for note in tiny.notes)
+    result = replay(repo, "train.py", "frame_energy", "", "", Path(tiny.directory))
+    assert not result.ok and result.verdict == "no_calls"

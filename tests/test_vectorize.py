@@ -398,3 +398,12 @@ def test_round_trips_without_a_dtype_or_changed_in_place_are_left_alone(tmp_path
     '''))
     with pytest.raises(NotApplicable, match="without dtype.*changed in place|changed in place.*without dtype"):
         apply_codemod("zero_copy_conversion", CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:5)"}))
+
+
+def test_a_comprehension_named_by_the_profile_rewrites_its_function(tmp_path):
+    source = "def soft(xs):\n    return [abs(v) * 2.0 for v in xs]\n"
+    (tmp_path / "mod.py").write_text(HEADER + source)
+    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": "soft.<locals>.<listcomp> (mod.py:7)"})
+    result = apply_codemod("vectorize_hot_function", ctx)
+    assert result.replay.function == "soft"
+    assert "return (np.abs(xs_arr) * 2.0).tolist()" in result.files["mod.py"]

@@ -65,7 +65,10 @@ def parse_hot_function(value: object) -> tuple[str, str, int]:
     match = HOT_FUNCTION.match(value) if isinstance(value, str) else None
     if not match:
         raise NotApplicable(f"the profile names no hot function as 'name (file:line)' (got {value!r})")
-    return match["name"], match["file"], int(match["line"])
+    name = match["name"]
+    # A comprehension or lambda is code of the function that holds it.
+    name = re.sub(r"(\.<locals>)?\.<(listcomp|dictcomp|setcomp|genexpr|lambda)>$", "", name)
+    return name, match["file"], int(match["line"])
 
 
 def find_function(tree: ast.Module, qualname: str, line: int) -> ast.FunctionDef:
