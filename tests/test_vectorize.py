@@ -372,7 +372,7 @@ def test_round_trips_become_zero_copy_conversions_with_identical_tensors(tmp_pat
     assert "torch.as_tensor(images[i], dtype=torch.float32) / 255.0" in new
     assert "pixels" not in new  # the list variable went with its round trip
     assert "torch.as_tensor(feats, dtype=torch.get_default_dtype())" in new
-    assert "energy(images[i].reshape(-1), 5)" in new and "    out = (acc / width)\n    return out" in new
+    assert "energy(images[i].reshape(-1), 5)" in new and "    out = acc / width\n    return out" in new
     assert "torch.as_tensor(labels[i], dtype=torch.int64)" in new
     assert "tolist" not in new
     old_ns, new_ns = {}, {}
@@ -407,3 +407,43 @@ def test_a_comprehension_named_by_the_profile_rewrites_its_function(tmp_path):
     result = apply_codemod("vectorize_hot_function", ctx)
     assert result.replay.function == "soft"
     assert "return (np.abs(xs_arr) * 2.0).tolist()" in result.files["mod.py"]
+
+
+def test_a_helper_returning_two_lists_feeds_as_tensor_directly(tmp_path):
+    source = textwrap.dedent('''
+        import numpy as np
+        import torch
+
+
+        def features(signal, width):
+            levels, peaks = [], []
+            for s in range(0, len(signal) - width + 1, 2):
+                total = 0.0
+                for v in signal[s:s + width]:
+                    total += v
+                levels.append(total / width)
+                top = -np.inf
+                for v in signal[s:s + width]:
+                    top = max(top, v)
+                peaks.append(top * 1.0)
+            return levels, peaks
+
+
+        def item(rows, i):
+            levels, peaks = features(rows[i].tolist(), 4)
+            return {"level": torch.tensor(levels, dtype=torch.float32), "peak": torch.tensor(peaks, dtype=torch.float64)}
+    ''')
+    (tmp_path / "mod.py").write_text(source)
+    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:22)"})
+    (tmp_path / "mod.py").write_text(apply_codemod("vectorize_hot_function", ctx).files["mod.py"])
+    new = apply_codemod("zero_copy_conversion", ctx).files["mod.py"]
+    assert "features(rows[i], 4)" in new and "tolist" not in new
+    assert "torch.as_tensor(levels, dtype=torch.float32)" in new
+    old_ns, new_ns = {}, {}
+    exec(source, old_ns)
+    exec(new, new_ns)
+    rows = np.random.default_rng(1).standard_normal((3, 40)).astype(np.float32)
+    for i in range(3):
+        old, fresh = old_ns["item"](rows, i), new_ns["item"](rows, i)
+        for key in old:
+            assert old[key].dtype == fresh[key].dtype and torch.equal(old[key], fresh[key])

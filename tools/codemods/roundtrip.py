@@ -93,11 +93,12 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
                     and _is_tolist(stmt.value) and len(loads.get(stmt.targets[0].id, [])) == 1:
                 tolist_names[stmt.targets[0].id] = stmt
         via_name = {}  # name read once in torch.tensor(name) -> the producer call it holds
+        bound = _bound_once(fn)
         for stmt in fn.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                    and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) \
-                    and stmt.value.func.id in producers and id(stmt.value) in _bound_once(fn):
-                via_name[stmt.targets[0].id] = stmt.value
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+                    and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in producers \
+                    and id(stmt.value) in bound:
+                via_name.update({read.id: stmt.value for read in bound[id(stmt.value)]})
         for call in [n for n in ast.walk(fn) if _is_call(n, "torch.tensor")]:
             if len(call.args) != 1 or any(k.arg not in ("dtype",) for k in call.keywords):
                 continue
@@ -157,8 +158,7 @@ def _list_producers(tree: ast.Module, other_files: str) -> dict[str, dict]:
                     tolists.add(_key(last_assign[value.id]))
                 else:
                     ok = False
-        if not ok or len(returns) != 1 or isinstance(returns[0].value, ast.Tuple) \
-                or re.search(rf"\b{fn.name}\b", other_files):
+        if not ok or len(returns) != 1 or re.search(rf"\b{fn.name}\b", other_files):
             continue
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                  and n.func.id == fn.name]
@@ -179,12 +179,13 @@ def _feeds_torch_tensor(tree: ast.Module, call: ast.Call) -> bool:
     for fn, _ in _functions(tree):
         bound = _bound_once(fn).get(id(call))
         if bound is not None:
-            return any(arg is bound for arg in tensor_args)
+            return all(any(arg is read for arg in tensor_args) for read in bound)
     return False
 
 
-def _bound_once(fn: ast.FunctionDef) -> dict[int, ast.Name]:
-    """id(value) -> its only later read, for `name = value` statements whose name is read exactly once."""
+def _bound_once(fn: ast.FunctionDef) -> dict[int, list[ast.Name]]:
+    """id(value) -> the only later read of each name, for `name = value` / `a, b = value` statements
+    whose names are set once and read exactly once."""
     loads: dict[str, list[ast.Name]] = {}
     stores: dict[str, int] = {}
     for node in ast.walk(fn):
@@ -195,10 +196,12 @@ def _bound_once(fn: ast.FunctionDef) -> dict[int, ast.Name]:
                 stores[node.id] = stores.get(node.id, 0) + 1
     found = {}
     for stmt in fn.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            name = stmt.targets[0].id
-            if stores.get(name) == 1 and len(loads.get(name, [])) == 1:
-                found[id(stmt.value)] = loads[name][0]
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target = stmt.targets[0]
+        names = target.elts if isinstance(target, ast.Tuple) else [target]
+        if all(isinstance(n, ast.Name) and stores.get(n.id) == 1 and len(loads.get(n.id, [])) == 1 for n in names):
+            found[id(stmt.value)] = [loads[n.id][0] for n in names]
     return found
 
 
@@ -270,6 +273,13 @@ def _apply(text: str, plan: _Plan) -> str:
                                         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                               whitespace_after=cst.SimpleWhitespace(""))))
                 return updated.with_changes(func=cst.parse_expression("torch.as_tensor"), args=args)
+            return updated
+
+        def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+            # `out = (a / b).tolist()` lost its .tolist(): the parentheses are no longer needed.
+            start = positions[original.value].start
+            if (start.line, start.column) in plan.strip_tolist and getattr(updated.value, "lpar", None):
+                return updated.with_changes(value=updated.value.with_changes(lpar=[], rpar=[]))
             return updated
 
         def leave_SimpleStatementLine(self, original, updated):
