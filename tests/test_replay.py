@@ -80,6 +80,20 @@ def test_vectorised_pipeline_feeds_identical_batches(tmp_path):
     assert after.measurement.data_digest == full.measurement.data_digest
     assert after.measurement.losses == full.measurement.losses
 
+    # Then the round trip: frame_energy returns its array, __getitem__ converts it once.
+    ctx = CodemodContext(root=repo, metrics={"hot_function": "Frames.__getitem__ (train.py:27)"})
+    zero_copy = apply_codemod("zero_copy_conversion", ctx)
+    assert "torch.as_tensor(frame_energy(self.frames[index], self.width), dtype=torch.get_default_dtype())" \
+        in zero_copy.files["train.py"]
+    assert zero_copy.replay.function == "frame_energy" and zero_copy.replay.lists_became_arrays
+    checked = check_rewrite(zero_copy, repo, COMMAND, tmp_path / "replay2", SHORT)
+    assert checked.ok and checked.verdict == "identical", checked.reason
+    for path, text in zero_copy.files.items():
+        (repo / path).write_text(text)
+    git(repo, "commit", "-qam", "no list round trip")
+    final = run_probed(COMMAND, repo, tmp_path / "final", settings)
+    assert final.measurement.data_digest == full.measurement.data_digest
+
 
 def test_capture_works_in_dataloader_workers_and_never_breaks_the_pipeline(tmp_path):
     repo = make_repo(tmp_path / "repo")

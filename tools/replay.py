@@ -90,7 +90,7 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
 
 def replay(target_dir: Path, file: str, function: str, old_source: str, new_source: str, calls_dir: Path,
            tolerance: Tolerance | None = None, limits: RunLimits | None = None,
-           work_dir: Path | None = None) -> ReplayResult:
+           work_dir: Path | None = None, lists_became_arrays: bool = False) -> ReplayResult:
     """Run old and new `function` of `file` on every captured call, sandboxed, and compare the outputs."""
     if not any(Path(calls_dir).glob("call-*.pkl")):
         return ReplayResult(ok=False, verdict="no_calls",
@@ -101,6 +101,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
         "file": str((Path(target_dir) / file).resolve()), "function": function,
         "old_source": old_source, "new_source": new_source, "calls_dir": str(Path(calls_dir).resolve()),
         "atol": tolerance.atol if tolerance else None, "rtol": tolerance.rtol if tolerance else None,
+        "lists_became_arrays": lists_became_arrays,
     }))
     limits = limits or RunLimits(timeout_s=120, memory_mb=4096)
     result = run_command(f"{sys.executable} {CHILD} {spec_path}", cwd=Path(target_dir), extra_env={},
@@ -135,7 +136,8 @@ def check_rewrite(result: CodemodResult, target_dir: Path, command: str, work_di
     captured = capture_calls(command, target_dir, Path(work_dir) / "capture", file, function, settings)
     old_source = (Path(target_dir) / file).read_text()
     outcome = replay(target_dir, file, function, old_source, result.files[file], Path(captured.directory),
-                     tolerance=result.tolerance, work_dir=Path(work_dir))
+                     tolerance=result.tolerance, work_dir=Path(work_dir),
+                     lists_became_arrays=result.replay.lists_became_arrays)
     if captured.notes:
         outcome.skipped += captured.notes
     return outcome

@@ -74,10 +74,23 @@ def _numeric_list(value) -> bool:
         or all(isinstance(v, list) and _numeric_list(v) for v in value) and len(value) > 0
 
 
-def compare(old, new, atol, rtol):
+def as_arrays(value):
+    """Turn lists of numbers into arrays, inside tuples too (for rewrites that return arrays on purpose)."""
+    import numpy as np
+
+    if isinstance(value, list) and value and _numeric_list(value):
+        return np.asarray(value)
+    if isinstance(value, tuple):
+        return tuple(as_arrays(v) for v in value)
+    return value
+
+
+def compare(old, new, atol, rtol, lists_became_arrays=False):
     """Return (verdict, detail): identical, within_tolerance or different (first difference)."""
     import numpy as np
 
+    if lists_became_arrays:
+        old, new = as_arrays(old), as_arrays(new)
     old_leaves, new_leaves = list(flatten(old)), list(flatten(new))
     if [(p, k) for p, k, _ in old_leaves] != [(p, k) for p, k, _ in new_leaves]:
         for (po, ko, _), (pn, kn, _) in zip(old_leaves, new_leaves):
@@ -134,7 +147,8 @@ def main() -> None:
             report["mismatch"] = f"{os.path.basename(path)}: old {old_status} {str(old_out)[:200]}, " \
                                  f"new {new_status} {str(new_out)[:200]}"
             break
-        verdict, detail = compare(old_out, new_out, spec.get("atol"), spec.get("rtol"))
+        verdict, detail = compare(old_out, new_out, spec.get("atol"), spec.get("rtol"),
+                                  spec.get("lists_became_arrays", False))
         if verdict == "different":
             report["mismatch"] = f"{os.path.basename(path)}: {detail}"
             break

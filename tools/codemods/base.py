@@ -49,6 +49,9 @@ class ReplayTarget(BaseModel):
     """Path relative to the target folder, e.g. "data.py"."""
     function: str
     """Qualified name in that file, e.g. "frame_energy" or "ClipDataset.__getitem__"."""
+    lists_became_arrays: bool = False
+    """The rewrite returns arrays where the old code returned lists of numbers, on purpose:
+    replay compares values, shapes and dtype kinds, not the container type."""
 
 
 class CodemodResult(BaseModel):

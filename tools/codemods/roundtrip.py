@@ -60,7 +60,7 @@ def zero_copy_conversion(ctx: CodemodContext) -> CodemodResult:
         summary=f"{len(plan.as_tensor)} torch.tensor(list) round trip(s) → torch.as_tensor in {file} "
                 f"({', '.join(functions)})",
         old_value="torch.tensor(x.tolist())", new_value="torch.as_tensor(x)", location=f"{file}:{line}",
-        replay=ReplayTarget(file=file, function=plain[0]) if plain else None,
+        replay=ReplayTarget(file=file, function=plain[0], lists_became_arrays=True) if plain else None,
         notes=plan.skipped + ["as_tensor shares memory with the array when the dtype matches; the default "
                               "collate copies it into the batch"],
     )
@@ -134,7 +134,7 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
                     if index < len(arg.args) and _is_tolist(arg.args[index]):
                         plan.strip_tolist.add(_key(arg.args[index]))
                 plan.strip_tolist |= producer["tolists"]
-                plan.changed_functions += [qual, arg.func.id]
+                plan.changed_functions += [arg.func.id, qual]  # the producer first: it is the one to replay
     return plan
 
 
