@@ -183,7 +183,8 @@ class ExpressionTranslator:
             raise NotApplicable(f"line {node.lineno}: `{text}` changes inside the loop; only loop-invariant "
                                 "arrays are indexed or iterated")
         if text not in self.hoisted:
-            base = text.split(".")[-1].split("[")[0]
+            key = re.search(r"\[['\"](\w+)['\"]\]$", text)
+            base = key.group(1) if key else text.split(".")[-1].split("[")[0]
             name = self.fresh(f"{base}_arr")
             dtype = ", dtype=np.float64" if self.float_ctx else ""
             self.hoists.append((name, f"np.asarray({text}{dtype})"))
@@ -300,6 +301,8 @@ class ExpressionTranslator:
         if name == "abs" and len(args) == 1:
             return Val(f"np.abs({srcs[0]})", depth)
         if name == "float" and len(args) == 1:
+            if self.float_ctx and srcs[0] in self.hoisted.values():
+                return args[0]  # already read as float64
             return Val(f"np.asarray({srcs[0]}, dtype=np.float64)", depth)
         if name in ("min", "max") and len(args) == 2:
             inner = node.args[0]
