@@ -34,7 +34,9 @@ def test_replay_accepts_a_correct_rewrite_and_catches_a_wrong_one(captured):
     repo, calls = captured
     old = (repo / "train.py").read_text()
     ctx = CodemodContext(root=repo, metrics={"hot_function": "frame_energy (train.py:10)"})
-    new = apply_codemod("vectorize_hot_function", ctx).files["train.py"]
+    # round_trip off: frame_energy keeps returning a list, so replay compares like with like.
+    loops_only = ctx.model_copy(update={"params": {"round_trip": False}})
+    new = apply_codemod("vectorize_hot_function", loops_only).files["train.py"]
     good = replay(repo, "train.py", "frame_energy", old, new, Path(calls.directory))
     assert good.ok and good.verdict == "identical" and good.num_identical == 4
 
@@ -69,6 +71,10 @@ def test_vectorised_pipeline_feeds_identical_batches(tmp_path):
     metrics = build_profile(full, [], COMMAND, repo, settings).metrics()
     result = apply_codemod("vectorize_hot_function", CodemodContext(root=repo, metrics=metrics))
     assert result.replay.function == "frame_energy" and result.tolerance is None
+    # One change: the loops become numpy, and __getitem__ takes the array without a list round trip.
+    new = result.files["train.py"]
+    assert "torch.as_tensor(frame_energy(self.frames[index], self.width), dtype=torch.get_default_dtype())" in new
+    assert result.replay.lists_became_arrays and ".tolist()" not in new
 
     checked = check_rewrite(result, repo, COMMAND, tmp_path / "replay", SHORT)
     assert checked.ok and checked.verdict == "identical", checked.reason
@@ -79,20 +85,6 @@ def test_vectorised_pipeline_feeds_identical_batches(tmp_path):
     after = run_probed(COMMAND, repo, tmp_path / "after", settings)
     assert after.measurement.data_digest == full.measurement.data_digest
     assert after.measurement.losses == full.measurement.losses
-
-    # Then the round trip: frame_energy returns its array, __getitem__ converts it once.
-    ctx = CodemodContext(root=repo, metrics={"hot_function": "Frames.__getitem__ (train.py:27)"})
-    zero_copy = apply_codemod("zero_copy_conversion", ctx)
-    assert "torch.as_tensor(frame_energy(self.frames[index], self.width), dtype=torch.get_default_dtype())" \
-        in zero_copy.files["train.py"]
-    assert zero_copy.replay.function == "frame_energy" and zero_copy.replay.lists_became_arrays
-    checked = check_rewrite(zero_copy, repo, COMMAND, tmp_path / "replay2", SHORT)
-    assert checked.ok and checked.verdict == "identical", checked.reason
-    for path, text in zero_copy.files.items():
-        (repo / path).write_text(text)
-    git(repo, "commit", "-qam", "no list round trip")
-    final = run_probed(COMMAND, repo, tmp_path / "final", settings)
-    assert final.measurement.data_digest == full.measurement.data_digest
 
 
 def test_capture_works_in_dataloader_workers_and_never_breaks_the_pipeline(tmp_path):

@@ -364,7 +364,7 @@ ROUND_TRIP = textwrap.dedent('''
 def test_round_trips_become_zero_copy_conversions_with_identical_tensors(tmp_path):
     (tmp_path / "mod.py").write_text(ROUND_TRIP)
     first = apply_codemod("vectorize_hot_function", CodemodContext(
-        root=tmp_path, metrics={"hot_function": "energy (mod.py:6)"}))
+        root=tmp_path, metrics={"hot_function": "energy (mod.py:6)"}, params={"round_trip": False}))
     (tmp_path / "mod.py").write_text(first.files["mod.py"])
     result = apply_codemod("zero_copy_conversion", CodemodContext(
         root=tmp_path, metrics={"hot_function": "item (mod.py:17)"}))
@@ -435,8 +435,14 @@ def test_a_helper_returning_two_lists_feeds_as_tensor_directly(tmp_path):
     ''')
     (tmp_path / "mod.py").write_text(source)
     ctx = CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:22)"})
-    (tmp_path / "mod.py").write_text(apply_codemod("vectorize_hot_function", ctx).files["mod.py"])
+    # By default the vectoriser hands its arrays over in the same change.
+    combined = apply_codemod("vectorize_hot_function", ctx)
+    assert combined.replay.function == "features" and combined.replay.lists_became_arrays
+    assert "torch.tensor(list) → torch.as_tensor" in combined.summary
+    alone = ctx.model_copy(update={"params": {"round_trip": False}})
+    (tmp_path / "mod.py").write_text(apply_codemod("vectorize_hot_function", alone).files["mod.py"])
     new = apply_codemod("zero_copy_conversion", ctx).files["mod.py"]
+    assert new == combined.files["mod.py"]
     assert "features(rows[i], 4)" in new and "tolist" not in new
     assert "torch.as_tensor(levels, dtype=torch.float32)" in new
     old_ns, new_ns = {}, {}

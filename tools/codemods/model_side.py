@@ -14,6 +14,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tools.codemods import call_site as calls
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable
+from tools.codemods.hot_function import python_files
 from tools.codemods.config_edit import config_format, edit_config_value, find_key_paths, parse_config, value_at
 
 COMPILE_KEYS = ("compile", "torch_compile", "use_compile", "compile_model", "use_torch_compile")
@@ -21,18 +22,7 @@ COMPILE_KEYS = ("compile", "torch_compile", "use_compile", "compile_model", "use
 # VM; 30-120 s is the usual range); verification measures the real cost.
 DEFAULT_COMPILE_COST_S = 60.0
 OPTIMIZERS = ("Adam", "AdamW", "SGD", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta")
-_SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", "site-packages"}
 _EMPTY = cst.Module(body=[])
-
-
-def python_files(root: Path) -> list[str]:
-    """Relative paths of the target's own Python files, sorted."""
-    found = []
-    for path in sorted(Path(root).rglob("*.py")):
-        rel = path.relative_to(root)
-        if not set(rel.parts[:-1]) & _SKIP_DIRS:
-            found.append(str(rel))
-    return found
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -23,8 +23,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
-from tools.codemods.model_side import python_files
-from tools.codemods.vectorize import find_function, parse_hot_function
+from tools.codemods.hot_function import find_function, parse_hot_function, python_files
 
 
 @dataclass
@@ -64,6 +63,12 @@ def zero_copy_conversion(ctx: CodemodContext) -> CodemodResult:
         notes=plan.skipped + ["as_tensor shares memory with the array when the dtype matches; the default "
                               "collate copies it into the batch"],
     )
+
+
+def remove_round_trips(text: str, other_files: str) -> tuple[str, _Plan] | None:
+    """Return the text with every round trip it allows removed, and the plan; None when there is none."""
+    plan = _plan(ast.parse(text), other_files)
+    return (_apply(text, plan), plan) if plan.as_tensor else None
 
 
 def _is_call(node: ast.AST, dotted: str) -> bool:

@@ -12,11 +12,12 @@ import re
 import libcst as cst
 
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
+from tools.codemods.hot_function import find_function, functions, parse_hot_function, python_files, qualname_of
 from tools.codemods.loop_body import Translator
+from tools.codemods.roundtrip import remove_round_trips
 from tools.codemods.loops import FunctionRewrite, LoopRewrite, Val, _is_inf, _is_number, _names_loaded, \
     _names_stored, _refuse_effects, dotted
 
-HOT_FUNCTION = re.compile(r"^(?P<name>[\w.<>]+) \((?P<file>.+):(?P<line>\d+)\)$")
 # Where reordering is declared, batches are compared with the fp32 tolerance of the verify stage.
 FP32_TOLERANCE = {"atol": 1e-5, "rtol": 1e-5}
 
@@ -45,55 +46,31 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
         raise NotApplicable(f"nothing in {name} ({file}:{line}) can be vectorised: {detail}")
     new_text = splice(text, candidate, found.rewrites)
     rules = sorted({r.rule for r in found.rewrites})
+    lists_became_arrays = False
+    round_trip = ctx.params.get("round_trip", True)
+    if not isinstance(round_trip, bool):
+        raise ValueError(f"vectorize_hot_function: params round_trip must be true or false, got {round_trip!r}")
+    if round_trip:
+        # The lists the loops built were often only copied into torch.tensor: hand over the arrays.
+        others = "\n".join((ctx.root / f).read_text() for f in python_files(ctx.root) if f != file)
+        removed = remove_round_trips(new_text, others)
+        if removed is not None:
+            new_text, plan = removed
+            rules.append(f"{len(plan.as_tensor)} torch.tensor(list) → torch.as_tensor")
+            lists_became_arrays = candidate.name in plan.changed_functions
     tolerance = None
     if found.inexact:
         tolerance = Tolerance(**FP32_TOLERANCE, reason="; ".join(dict.fromkeys(found.inexact)))
-    qualname = _qualname(tree, candidate)
+    qualname = qualname_of(tree, candidate)
     return CodemodResult(
         files={file: new_text},
         summary=f"vectorise {len(found.rewrites)} loop(s) in {qualname} ({file}:{candidate.lineno}) "
                 f"with numpy: {', '.join(rules)}",
         knob="vectorize", old_value=f"Python loops in {qualname}", new_value="numpy array expressions",
         location=f"{file}:{candidate.lineno}", tolerance=tolerance,
-        replay=ReplayTarget(file=file, function=qualname),
+        replay=ReplayTarget(file=file, function=qualname, lists_became_arrays=lists_became_arrays),
         notes=[*(f"not vectorised: {why}" for why in refusals)],
     )
-
-
-def parse_hot_function(value: object) -> tuple[str, str, int]:
-    """Split the metric "name (file:line)" into its parts."""
-    match = HOT_FUNCTION.match(value) if isinstance(value, str) else None
-    if not match:
-        raise NotApplicable(f"the profile names no hot function as 'name (file:line)' (got {value!r})")
-    name = match["name"]
-    # A comprehension or lambda is code of the function that holds it.
-    name = re.sub(r"(\.<locals>)?\.<(listcomp|dictcomp|setcomp|genexpr|lambda)>$", "", name)
-    return name, match["file"], int(match["line"])
-
-
-def find_function(tree: ast.Module, qualname: str, line: int) -> ast.FunctionDef:
-    """Find a function by qualified name ("Cls.method" or "func"), the one nearest `line`."""
-    parts = qualname.split(".")
-    found = []
-    for node, qual in _functions(tree):
-        if qual == qualname or (len(parts) == 1 and qual.split(".")[-1] == parts[0]):
-            found.append(node)
-    if not found:
-        raise NotApplicable(f"no function {qualname} in the hot function's file")
-    return min(found, key=lambda node: abs(node.lineno - line))
-
-
-def _functions(tree: ast.AST, prefix: str = ""):
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node, prefix + node.name
-            yield from _functions(node, f"{prefix}{node.name}.<locals>.")
-        elif isinstance(node, ast.ClassDef):
-            yield from _functions(node, f"{prefix}{node.name}.")
-
-
-def _qualname(tree: ast.Module, fn: ast.FunctionDef) -> str:
-    return next(qual for node, qual in _functions(tree) if node is fn)
 
 
 def _callees(tree: ast.Module, fn: ast.FunctionDef) -> list[ast.FunctionDef]:
@@ -260,8 +237,8 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
     """Replace the rewritten statements of `fn` in `text`, with libcst, and import numpy as np."""
     module = cst.parse_module(text)
     tree = ast.parse(text)
-    ordinal = [node for node, _ in _functions(tree) if node.name == fn.name].index(
-        next(node for node, _ in _functions(tree) if node.lineno == fn.lineno and node.name == fn.name))
+    ordinal = [node for node, _ in functions(tree) if node.name == fn.name].index(
+        next(node for node, _ in functions(tree) if node.lineno == fn.lineno and node.name == fn.name))
     replace = {r.end: r.lines for r in rewrites}
     remove = {j for r in rewrites for j in r.remove}
 
