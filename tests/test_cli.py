@@ -38,19 +38,20 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
 
     [item] = summary["iterations"]
     assert ITERATION_KEYS <= item.keys()
-    assert item["diagnosis"] == "dataloader_starved" and item["source"] == "codemod"
-    assert "num_workers 0 →" in item["change"]
+    # The vectorised transform promises far more than more workers, so it is tried first.
+    assert item["diagnosis"] == "transform_hotspot" and item["source"] == "codemod"
+    assert "frame_energy" in item["change"] and "numpy" in item["change"]
     if item["verdict"] == "accepted":
         assert item["data_check"] == "identical" and item["ci"][0] > 1.0
         message = git(tiny_repo, "log", "-1", "--format=%B", summary["branch"])
         assert f"Perfloop-Run: {summary['run_id']}" in message
-        assert "Perfloop-Diagnosis: dataloader_starved" in message and "Perfloop-Speedup:" in message
+        assert "Perfloop-Diagnosis: transform_hotspot" in message and "Perfloop-Speedup:" in message
         changed = git(tiny_repo, "diff", "--name-only", "main", summary["branch"]).split()
-        assert changed == ["configs/train.yaml"]
+        assert changed == ["train.py"]
         diff = git(tiny_repo, "diff", "main", summary["branch"])
-        workers = item["change"].split("→")[1].split()[0]
-        # Only the value changed; the comment and alignment are the user's.
-        assert "-  num_workers: 0     # the bottleneck" in diff and f"+  num_workers: {workers}     # the bottleneck" in diff
+        # Only the function's body changed (and numpy is imported); the rest is the user's.
+        assert "-        for j in range(width):" in diff and "+import numpy as np" in diff
+        assert "# an uncommitted edit" not in diff
     else:
         assert item["verdict"] == "rejected" and item["reason"] and item["commit"] is None
         assert git(tiny_repo, "rev-parse", summary["branch"]) == git(tiny_repo, "rev-parse", "main")
@@ -63,7 +64,7 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
     report = perfloop("report", summary["run_id"])
     assert report.returncode == 0
     page = open(report.stdout.strip()).read()
-    assert summary["run_id"] in page and "num_workers" in page
+    assert summary["run_id"] in page and "frame_energy" in page
 
 
 def test_profile_json_changes_nothing(tiny_repo):
@@ -97,11 +98,13 @@ def test_compute_bound_names_compute_and_only_tries_model_side_remedies(tmp_path
 
 
 def test_reject_then_nothing_left(tiny_repo):
-    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="r\n")
+    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="r\nr\n")
     assert done.returncode == 0, done.stderr
     summary = last_json(done.stdout)
-    assert [i["verdict"] for i in summary["iterations"]] == ["declined"]
-    assert "--- a/configs/train.yaml" in done.stderr  # the diff was shown before asking
+    # The vectorised transform first (largest expected gain), then more workers.
+    assert [i["verdict"] for i in summary["iterations"]] == ["declined", "declined"]
+    assert "--- a/train.py" in done.stderr  # each diff was shown before asking
+    assert "--- a/configs/train.yaml" in done.stderr
     assert summary["stop_reason"] == "nothing_actionable"
 
 
@@ -115,7 +118,7 @@ def test_paused_run_resumes_from_checkpoint(tiny_repo):
     paused = perfloop("run", str(tiny_repo), "--json", "--ab-runs", "2", "--max-ab-runs", "2", *FAST)  # stdin closed
     assert paused.returncode == 0, paused.stderr
     waiting = last_json(paused.stdout)
-    assert waiting["stop_reason"] == "awaiting_approval" and "num_workers" in waiting["pending"]["diff"]
+    assert waiting["stop_reason"] == "awaiting_approval" and "np.cumsum" in waiting["pending"]["diff"]
     resumed = perfloop("resume", waiting["run_id"], "--auto-approve", "--json")
     assert resumed.returncode == 0, resumed.stderr
     summary = last_json(resumed.stdout)
@@ -157,7 +160,7 @@ def test_subfolder_target_patches_stay_inside(tmp_path):
     summary = last_json(done.stdout)
     records = [json.loads(line) for line in open(summary["audit_log"])]
     proposal = next(r["data"]["proposal"] for r in records if r["event"] == "proposal")
-    assert proposal["touched"] == ["pipelines/audio/configs/train.yaml"]
+    assert proposal["touched"] == ["pipelines/audio/train.py"]
 
 
 @pytest.mark.parametrize("case", ["not_git", "no_contract", "missing_config", "failing_command"])
