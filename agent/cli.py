@@ -1,12 +1,18 @@
-"""perfloop's command line: run, profile, resume, log, report, kb."""
+"""perfloop's command line: run, profile, resume, log, report, kb.
+
+The CLI composes the configuration once (the target contract with its flags on top,
+and the loop's Settings) and hands typed objects down; nothing below it reads argv.
+"""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-EXIT_OK, EXIT_USAGE, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
+from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_USAGE, InternalError,
+                           save_traceback)
+
+CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
+"""Contract keys that a flag of the same name (dashes for underscores) overrides."""
 
 
 def _add_target_args(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-ab-runs", type=int, help="runs per side while the speed verdict is undecided")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     run.add_argument("--llm-model", help="model name for that endpoint")
+    run.add_argument("--retry-rejected", action="store_true",
+                     help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
     _add_target_args(profile)
     resume = sub.add_parser("resume", help="continue a stopped or interrupted run")
@@ -43,9 +51,57 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="write a run's HTML report")
     report.add_argument("run", help="run id or run folder")
     report.add_argument("-o", "--output", help="where to write the HTML (default: in the run folder)")
-    kb = sub.add_parser("kb", help="list the knowledge base, or show one entry")
-    kb.add_argument("entry", nargs="?", help="entry id")
+    kb = sub.add_parser("kb", help="list the knowledge base, or show one entry and its track record")
+    kb.add_argument("entry", nargs="*", metavar="[show] ENTRY", help="entry id (`kb show ID` or `kb ID`)")
+    runs = sub.add_parser("runs", help="list the runs perfloop remembers (per-user index)")
+    runs.add_argument("path", nargs="?", help="only runs of the target at PATH (and below)")
     return parser
+
+
+def _target(args: argparse.Namespace):
+    """Load the target contract with the flags given on top."""
+    from tools.target import load_target
+
+    overrides = {name: getattr(args, name, None) for name in CONTRACT_FLAGS}
+    return load_target(args.path, args.config, args.cmd, overrides)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        from agent.driver import start_run
+        from agent.state import Settings
+
+        settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
+                            llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+                            retry_rejected=args.retry_rejected)
+        return start_run(_target(args), settings, args.json)
+    if args.command == "resume":
+        from agent.driver import resume_run
+
+        return resume_run(args.run, args.auto_approve, args.json)
+    if args.command == "profile":
+        from agent.driver import profile_target
+
+        return profile_target(_target(args), args.json)
+    if args.command == "log":
+        from agent.logview import print_log
+
+        return print_log(args.run, show_diff=args.diff)
+    if args.command == "report":
+        from agent.html_report import write_report
+
+        print(write_report(args.run, args.output))
+        return EXIT_OK
+    if args.command == "runs":
+        from agent.runlist import print_runs
+
+        return print_runs(args.path)
+    from agent.logview import print_kb
+
+    words = args.entry[1:] if args.entry[:1] == ["show"] else args.entry
+    if len(words) > 1:
+        raise ValueError(f"`perfloop kb` takes one entry id, got {' '.join(words)}")
+    return print_kb(words[0] if words else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,28 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     from tools.profiler import PipelineError
 
     try:
-        if args.command in ("run", "resume"):
-            from agent.driver import resume_run, start_run
-
-            return start_run(args) if args.command == "run" else resume_run(args)
-        if args.command == "profile":
-            from agent.profile_only import profile_only
-
-            return profile_only(args)
-        if args.command == "log":
-            from agent.logview import print_log
-
-            return print_log(args.run, show_diff=args.diff)
-        if args.command == "report":
-            from agent.html_report import write_report
-
-            path = write_report(args.run, args.output)
-            print(path)
-            return EXIT_OK
-        if args.command == "kb":
-            from agent.logview import print_kb
-
-            return print_kb(args.entry)
+        return _dispatch(args)
+    except InternalError as error:
+        print(f"perfloop: {error}", file=sys.stderr)
+        return EXIT_INTERNAL
     except PipelineError as error:
         print(f"perfloop: the pipeline failed: {error}", file=sys.stderr)
         return EXIT_PIPELINE
@@ -85,19 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("perfloop: interrupted; `perfloop resume RUN` continues where it stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return EXIT_USAGE
+    except Exception:  # a bug outside any run: say so plainly, keep the traceback for the report
+        from agent.runs import state_home
 
-
-def emit_json(obj: dict) -> None:
-    """Print ``obj`` as the last line of stdout."""
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
-
-
-def target_overrides(args: argparse.Namespace) -> dict:
-    """Collect the contract values given as flags."""
-    names = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
-    return {name: getattr(args, name, None) for name in names}
+        path = save_traceback(state_home())
+        print(f"perfloop: internal error in `perfloop {args.command}`; traceback saved to {path}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

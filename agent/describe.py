@@ -1,7 +1,7 @@
 """Say what a profile shows, in the sentences a person reads on stderr and in the report."""
 from __future__ import annotations
 
-from tools.models import Profile
+from tools.models import STAGES, Profile
 
 
 def describe_profile(profile: Profile) -> list[str]:
@@ -9,8 +9,7 @@ def describe_profile(profile: Profile) -> list[str]:
     led = profile.ledger
     lines = [f"{profile.samples_per_s:.1f} samples/s (noise ±{profile.noise_pct / 2:.1f}%), "
              f"start-up {profile.startup_s:.2f} s to the first batch, step {led.step_ms:.1f} ms"]
-    parts = [(name, getattr(led, f"{name}_ms")) for name in
-             ("data_wait", "h2d", "forward", "backward", "optimizer", "other")]
+    parts = [(name, getattr(led, f"{name}_ms")) for name in STAGES]
     lines.append("step ledger: " + ", ".join(f"{name.replace('_', ' ')} {ms:.1f} ms ({ms / led.step_ms:.0%})"
                                              for name, ms in parts if ms > 0 or name != "h2d"))
     lines.append(f"the model waits {led.share('data_wait'):.0%} of every step for data")

@@ -1,4 +1,7 @@
-"""Build the loop: prepare → profile → diagnose → optimize → approve → verify → (profile | diagnose) → report."""
+"""Build the loop: prepare → profile → diagnose → optimize → approve → verify → (profile | diagnose) → report.
+
+`perfloop profile` runs the same graph with ``Settings.profile_only``: it ends after diagnose.
+"""
 from __future__ import annotations
 
 from typing import Literal
@@ -18,7 +21,9 @@ from agent.state import LoopState
 RECURSION_LIMIT = 500
 
 
-def route_after_diagnose(state: LoopState) -> Literal["optimize", "report"]:
+def route_after_diagnose(state: LoopState) -> Literal["optimize", "report", "__end__"]:
+    if state.settings.profile_only:
+        return END
     return "report" if state.stop_reason else "optimize"
 
 

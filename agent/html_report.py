@@ -5,6 +5,7 @@ import html
 import json
 from pathlib import Path
 
+from agent.events import Diagnosed, Logged, Profiled, ProposalMade, RunFinished, RunStarted, parse_record
 from agent.runs import find_run
 
 _STYLE = """body{font:14px/1.45 system-ui,sans-serif;max-width:70em;margin:2em auto;color:#222}
@@ -17,14 +18,15 @@ def _esc(value) -> str:
     return html.escape(str(value))
 
 
-def render(records: list[dict], problems: list[str]) -> str:
-    """Return the report page for these audit records."""
-    finished = next((r["data"]["summary"] for r in reversed(records) if r["event"] == "run_finished"), None)
+def render(records: list[Logged], problems: list[str]) -> str:
+    """Return the report page for these parsed audit records."""
+    finished = next((r.event.summary for r in reversed(records) if isinstance(r.event, RunFinished)), None)
     out = [f"<!doctype html><meta charset=utf-8><title>perfloop report</title><style>{_STYLE}</style>"]
-    start = next((r["data"] for r in records if r["event"] == "run_started"), {})
-    out.append(f"<h1>perfloop run {_esc(start.get('run_id', ''))}</h1>")
-    out.append(f"<p>Command <code>{_esc(start.get('target', {}).get('command', ''))}</code>, "
-               f"branch <code>{_esc(start.get('branch', ''))}</code>, from {_esc(str(start.get('head', ''))[:10])}.</p>")
+    start = next((r.event for r in records if isinstance(r.event, RunStarted)), None)
+    if start is not None:
+        out.append(f"<h1>perfloop run {_esc(start.run_id)}</h1>")
+        out.append(f"<p>Command <code>{_esc(start.target.get('command', ''))}</code>, "
+                   f"branch <code>{_esc(start.branch)}</code>, from {_esc(start.head[:10])}.</p>")
     chain = "<span class=ok>intact</span>" if not problems else "<span class=bad>BROKEN: " + _esc("; ".join(problems)) + "</span>"
     out.append(f"<p>Audit chain: {chain} ({len(records)} records).</p>")
     if finished:
@@ -41,21 +43,19 @@ def render(records: list[dict], problems: list[str]) -> str:
         out.append("</table>")
     out.append("<h2>Timeline</h2>")
     for record in records:
-        data = record["data"]
-        if record["event"] == "profile":
-            m = data["metrics"]
-            out.append(f"<h3>#{record['seq']} profile</h3><pre>{_esc(json.dumps(m, indent=1, default=str))}</pre>")
-        elif record["event"] == "diagnoses":
-            items = "".join(f"<li><b>{_esc(d['entry_id'])}</b> (up to {d['expected_speedup']:.2f}x): {_esc(d['summary'])}</li>"
-                            for d in data["ranked"]) or "<li>none matched</li>"
-            out.append(f"<h3>#{record['seq']} diagnoses</h3><ul>{items}</ul>")
-        elif record["event"] == "proposal":
-            p = data["proposal"]
-            out.append(f"<h3>#{record['seq']} proposal {_esc(p['id'])}: {_esc(p['change'])}</h3><pre>{_esc(p['patch'])}</pre>")
+        event = record.event
+        if isinstance(event, Profiled):
+            out.append(f"<h3>#{record.seq} profile</h3><pre>{_esc(json.dumps(event.metrics, indent=1, default=str))}</pre>")
+        elif isinstance(event, Diagnosed):
+            items = "".join(f"<li><b>{_esc(d.entry_id)}</b> (up to {d.expected_speedup:.2f}x): {_esc(d.summary)}</li>"
+                            for d in event.ranked) or "<li>none matched</li>"
+            out.append(f"<h3>#{record.seq} diagnoses</h3><ul>{items}</ul>")
+        elif isinstance(event, ProposalMade):
+            p = event.proposal
+            out.append(f"<h3>#{record.seq} proposal {_esc(p.id)}: {_esc(p.change)}</h3><pre>{_esc(p.patch)}</pre>")
         else:
-            brief = {k: v for k, v in data.items() if k not in ("summary", "profile", "target", "settings")}
-            out.append(f"<p>#{record['seq']} <b>{_esc(record['event'])}</b> ({_esc(record['node'])}): "
-                       f"<code>{_esc(json.dumps(brief, default=str)[:600])}</code></p>")
+            out.append(f"<p>#{record.seq} <b>{_esc(event.name or getattr(event, 'event', ''))}</b> ({_esc(record.node)}): "
+                       f"{_esc(' '.join(event.lines())[:600])}</p>")
     return "\n".join(out)
 
 
@@ -66,5 +66,5 @@ def write_report(ref: str, output: str | None = None) -> Path:
     state_dir = find_run(ref)
     log = AuditLog(state_dir / "audit.jsonl")
     path = Path(output) if output else state_dir / "report.html"
-    path.write_text(render(list(log.records()), log.verify()), encoding="utf-8")
+    path.write_text(render([parse_record(r) for r in log.records()], log.verify()), encoding="utf-8")
     return path

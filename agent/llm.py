@@ -1,15 +1,27 @@
-"""Ask an OpenAI-compatible endpoint for one edit, validate it, and turn it into a git diff."""
+"""Ask an OpenAI-compatible endpoint for one edit, validate it, and turn it into a git diff.
+
+The endpoint is not trusted to behave: every reply is bounded (``max_tokens``, a
+1 MiB cap on the body, a timeout on the whole request) and every failure ends as
+``LLMUnavailable`` (a ``NotApplicable``: the optimize node skips the remedy with the
+reason) after a bounded number of tries, never as a traceback. The API key and any
+credentials in the base URL never appear in a message, a log record or the audit.
+"""
 from __future__ import annotations
 
+import email.utils
 import json
 import os
 import re
+import time
 from pathlib import Path
+from typing import ClassVar
+from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.runtime import audit, workspace
+from agent.context import RunContext
+from agent.events import Event, LlmAnswerUnusable, LlmExchange
 from agent.state import LoopState
 from tools.codemods import NotApplicable
 from tools.patching import matches_any
@@ -18,6 +30,15 @@ PROMPTS = Path(__file__).resolve().parent / "prompts"
 MAX_ATTEMPTS = 2
 MAX_FILE_CHARS = 20_000
 API_KEY_ENV = "PERFLOOP_LLM_API_KEY"
+MAX_TOKENS = 4096
+"""Sent as max_tokens: an edit answer is short; a runaway one costs money and time."""
+MAX_ANSWER_BYTES = 1 << 20
+"""Largest response body read; past it the answer is dropped (read stops there)."""
+MAX_HTTP_TRIES = 3
+"""Requests per question when the endpoint fails transiently (429, 5xx, timeout, garbage 200)."""
+MAX_RETRY_AFTER_S = 60.0
+"""Longest Retry-After honoured; a longer one skips the remedy instead of stalling the run."""
+_sleep = time.sleep  # a seam for tests, which need not wait out a backoff
 
 
 class Edit(BaseModel):
@@ -37,6 +58,185 @@ class EditAnswer(BaseModel):
 
 class BadAnswer(ValueError):
     """The model's answer cannot become a patch; the message is fed back on the next attempt."""
+
+
+class LLMUnavailable(NotApplicable):
+    """The endpoint gave no usable reply (auth, rate limit, timeout, garbage, refusal, size).
+
+    A NotApplicable, so the optimize node records the remedy as skipped with this
+    message as the reason; the message is already free of the key and URL credentials.
+    """
+
+
+class LlmCallFailed(Event):
+    """The endpoint gave no usable reply; the remedy is skipped (recorded before LLMUnavailable is raised)."""
+
+    name: ClassVar[str] = "llm_call_failed"
+    model: str | None = None
+    endpoint: str | None = Field(None, description="The base URL, credentials redacted.")
+    attempt: int = 1
+    reason: str = ""
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"LLM {self.model} call {self.attempt} failed: {self.reason}"]
+
+
+class _Transient(Exception):
+    """A failure worth another try; `wait_s` is how long the endpoint asked us to wait."""
+
+    def __init__(self, reason: str, wait_s: float | None = None) -> None:
+        super().__init__(reason)
+        self.wait_s = wait_s
+
+
+class LLMReply(BaseModel):
+    """One answered chat completion and what it cost."""
+
+    content: str = Field(description="The assistant's text.")
+    finish_reason: str | None = Field(None, description="'stop', 'length' (cut at max_tokens), ...")
+    prompt_tokens: int | None = Field(None, description="As the endpoint reported; None if it did not.")
+    completion_tokens: int | None = Field(None, description="As the endpoint reported; None if it did not.")
+    latency_s: float = Field(description="Seconds from the first request to the answer, retries included.")
+    http_attempts: int = Field(description="HTTP requests made for this answer (1 without retries).")
+
+
+class Endpoint:
+    """An OpenAI-compatible endpoint: URL without credentials, how to authenticate, what to hide."""
+
+    def __init__(self, base_url: str, api_key: str | None, timeout_s: float) -> None:
+        parts = urlsplit(base_url)
+        self.user, self.password = parts.username, parts.password
+        host = parts.hostname or ""
+        netloc = f"[{host}]" if ":" in host else host
+        netloc += f":{parts.port}" if parts.port else ""
+        self.url = urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
+        self.api_key = api_key or None
+        self.timeout_s = timeout_s
+        self.secrets = [x for x in (self.api_key, self.password) if x and len(x) >= 3]
+
+    def redact(self, text: str) -> str:
+        """Return `text` with the key and URL credentials replaced by ***."""
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+def redacted_url(url: str | None) -> str | None:
+    """Return `url` with any user:password@ replaced by ***@, for logs and messages."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return urlunsplit((parts.scheme, "***@" + parts.netloc.rsplit("@", 1)[-1], parts.path, parts.query,
+                       parts.fragment))
+
+
+def chat(endpoint: Endpoint, model: str, messages: list[dict], max_tokens: int = MAX_TOKENS) -> LLMReply:
+    """Ask once, retrying transient failures up to MAX_HTTP_TRIES; raise LLMUnavailable when it gives up."""
+    import httpx
+
+    payload = {"model": model, "messages": messages, "temperature": 0, "max_tokens": max_tokens}
+    headers = {"Content-Type": "application/json"}
+    auth = None
+    if endpoint.api_key:
+        headers["Authorization"] = f"Bearer {endpoint.api_key}"
+    elif endpoint.user is not None:
+        auth = httpx.BasicAuth(endpoint.user, endpoint.password or "")
+    started = time.monotonic()
+    reason = ""
+    with httpx.Client(timeout=endpoint.timeout_s, auth=auth, follow_redirects=False) as client:
+        for attempt in range(1, MAX_HTTP_TRIES + 1):
+            try:
+                reply = _request(client, endpoint, payload, headers)
+            except _Transient as transient:
+                reason = endpoint.redact(str(transient))
+                if attempt == MAX_HTTP_TRIES:
+                    break
+                wait_s = transient.wait_s if transient.wait_s is not None else float(attempt)
+                if wait_s > MAX_RETRY_AFTER_S:
+                    raise LLMUnavailable(f"{reason}; it asks to wait {wait_s:.0f} s, more than the "
+                                         f"{MAX_RETRY_AFTER_S:.0f} s perfloop waits") from None
+                _sleep(wait_s)
+                continue
+            return reply.model_copy(update={"latency_s": round(time.monotonic() - started, 3),
+                                            "http_attempts": attempt})
+    raise LLMUnavailable(f"{reason} (gave up after {MAX_HTTP_TRIES} tries)")
+
+
+def _request(client, endpoint: Endpoint, payload: dict, headers: dict) -> LLMReply:
+    """Make one request; return the reply, raise _Transient (try again) or LLMUnavailable (give up)."""
+    import httpx
+
+    where = f"the LLM endpoint {endpoint.url}"
+    deadline = time.monotonic() + endpoint.timeout_s
+    try:
+        with client.stream("POST", endpoint.url + "/chat/completions", json=payload, headers=headers) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+                raise LLMUnavailable(f"{where} sent a {int(declared) / 2**20:.1f} MiB answer, more than the "
+                                     f"{MAX_ANSWER_BYTES >> 20} MiB perfloop reads")
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_ANSWER_BYTES:
+                    raise LLMUnavailable(f"{where} sent an answer larger than {MAX_ANSWER_BYTES >> 20} MiB; "
+                                         "dropped unread")
+                if time.monotonic() > deadline:
+                    raise _Transient(f"{where} timed out after {endpoint.timeout_s:g} s (answer still arriving)")
+            status = response.status_code
+            retry_after = _retry_after_s(response.headers.get("retry-after"))
+    except httpx.TimeoutException:
+        raise _Transient(f"{where} timed out after {endpoint.timeout_s:g} s") from None
+    except httpx.HTTPError as error:
+        raise _Transient(f"could not reach {where}: {type(error).__name__}: {error}") from None
+    excerpt = endpoint.redact(bytes(body[:200]).decode("utf-8", errors="replace")).strip()
+    if status in (401, 403):
+        raise LLMUnavailable(endpoint.redact(
+            f"{where} refused the credentials (HTTP {status}: {excerpt}); set {API_KEY_ENV} to a valid key"))
+    if status == 429:
+        raise _Transient(f"{where} is rate-limiting (HTTP 429)", retry_after)
+    if status >= 500:
+        raise _Transient(f"{where} failed (HTTP {status}: {excerpt})", retry_after)
+    if status != 200:
+        raise LLMUnavailable(endpoint.redact(f"{where} answered HTTP {status}: {excerpt}"))
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise _Transient(f"{where} answered HTTP 200 with a body that is not JSON: {excerpt[:80]!r}") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise _Transient(f"{where} answered HTTP 200 without any choice: {excerpt[:80]!r}")
+    message = choices[0].get("message") or {}
+    finish_reason = choices[0].get("finish_reason")
+    refusal = message.get("refusal") if isinstance(message, dict) else None
+    if refusal or finish_reason == "content_filter":
+        raise LLMUnavailable(endpoint.redact(f"the model refused: {str(refusal or 'content filter')[:200]}"))
+    content = message.get("content") if isinstance(message, dict) else None
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return LLMReply(content=endpoint.redact(content if isinstance(content, str) else ""),
+                    finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+                    prompt_tokens=_count(usage.get("prompt_tokens")),
+                    completion_tokens=_count(usage.get("completion_tokens")), latency_s=0.0, http_attempts=1)
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    """Read a Retry-After header (seconds or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def render_prompt(**values) -> str:
@@ -93,23 +293,23 @@ def _context_files(state: LoopState, root: Path) -> list[dict]:
     return files
 
 
-def _ask(state: LoopState, messages: list[dict]) -> str:
-    from openai import OpenAI, OpenAIError
-
+def endpoint_for(state: LoopState) -> Endpoint:
+    """Return the run's endpoint, the key read from the environment (never from the state)."""
     settings = state.settings
-    client = OpenAI(base_url=settings.llm_base_url, api_key=os.environ.get(API_KEY_ENV, "unused"),
-                    timeout=settings.llm_timeout_s, max_retries=1)
-    try:
-        reply = client.chat.completions.create(model=settings.llm_model, messages=messages, temperature=0)
-    except OpenAIError as error:
-        raise NotApplicable(f"the LLM endpoint {settings.llm_base_url} failed: {error}") from None
-    return reply.choices[0].message.content or ""
+    return Endpoint(settings.llm_base_url, os.environ.get(API_KEY_ENV), settings.llm_timeout_s)
 
 
-def propose_with_llm(state: LoopState, diagnosis, remedy) -> tuple[str, str]:
-    """Ask for an edit (retrying once with the error), apply it in the candidate worktree; return (change, diff)."""
-    ws = workspace(state)
-    log = audit(state)
+def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> tuple[str, str]:
+    """Ask for an edit (retrying once with the error), apply it in the candidate worktree; return (change, diff).
+
+    Raises LLMUnavailable (a NotApplicable) when the endpoint fails, NotApplicable when
+    no answer could be applied. Each answer's token usage and latency go to its
+    `llm_exchange` audit record; a failed call is an `llm_call_failed` record.
+    """
+    state = ctx.state
+    ws = ctx.workspace
+    endpoint = endpoint_for(state)
+    model = state.settings.llm_model
     root = ws.target_dir(ws.candidate_tree)
     ws.reset_candidate()
     hot = (state.profile.main_hot_functions if diagnosis.category == "host" else state.profile.hot_functions)[:1]
@@ -118,14 +318,22 @@ def propose_with_llm(state: LoopState, diagnosis, remedy) -> tuple[str, str]:
                            files=_context_files(state, root))
     messages = [{"role": "user", "content": prompt}]
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        content = _ask(state, messages)
-        log.append("llm_exchange", "optimize", model=state.settings.llm_model, attempt=attempt,
-                   prompt=messages[-1]["content"], answer=content)
         try:
+            reply = chat(endpoint, model, messages)
+        except LLMUnavailable as error:
+            ctx.record(LlmCallFailed(model=model, endpoint=redacted_url(endpoint.url), attempt=attempt,
+                                     reason=str(error)))
+            raise
+        content = reply.content
+        ctx.record(LlmExchange(model=model, attempt=attempt, prompt=messages[-1]["content"], answer=content,
+                               **reply.model_dump(exclude={"content"})))
+        try:
+            if reply.finish_reason == "length":
+                raise BadAnswer(f"the answer was cut off at {MAX_TOKENS} tokens; answer with less text")
             answer = parse_answer(content)
             texts = apply_edits(root, answer, state.target.editable)
         except BadAnswer as error:
-            log.append("llm_answer_unusable", "optimize", attempt=attempt, reason=str(error))
+            ctx.record(LlmAnswerUnusable(attempt=attempt, reason=str(error)))
             messages += [{"role": "assistant", "content": content},
                          {"role": "user", "content": f"That answer cannot be applied: {error}. "
                                                      "Answer again in the required JSON format."}]
@@ -137,4 +345,4 @@ def propose_with_llm(state: LoopState, diagnosis, remedy) -> tuple[str, str]:
         finally:
             ws.reset_candidate()
         return answer.summary.splitlines()[0], patch
-    raise NotApplicable(f"no usable answer from {state.settings.llm_model} after {MAX_ATTEMPTS} attempts")
+    raise NotApplicable(f"no usable answer from {model} after {MAX_ATTEMPTS} attempts")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -45,10 +44,11 @@ def find_run(ref: str) -> Path:
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
     if ref in index and Path(index[ref]).is_dir():
         return Path(index[ref])
-    common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
-                            capture_output=True, text=True)
-    if common.returncode == 0:
-        local = Path(common.stdout.strip()) / "perfloop" / "runs" / ref
+    from sandbox.git import find_repo
+
+    repo = find_repo(Path.cwd())
+    if repo is not None:
+        local = repo.common_dir / "perfloop" / "runs" / ref
         if local.is_dir():
             return local
     recent = ", ".join(sorted(index)[-5:]) or "none recorded"

@@ -1,9 +1,10 @@
 """Types the graph carries: settings, proposals, verdicts and the loop state."""
 from __future__ import annotations
 
-from typing import Literal
+import operator
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge_base import Diagnosis
 from tools.datacheck import CheckResult
@@ -11,8 +12,12 @@ from tools.models import Profile, RunMeasurement
 from tools.stats import SpeedCheck
 from tools.target import Target
 
-StopReason = Literal["max_iterations", "nothing_actionable", "user_quit"]
+StopReason = Literal["max_iterations", "nothing_actionable", "user_quit", "profile_only", "awaiting_approval"]
+"""Why a run stopped. ``awaiting_approval`` is a pause (stdin closed at a proposal), not an end."""
 VerdictName = Literal["accepted", "rejected", "declined"]
+Decision = Literal["approve", "reject", "quit"]
+"""What the user (or --auto-approve) answered at a proposal."""
+DECISIONS: tuple[Decision, ...] = ("approve", "reject", "quit")
 
 
 class Settings(BaseModel):
@@ -23,6 +28,50 @@ class Settings(BaseModel):
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; None = codemods only.")
     llm_model: str | None = Field(None, description="Model name sent to the endpoint.")
     llm_timeout_s: float = Field(120.0, description="Per-request timeout of the LLM call.")
+    profile_only: bool = Field(False, description="Stop after the first diagnosis (`perfloop profile`).")
+    retry_rejected: bool = Field(False, description="Propose remedies an earlier run rejected at this same head.")
+
+    def model_post_init(self, _context) -> None:
+        if bool(self.llm_base_url) != bool(self.llm_model):
+            raise ValueError("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
+
+    @property
+    def llm_ready(self) -> bool:
+        """Tell whether LLM remedies can be proposed."""
+        return bool(self.llm_base_url and self.llm_model)
+
+
+class RemedyRef(BaseModel):
+    """One remedy of one knowledge-base entry."""
+
+    model_config = ConfigDict(frozen=True)
+
+    diagnosis: str = Field(description="Knowledge-base entry id.")
+    remedy: str = Field(description="Remedy id within that entry.")
+
+    def __str__(self) -> str:
+        return f"{self.diagnosis}/{self.remedy}"
+
+
+class Attempt(BaseModel):
+    """A remedy tried at one head of the run's branch (each is tried once per head)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    head: str
+    remedy: RemedyRef
+
+
+class Skip(BaseModel):
+    """A remedy the loop passed over at one head, and why."""
+
+    head: str
+    remedy: RemedyRef
+    reason: str
+
+    @property
+    def needs_llm(self) -> bool:
+        return self.reason.startswith("needs an LLM")
 
 
 class Proposal(BaseModel):
@@ -65,7 +114,11 @@ class Iteration(BaseModel):
 
 
 class LoopState(BaseModel):
-    """Everything the graph needs to continue a run, checkpointed after every node."""
+    """Everything the graph needs to continue a run, checkpointed after every node.
+
+    ``history``, ``tried`` and ``skipped`` grow by reducer: a node returns only the
+    items it adds.
+    """
 
     run_id: str
     target: Target
@@ -75,13 +128,22 @@ class LoopState(BaseModel):
     first_profile: Profile | None = Field(None, description="The unchanged pipeline's profile.")
     profile: Profile | None = Field(None, description="Profile of the current head.")
     diagnoses: list[Diagnosis] = Field(default_factory=list, description="Ranked, for the current head.")
-    tried: list[str] = Field(default_factory=list, description="'head:diagnosis:remedy' keys already tried.")
-    skipped: list[dict] = Field(default_factory=list, description="Remedies that produced no change, and why.")
-    next_remedy: str | None = Field(None, description="'diagnosis:remedy' chosen by diagnose for optimize.")
+    needs_diagnosis: bool = Field(True, description="The profile changed since `diagnoses` were ranked.")
+    tried: Annotated[list[Attempt], operator.add] = Field(default_factory=list,
+                                                          description="Remedies already tried, per head.")
+    skipped: Annotated[list[Skip], operator.add] = Field(default_factory=list,
+                                                         description="Remedies passed over, per head, and why.")
+    next_remedy: RemedyRef | None = Field(None, description="Chosen by diagnose for optimize.")
     proposal: Proposal | None = None
-    decision: str | None = Field(None, description="approve | reject | quit, for the current proposal.")
-    decided_by: str | None = None
-    history: list[Iteration] = Field(default_factory=list)
+    decision: Decision | None = Field(None, description="The answer given for the current proposal.")
+    decided_by: str | None = Field(None, description="'user' or 'auto-approve'.")
+    history: Annotated[list[Iteration], operator.add] = Field(default_factory=list,
+                                                              description="Every proposal and its verdict.")
     stop_reason: StopReason | None = None
     stop_detail: str = ""
-    runs_used: int = Field(0, description="Pipeline runs so far.")
+    runs_used: int = Field(0, description="Pipeline runs so far (also numbers the probe folders).")
+
+    def was_tried(self, ref: RemedyRef) -> bool:
+        """Tell whether ``ref`` was tried or skipped at the current head."""
+        return (Attempt(head=self.head, remedy=ref) in self.tried
+                or any(s.head == self.head and s.remedy == ref for s in self.skipped))

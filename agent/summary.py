@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agent.state import Iteration, LoopState
+from agent.state import Iteration, LoopState, StopReason
 
 
 class Numbers(BaseModel):
@@ -52,7 +52,7 @@ class RunSummary(BaseModel):
     final: Numbers
     speedup: float = Field(description="Final vs original, from interleaved re-runs when anything was accepted.")
     speedup_ci: list[float] | None = None
-    stop_reason: str
+    stop_reason: StopReason
     stop_detail: str
     bottleneck: str | None = Field(None, description="Top diagnosis of the final profile.")
     bottleneck_summary: str = ""
@@ -69,6 +69,16 @@ def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: flo
         run_id=state.run_id, branch=f"perfloop/{state.run_id}", audit_log=audit_log,
         baseline=Numbers(samples_per_s=first.samples_per_s, startup_s=first.startup_s, noise_pct=first.noise_pct),
         final=final, speedup=speedup, speedup_ci=speedup_ci,
-        stop_reason=state.stop_reason or "unknown", stop_detail=state.stop_detail,
+        stop_reason=state.stop_reason, stop_detail=state.stop_detail,
         bottleneck=top.entry_id if top else None, bottleneck_summary=top.summary if top else "",
         iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used)
+
+
+class PausedSummary(BaseModel):
+    """The last stdout line of `perfloop run --json` when the run waits for an approval."""
+
+    run_id: str
+    branch: str
+    audit_log: str
+    stop_reason: StopReason = "awaiting_approval"
+    pending: dict = Field(description="The approval request: proposal, diff, evidence, verification.")

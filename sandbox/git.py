@@ -1,10 +1,17 @@
-"""Call the `git` command line the way the sandbox needs: quiet, hook-free, lock-free."""
+"""The one way perfloop reaches git: repository discovery through GitPython, plumbing through the CLI.
+
+Discovery (which repo holds a folder, its common git dir, whether HEAD exists) reads
+the repository files through GitPython, with no subprocess. Everything that changes
+or compares trees (worktrees, apply, private-index commits, status) runs the `git`
+command line the way the sandbox needs it: quiet, hook-free, lock-free.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 # Variables that would point git at another repository, index or work tree than the
@@ -48,6 +55,43 @@ def git(
     if proc.returncode != 0:
         raise GitError(args, cwd, proc.stderr)
     return proc.stdout
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    """Where a folder sits in its git repository."""
+
+    top: Path
+    """The working tree's top folder."""
+    common_dir: Path
+    """The git directory shared by all worktrees (``.git`` of the main checkout)."""
+    prefix: str
+    """The folder relative to ``top`` ('' at the top)."""
+    has_head: bool
+    """Whether HEAD points at a commit."""
+
+
+def find_repo(path: Path) -> RepoInfo | None:
+    """Return the repository holding ``path``, or None when it is in none."""
+    import git as gitpython
+
+    folder = Path(path).resolve()
+    try:
+        repo = gitpython.Repo(folder, search_parent_directories=True)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        return None
+    with repo:
+        if repo.working_tree_dir is None:  # a bare repository holds no pipeline
+            return None
+        top = Path(repo.working_tree_dir).resolve()
+        return RepoInfo(top=top, common_dir=Path(repo.common_dir).resolve(),
+                        prefix="" if folder == top else folder.relative_to(top).as_posix(),
+                        has_head=repo.head.is_valid())
+
+
+def head_of(repo_root: Path) -> str:
+    """Return the sha HEAD points at in ``repo_root``."""
+    return git("rev-parse", "--verify", "HEAD^{commit}", cwd=Path(repo_root)).strip()
 
 
 def git_ok(*args: str, cwd: Path) -> bool:

@@ -3,7 +3,9 @@
 Files are symlinked, never copied: a dataset may weigh gigabytes. Parent folders
 are created as real folders in the worktree, so what a pipeline writes next to its
 inputs lands in the worktree, not in the user's tree. A write *through* a link does
-reach the user's file: snapshot_inputs/changed_inputs let the caller catch it.
+reach the user's file: ``sandbox.runner`` mounts the link targets read-only in the
+run's own mount namespace where the OS allows (``RunLimits.read_only_paths``), and
+snapshot_inputs/changed_inputs catch a write where it does not.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ SKIPPED_DIRS = frozenset({
     ".ruff_cache", ".tox", ".venv", "venv", "env", "node_modules", ".ipynb_checkpoints",
 })
 
-MISSING = (-1, -1)
-"""The (size, mtime_ns) snapshot_inputs records for a path that does not exist."""
+MISSING = (-1, -1, -1, -1)
+"""The (size, mtime_ns, ctime_ns, inode) snapshot_inputs records for a path that does not exist."""
 
 
 def find_ignored_inputs(source_dir: Path, inputs: list[str] | None = None) -> list[str]:
@@ -84,9 +86,13 @@ def link_inputs(source_dir: Path, dest_dir: Path, relpaths: Iterable[str]) -> li
     return linked
 
 
-def snapshot_inputs(paths: Iterable[Path | str]) -> dict[str, tuple[int, int]]:
-    """Record (size, mtime_ns) of each path, and of everything under those that are folders."""
-    snapshot: dict[str, tuple[int, int]] = {}
+def snapshot_inputs(paths: Iterable[Path | str]) -> dict[str, tuple[int, ...]]:
+    """Record (size, mtime_ns, ctime_ns, inode) of each path, and of everything under folders.
+
+    ctime cannot be set from user space, so any write (even one that restores size and
+    mtime) and any replacement (new inode) shows, without hashing gigabytes.
+    """
+    snapshot: dict[str, tuple[int, ...]] = {}
     for path in paths:
         path = str(path).rstrip("/") or "/"
         snapshot[path] = _stat(path)
@@ -98,18 +104,18 @@ def snapshot_inputs(paths: Iterable[Path | str]) -> dict[str, tuple[int, int]]:
     return snapshot
 
 
-def changed_inputs(before: dict[str, tuple[int, int]]) -> list[str]:
-    """Return the paths of `before` whose size or mtime changed, or that appeared or vanished."""
+def changed_inputs(before: dict[str, tuple[int, ...]]) -> list[str]:
+    """Return the paths of `before` that were written, replaced, or that appeared or vanished."""
     return sorted(path for path, stat in before.items() if _stat(path) != stat)
 
 
-def _stat(path: str) -> tuple[int, int]:
-    """Return (size, mtime_ns) of `path` through links, MISSING if it does not exist."""
+def _stat(path: str) -> tuple[int, int, int, int]:
+    """Return (size, mtime_ns, ctime_ns, inode) of `path` through links, MISSING if it does not exist."""
     try:
         st = os.stat(path)
     except OSError:
         return MISSING
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 def _skipped(relpath: str) -> bool:

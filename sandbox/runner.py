@@ -1,11 +1,18 @@
 """Run one shell command in isolation: time and memory limits, scrubbed env, no network.
 
-The command runs as ``/bin/sh -c COMMAND`` in its own session (so its own process
-group), with stdin closed and stdout/stderr written to files, never pipes, so a chatty
-pipeline cannot block on a full pipe. The whole process tree is polled from ``/proc``
-every ~0.2 s for its memory; on timeout, on a memory overrun and after the main
-process exits, whatever remains of the tree (DataLoader workers, stray ``&`` jobs)
-is killed.
+The command runs as ``/bin/sh -c COMMAND`` under ``sandbox/guard.py`` (see there), in
+its own session (so its own process group), with stdin closed and stdout/stderr
+written to files, never pipes, so a chatty pipeline cannot block on a full pipe. The
+whole process tree is polled from ``/proc`` every ~0.2 s for its memory; on timeout,
+on a memory overrun and after the main process exits, whatever remains of the tree
+(DataLoader workers, stray ``&`` jobs) is killed. If perfloop itself dies (even by
+SIGKILL), the guard hears it through ``PR_SET_PDEATHSIG`` and kills the whole tree:
+as a child subreaper it has inherited every orphan.
+
+Each process also gets a hard per-process data limit (``RLIMIT_DATA``) a little
+above the tree's limit, so a burst that comes and goes between two polls is still
+stopped. What isolation was really in force is reported in ``RunResult.isolation``,
+from what the guard achieved, never from what was asked for.
 
 Limits of the isolation: this is not a security boundary against a determined
 attacker. It keeps secrets out of the environment and the network away, and it
@@ -15,8 +22,9 @@ kills what it started; it does not hide the filesystem (``HOME`` stays readable)
 from __future__ import annotations
 
 import contextlib
-import functools
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,11 +35,22 @@ from typing import IO, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from sandbox.inputs import changed_inputs, snapshot_inputs
+from sandbox.isolation import (Isolation, choose_namespaces, describe_isolation, namespace_id,
+                               namespace_prefix, network_isolation_prefix, read_guard_report,
+                               refused_writes)
 from sandbox.procs import ProcessTree
 
 TAIL_CHARS = 4000
 POLL_INTERVAL_S = 0.2
-
+HARD_LIMIT_SLACK_MB = 512
+"""RLIMIT_DATA is memory_mb plus this: reserved-but-untouched memory (thread stacks,
+allocator arenas) counts toward it, so the exact tree limit is left to the PSS poll."""
+GUARD = Path(__file__).resolve().parent / "guard.py"
+# What Python, numpy, torch and C++ say when an allocation is refused.
+_OUT_OF_MEMORY = re.compile(
+    r"MemoryError|Cannot allocate memory|can't allocate memory|Unable to allocate|std::bad_alloc"
+    r"|out of memory", re.IGNORECASE)
 # Kept only when also free of the secret markers below. Allowlisting (rather than
 # blocklisting known secrets) means an unfamiliar variable holding a credential is
 # dropped by default; what is kept is what a training process plausibly needs:
@@ -54,19 +73,6 @@ _SECRET_MARKERS = (
     "SESSION",
 )
 
-# Run inside the new network namespace before the command: bring loopback up so a
-# pipeline can still talk to itself (torchrun rendezvous, gloo on 127.0.0.1), then
-# become the shell. Loopback of a fresh namespace reaches nothing outside it.
-_LOOPBACK_UP_THEN_EXEC = """
-import fcntl, os, socket, struct, sys
-try:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    flags = struct.unpack('16sH', fcntl.ioctl(s, 0x8913, struct.pack('16sH', b'lo', 0)))[1]
-    fcntl.ioctl(s, 0x8914, struct.pack('16sH', b'lo', flags | 0x1))
-except OSError:
-    pass
-os.execv('/bin/sh', ['/bin/sh', '-c', sys.argv[1]])
-"""
 
 
 class RunLimits(BaseModel):
@@ -80,6 +86,13 @@ class RunLimits(BaseModel):
     """False: run in a fresh network namespace (only its own loopback) where the OS allows."""
     kill_grace_s: float = Field(5.0, ge=0)
     """Time between SIGTERM and SIGKILL when the tree is stopped."""
+    memory_hard_limit: bool = True
+    """Also cap each process's data segment (RLIMIT_DATA) at memory_mb + HARD_LIMIT_SLACK_MB,
+    so a burst between two polls fails its allocation. Off: the PSS poll alone."""
+    read_only_paths: list[str] = Field(default_factory=list)
+    """The user's files and folders the command must not change (the targets of the
+    input links): mounted read-only in the run's own mount namespace where the OS
+    allows, else checked for changes (size, mtime, ctime, inode) before and after."""
 
 
 class RunResult(BaseModel):
@@ -94,7 +107,8 @@ class RunResult(BaseModel):
     timed_out: bool
     """Killed because it ran past RunLimits.timeout_s."""
     memory_exceeded: bool
-    """Killed because the tree's memory went past RunLimits.memory_mb."""
+    """Killed because the tree's memory went past RunLimits.memory_mb, or failed on an
+    allocation the hard per-process limit refused (an out-of-memory error on stderr)."""
     peak_rss_mb: float
     """Peak memory of the whole tree, in MiB, as sampled: summed PSS (shared pages of
     forked DataLoader workers counted once), RSS where PSS is unreadable."""
@@ -105,9 +119,27 @@ class RunResult(BaseModel):
     stderr_tail: str
     """Last ~4000 characters of stderr."""
     network_isolated: bool
-    """True when it ran in its own network namespace."""
+    """True when it ran in its own network namespace (same as isolation.network_cut)."""
     started_at: float
     """time.time() just before the process was started."""
+    isolation: Isolation | None = None
+    """What isolation was really in force (None only when the command could not start)."""
+    input_writes: list[str] = Field(default_factory=list)
+    """Protected paths the command changed (change check) or tried to write (a read-only
+    mount refused it): the run must be failed, naming these files."""
+
+    def input_write_error(self) -> str | None:
+        """Return the message to fail the run with when it wrote (or tried to) a protected input."""
+        if not self.input_writes:
+            return None
+        refused = bool(self.isolation and self.isolation.num_inputs_read_only)
+        what = ("tried to write your input file(s)" if refused
+                else "changed your input file(s) through perfloop's links")
+        outcome = ("the read-only mount refused it, so they are unchanged" if refused
+                   else "restore them from your backup")
+        return (f"`{self.command}` {what}: {', '.join(self.input_writes)}; {outcome}. A pipeline must "
+                "write its outputs elsewhere (out/, checkpoints/); list only read-only inputs in `inputs` "
+                "of [tool.perfloop].")
 
 
 def scrub_env(base: Mapping[str, str]) -> dict[str, str]:
@@ -137,28 +169,6 @@ def sandbox_env(extra_env: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-@functools.cache
-def network_isolation_prefix() -> tuple[str, ...] | None:
-    """Return the argv prefix that runs a program without network, or None if the OS refuses."""
-    unshare = "/usr/bin/unshare" if os.path.exists("/usr/bin/unshare") else "unshare"
-    candidates = [(unshare, "--net"), (unshare, "--net", "--map-root-user")]
-    if os.geteuid() != 0:
-        # Only root may create a network namespace directly; others need a user
-        # namespace in which they are root.
-        candidates = candidates[1:]
-    for prefix in candidates:
-        try:
-            probe = subprocess.run(
-                [*prefix, sys.executable, "-I", "-S", "-c", "pass"],
-                stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if probe.returncode == 0:
-            return prefix
-    return None
-
-
 def run_command(
     command: str,
     cwd: Path,
@@ -177,20 +187,64 @@ def run_command(
     cwd = Path(cwd)
     if not cwd.is_dir():
         raise ValueError(f"cannot run {command!r}: working directory {cwd} does not exist")
-    argv = ["/bin/sh", "-c", command]
-    prefix = None if limits.network else network_isolation_prefix()
-    if prefix is not None:
-        argv = [*prefix, sys.executable, "-I", "-S", "-c", _LOOPBACK_UP_THEN_EXEC, command]
-    with _output_file(stdout_path) as out, _output_file(stderr_path) as err:
+    read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
+    prefix, refused = choose_namespaces(not limits.network, bool(read_only))
+    with tempfile.TemporaryDirectory(prefix="perfloop-guard-") as scratch, \
+            _output_file(stdout_path) as out, _output_file(stderr_path) as err:
+        report_path = os.path.join(scratch, "guard.json")
+        hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
+        spec = {"command": command, "read_only": read_only, "report": report_path,
+                "parent_pid": os.getpid(), "parent_net_ns": namespace_id("net"),
+                "parent_mnt_ns": namespace_id("mnt"), "data_limit_mb": hard_limit_mb}
+        # A file, not an argument: thousands of protected paths outgrow one argv string (128 KiB).
+        spec_path = os.path.join(scratch, "spec.json")
+        with open(spec_path, "w") as f:
+            json.dump(spec, f)
+        argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), spec_path]
+        before = snapshot_inputs(read_only)
         started_at = time.time()
         outcome = _supervise(argv, cwd, sandbox_env(extra_env), limits, out, err)
+        stderr_tail = _tail(err)
+        if outcome.returncode is None:
+            return RunResult(
+                command=command, cwd=str(cwd), returncode=None, timed_out=False,
+                memory_exceeded=False, peak_rss_mb=0.0, wall_s=round(outcome.wall_s, 3),
+                stdout_tail=_tail(out), stderr_tail=stderr_tail, network_isolated=False,
+                started_at=started_at)
+        guard = read_guard_report(report_path)
+        hard_limit_mb = guard.get("data_limit_mb")  # what the guard could set, not what was asked
+        isolation = describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb,
+                                       POLL_INTERVAL_S)
+        writes = set(changed_inputs(before))
+        if isolation.num_inputs_read_only:  # refused even if the command carried on regardless
+            writes.update(refused_writes(stderr_tail, cwd, read_only))
+        memory_exceeded = outcome.memory_exceeded or (
+            hard_limit_mb is not None and outcome.returncode not in (0, None) and not outcome.timed_out
+            and bool(_OUT_OF_MEMORY.search(stderr_tail)))
         return RunResult(
             command=command, cwd=str(cwd), returncode=outcome.returncode,
-            timed_out=outcome.timed_out, memory_exceeded=outcome.memory_exceeded,
+            timed_out=outcome.timed_out, memory_exceeded=memory_exceeded,
             peak_rss_mb=round(outcome.peak_mb, 1), wall_s=round(outcome.wall_s, 3),
-            stdout_tail=_tail(out), stderr_tail=_tail(err),
-            network_isolated=prefix is not None, started_at=started_at,
+            stdout_tail=_tail(out), stderr_tail=stderr_tail,
+            network_isolated=isolation.network_cut, started_at=started_at,
+            isolation=isolation, input_writes=sorted(writes),
         )
+
+
+def expected_isolation(limits: RunLimits) -> Isolation:
+    """Say what isolation a run under `limits` would get here (for the run's first audit record).
+
+    Probes the namespaces without running anything; each RunResult.isolation then says
+    what a run really had.
+    """
+    read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
+    prefix, refused = choose_namespaces(not limits.network, bool(read_only))
+    guard = {"subreaper": True, "death_signal": True, "net_namespace": "--net" in prefix,
+             "mount_namespace": "--mount" in prefix,
+             "read_only": read_only if "--mount" in prefix else [],
+             "read_only_failed": {} if "--mount" in prefix else {p: "no mount namespace" for p in read_only}}
+    hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
+    return describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb, POLL_INTERVAL_S)
 
 
 class _Outcome(NamedTuple):
@@ -267,6 +321,6 @@ def _tail(file: IO[bytes]) -> str:
 
 
 __all__ = [
-    "RunLimits", "RunResult", "network_isolation_prefix", "run_command", "sandbox_env",
-    "scrub_env",
+    "Isolation", "RunLimits", "RunResult", "expected_isolation", "namespace_prefix",
+    "network_isolation_prefix", "run_command", "sandbox_env", "scrub_env",
 ]

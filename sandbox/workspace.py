@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from sandbox.git import GitError, git, git_ok, list_worktrees, split_z, user_tree_dirty
+from sandbox.git import GitError, find_repo, git, git_ok, list_worktrees, split_z, user_tree_dirty
 from sandbox.inputs import find_ignored_inputs, link_inputs
 
 # Commits are the agent's work, and must not fail for want of a configured identity.
@@ -46,27 +46,24 @@ class Workspace:
         path = Path(repo_root).absolute()
         if not path.is_dir():
             raise ValueError(f"{path} is not a folder: point perfloop at your pipeline's folder")
-        try:
-            top = git("rev-parse", "--show-toplevel", cwd=path).strip()
-            prefix = git("rev-parse", "--show-prefix", cwd=path).strip()
-        except GitError as exc:
+        repo = find_repo(path)
+        if repo is None:
             raise ValueError(
                 f"{path} is not inside a git repository: run `git init` and commit your "
-                f"pipeline there, or point perfloop at a folder inside a repo ({exc.stderr})"
-            ) from None
+                "pipeline there, or point perfloop at a folder inside a repo"
+            )
         if not _RUN_ID.fullmatch(run_id) or run_id.endswith(".lock"):
             raise ValueError(f"run id {run_id!r} must be letters, digits, '.', '_' or '-'")
-        subdir = PurePosixPath(prefix, target_subdir)
+        subdir = PurePosixPath(repo.prefix or ".", target_subdir)
         if subdir.is_absolute() or ".." in subdir.parts:
             raise ValueError(f"target folder {target_subdir!r} must stay inside {path}")
-        self.repo_root = Path(top)
+        self.repo_root = repo.top
         self.run_id = run_id
         self.target_subdir = "" if subdir == PurePosixPath(".") else subdir.as_posix()
-        common = git("rev-parse", "--git-common-dir", cwd=path).strip()
-        self.git_common_dir = (path / common).resolve()
-        if not git_ok("rev-parse", "--verify", "--quiet", "HEAD^{commit}", cwd=path):
+        self.git_common_dir = repo.common_dir
+        if not repo.has_head:
             raise ValueError(
-                f"the repository at {top} has no commits yet: commit your pipeline first "
+                f"the repository at {repo.top} has no commits yet: commit your pipeline first "
                 "(`git add -A && git commit -m 'initial'`); perfloop works from the committed state"
             )
 
@@ -171,6 +168,11 @@ class Workspace:
             f"refs/heads/{self.branch}", sha, head, cwd=self.repo_root)
         self._sync_trees()
         return sha
+
+    def committed(self, proposal_id: str) -> str | None:
+        """Return the head's sha when it is the commit of ``proposal_id`` (a resumed verify finds it there)."""
+        head = self.head()
+        return head if self._trailer(head, PROPOSAL_TRAILER) == proposal_id else None
 
     def cleanup(self) -> None:
         """Remove both worktrees; keep the branch and state_dir."""

@@ -35,6 +35,14 @@ def user_view(repo: Path) -> tuple[str, str, str]:
             git(repo, "status", "--porcelain", "--untracked-files=all"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_state(tmp_path_factory):
+    """Keep module-scoped runs (set up before any per-test fixture) out of the real per-user state too."""
+    import os
+
+    os.environ["PERFLOOP_HOME"] = str(tmp_path_factory.mktemp("perfloop-home"))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path, monkeypatch):
     """Keep perfloop's per-user run index inside the test's temp dir."""

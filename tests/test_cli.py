@@ -97,21 +97,7 @@ def test_compute_bound_names_compute_and_only_tries_model_side_remedies(tmp_path
             assert iteration["loss_check"] in ("identical", "within_tolerance")
 
 
-def test_reject_then_nothing_left(tiny_repo):
-    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="r\nr\n")
-    assert done.returncode == 0, done.stderr
-    summary = last_json(done.stdout)
-    # The vectorised transform first (largest expected gain), then more workers.
-    assert [i["verdict"] for i in summary["iterations"]] == ["declined", "declined"]
-    assert "--- a/train.py" in done.stderr  # each diff was shown before asking
-    assert "--- a/configs/train.yaml" in done.stderr
-    assert summary["stop_reason"] == "nothing_actionable"
-
-
-def test_quit_stops_with_typed_reason(tiny_repo):
-    done = perfloop("run", str(tiny_repo), "--json", *FAST, stdin="q\n")
-    assert done.returncode == 0, done.stderr
-    assert last_json(done.stdout)["stop_reason"] == "user_quit"
+# Approve / reject / edit / quit through a terminal: tests/test_approval.py.
 
 
 def test_paused_run_resumes_from_checkpoint(tiny_repo):

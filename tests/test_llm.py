@@ -13,10 +13,10 @@ from agent.nodes.prepare import prepare
 from agent.nodes.profile import profile
 from agent.nodes.verify import verify
 from agent.runs import new_run_id
-from agent.state import LoopState, Settings
+from agent.state import LoopState, RemedyRef, Settings
 from knowledge_base import describe, load_entries
 from sandbox.workspace import Workspace
-from tests.fake_llm import ScriptedLLM
+from tests.fake_llm import Reply, ScriptedLLM
 from tools.target import load_target
 
 SLOW_LINE = "            total += values[(i + j) % len(values)] ** 2\n"
@@ -72,7 +72,8 @@ def profiled(tmp_path_factory):
     state = state.model_copy(update=profile(state))
     entry = next(e for e in load_entries() if e.id == "transform_hotspot")
     return state.model_copy(update={"diagnoses": [describe(entry, state.profile.metrics())],
-                                    "next_remedy": "transform_hotspot:vectorize_hot_function"})
+                                    "next_remedy": RemedyRef(diagnosis="transform_hotspot",
+                                                                    remedy="vectorize_hot_function")})
 
 
 def _with_llm(state: LoopState, server: ScriptedLLM) -> LoopState:
@@ -91,12 +92,34 @@ def test_bad_answers_are_retried_then_skipped(profiled, monkeypatch):
     with ScriptedLLM(["not json at all", edit("x", "y", file="nowhere.py")]) as server:
         updates = optimize(_with_llm(profiled, server))
     assert updates["proposal"] is None
-    assert "no usable answer" in updates["skipped"][-1]["reason"]
+    assert "no usable answer" in updates["skipped"][-1].reason
     first, second = server.requests
     assert "frame_energy" in first["body"]["messages"][0]["content"]  # the hot function's source went along
     assert "not one JSON object" in second["body"]["messages"][-1]["content"]  # the error was fed back
     assert first["authorization"] == "Bearer sk-test-123"
-    assert len(_events(profiled, "llm_exchange")) == before + 2
+    exchanges = _events(profiled, "llm_exchange")
+    assert len(exchanges) == before + 2
+    usage = exchanges[-1]["data"]
+    assert (usage["prompt_tokens"], usage["completion_tokens"], usage["http_attempts"]) == (11, 7, 1)
+    assert usage["latency_s"] >= 0 and usage["finish_reason"] == "stop"
+
+
+def test_failing_endpoint_skips_the_remedy_and_leaks_no_secret(profiled, monkeypatch):
+    monkeypatch.setenv("PERFLOOP_LLM_API_KEY", "sk-very-secret-42")
+    echo = b'{"error": "bad key sk-very-secret-42 for user bob:pa55word"}'
+    with ScriptedLLM([Reply(status=401, body=echo)]) as server:
+        state = _with_llm(profiled, server)
+        url = server.base_url.replace("http://", "http://bob:pa55word@")
+        state = state.model_copy(update={"settings": state.settings.model_copy(update={"llm_base_url": url})})
+        updates = optimize(state)
+    assert updates["proposal"] is None
+    reason = updates["skipped"][-1].reason
+    assert reason.startswith("not applicable: the LLM endpoint http://127.0.0.1:") and "HTTP 401" in reason
+    failed = _events(profiled, "llm_call_failed")[-1]["data"]
+    assert failed["endpoint"].startswith("http://127.0.0.1:")
+    log_text = (Path(profiled.state_dir) / "audit.jsonl").read_text()
+    for secret in ("sk-very-secret-42", "pa55word"):
+        assert secret not in log_text and secret not in reason
 
 
 def test_data_breaking_edit_is_rejected_at_data(profiled):

@@ -10,9 +10,11 @@ import pytest
 
 from tests.conftest import PIPELINES, ROOT
 from tools.datacheck import compare_data, compare_losses
+from sandbox.runner import RunLimits
 from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed
 
 TINY = PIPELINES / "tiny"
+LEDGER_KEYS = ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms")
 COMMAND = "python train.py --config {config}"
 SETTINGS = ProbeSettings(steps=8, warmup_steps=2)
 FULL_SETTINGS = ProbeSettings(steps=24, warmup_steps=2)  # enough stack samples to name the hot spot
@@ -41,7 +43,7 @@ def test_run_is_bounded_and_ledger_counts_each_interval_once(full_run):
     assert record["exit_reason"] == "max_steps"
     assert len(record["steps"]) == FULL_SETTINGS.warmup_steps + FULL_SETTINGS.steps  # it asks for 1000 epochs
     for step in record["steps"]:
-        parts = sum(step[k] for k in ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"))
+        parts = sum(step[k] for k in LEDGER_KEYS)
         assert parts == pytest.approx(step["step_ms"], rel=1e-6)
         assert step["samples"] == 16 and len(step["row_hashes"]) == 16
         assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0
@@ -113,9 +115,9 @@ def test_probe_files_are_json(full_run):
 
 def test_nvml_absent_is_reported_not_raised(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "tools" / "probe"))
-    import perfloop_probe
+    import perfloop_gpu
 
-    sampler = perfloop_probe._NvmlSampler(period_s=0.01)
+    sampler = perfloop_gpu.NvmlSampler(period_s=0.01)
     sampler.run()  # on this CPU-only machine nvmlInit() raises; the sampler records why and stops
     summary = sampler.summary()
     assert summary["available"] is False and "NVML" in summary["reason"]
@@ -136,7 +138,7 @@ def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
     # one holds the end of the epoch and the start of the next iterator.
     assert [s["index"] for s in steps if s["epoch_start"]] == [0, 2, 3, 5, 6, 8]
     for step in steps:
-        parts = sum(step[k] for k in ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"))
+        parts = sum(step[k] for k in LEDGER_KEYS)
         assert parts == pytest.approx(step["step_ms"], rel=1e-6)
     boundary = [s["data_ms"] for s in steps if s["epoch_start"]]
     middle = [s["data_ms"] for s in steps if not s["epoch_start"]]
@@ -153,3 +155,64 @@ def test_workers_sample_the_transform_they_run(tmp_path):
     assert profile.data_build.where == "workers"
     # The workers inherit the parent's SIGPROF handler but not its timer; each must arm its own.
     assert profile.hot_functions[0].name == "frame_energy"
+
+
+@pytest.mark.parametrize("variant", ["sgd", "lbfgs", "wrapped", "scaler"])
+def test_forward_and_backward_inside_optimizer_step_are_booked_where_they_ran(tmp_path, variant):
+    # sgd/lbfgs: optimizer.step(closure); wrapped: an accelerate-style wrapper handed the closure;
+    # scaler: GradScaler.step around the inner step.
+    run = run_probed(f"python train.py --variant {variant}", PIPELINES / "closure", tmp_path / "out", SETTINGS,
+                     mode="full")
+    assert not run.record["errors"]
+    for step in run.record["steps"]:
+        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
+        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0, step
+
+
+def test_lightning_closure_step_books_forward_and_backward(tmp_path):
+    pytest.importorskip("lightning", reason="PyTorch Lightning is not installed (pip install lightning); "
+                                            "the plain-PyTorch closure loops above cover the same path")
+    run = run_probed("python train.py", PIPELINES / "lightning", tmp_path / "out", SETTINGS, mode="full")
+    assert not run.record["errors"]
+    for step in run.record["steps"]:
+        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
+        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0, step
+
+
+def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):
+    settings = ProbeSettings(steps=6, warmup_steps=1)
+    command = f"python train.py --data-dir {tmp_path}"
+    full = run_probed(command, PIPELINES / "memmap", tmp_path / "full", settings, mode="full")
+    record = full.record
+    assert record["step_source"] == "optimizer" and record["exit_reason"] == "max_steps"
+    assert len(record["steps"]) == settings.warmup_steps + settings.steps
+    assert record["seen"]["dataloaders_constructed"] == 0 and record["seen"]["optimizers_constructed"] == 1
+    for step in record["steps"]:
+        # Two accumulated micro-batches of 8 windows: the model's inputs, not the loss module's.
+        assert step["samples"] == 16 and len(step["row_hashes"]) == 16
+        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
+        assert step["data_ms"] > 0 and step["other_ms"] == 0  # get_batch is the data wait
+        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0
+        assert isinstance(step["loss"], float)
+    light = run_probed(command, PIPELINES / "memmap", tmp_path / "light", settings)
+    reseeded = run_probed(command + " --seed 2", PIPELINES / "memmap", tmp_path / "reseeded", settings)
+    assert light.record["step_source"] == "optimizer"
+    full_dir, light_dir = full.measurement.probe_dir, light.measurement.probe_dir
+    assert compare_data([full_dir], [light_dir], allow_tolerance=False).status == "identical"
+    assert compare_data([full_dir], [reseeded.measurement.probe_dir], allow_tolerance=False).status == "changed"
+    profile = build_profile(full, [light], command, PIPELINES / "memmap", settings)
+    assert profile.samples_per_s > 0 and profile.ledger.data_wait_ms > 0 and profile.loader is None
+
+
+def test_pipeline_that_never_steps_is_stopped_with_what_it_did(tmp_path):
+    script = tmp_path / "never_trains.py"
+    script.write_text("import time\nimport torch\n"
+                      "model = torch.nn.Linear(2, 2)\n"
+                      "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                      "model(torch.zeros(1, 2))\n"
+                      "time.sleep(600)  # stands in for a job that never reaches its training loop\n")
+    settings = ProbeSettings(steps=2, warmup_steps=0, first_step_timeout_s=10, limits=RunLimits(timeout_s=120))
+    with pytest.raises(PipelineError, match=r"(?s)no optimizer step within 10 s.*torch imported, 1 nn.Module calls, "
+                                            r"1 optimizer\(s\) constructed, 0 DataLoader") as caught:
+        run_probed(f"python {script}", tmp_path, tmp_path / "out", settings)
+    assert not caught.value.result.timed_out  # the probe stopped it, not the run's time limit

@@ -22,16 +22,40 @@ class StageLedger(BaseModel):
         return getattr(self, f"{stage}_ms") / self.step_ms if self.step_ms > 0 else 0.0
 
 
+class HotHelper(BaseModel):
+    """A leaf user function sampled under a hot function: evidence of where its loop spends time."""
+
+    name: str = Field(description="Qualified name, e.g. '_is_control'.")
+    file: str = Field(description="Path relative to the target folder when inside it.")
+    line: int = Field(description="Line where the function is defined.")
+    self_share: float = Field(description="Fraction of the phase's samples with this function as the innermost "
+                                          "user frame, under the hot function.")
+
+
 class HotFunction(BaseModel):
-    """A user function seen by the stack sampler, with its inclusive share of a phase."""
+    """A user function seen by the stack sampler, with its inclusive and self shares of a phase.
+
+    The first one of a list owns the hot loop: the innermost user function whose own loops hold
+    most of the phase's samples, its user callees' time counted in it (see tools/hotspots.py).
+    """
 
     name: str = Field(description="Qualified name, e.g. 'frame_energy' or 'Dataset.__getitem__'.")
     file: str = Field(description="Path relative to the target folder when inside it.")
     line: int = Field(description="Line where the function is defined.")
-    share: float = Field(description="Fraction of the phase's samples with this function on the stack.")
+    share: float = Field(description="Inclusive share: fraction of the phase's samples with this function on "
+                                     "the stack (its callees counted in it).")
     phase: str = Field(description="'batch_build' (worker or in-process __getitem__+collate) or 'main:<stage>'.")
-    hot_lines: list[int] = Field(default_factory=list, description="Its most sampled lines, hottest first.")
+    hot_lines: list[int] = Field(default_factory=list, description="Its most sampled lines (callees counted), "
+                                                                   "hottest first.")
     source: str = Field("", description="Source text of the hottest lines.")
+    self_share: float = Field(0.0, description="Self share: fraction of the phase's samples with this function "
+                                               "as the innermost user frame.")
+    loop_share: float = Field(0.0, description="Fraction of the phase's samples spent inside this function's own "
+                                               "for/while/comprehension loops, callees counted.")
+    loop_line: int | None = Field(None, description="Header line of its hottest loop; None when it has no "
+                                                    "sampled loop (or its source could not be parsed).")
+    helpers: list[HotHelper] = Field(default_factory=list, description="Leaf user functions sampled under it, "
+                                                                        "by self share: the evidence.")
 
     def where(self) -> str:
         return f"{self.name} ({self.file}:{self.line})"

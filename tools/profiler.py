@@ -25,6 +25,9 @@ class ProbeSettings(BaseModel):
     steps: int = Field(30, description="Steady-state steps measured per run.")
     warmup_steps: int = Field(5, description="Steps run first and left out of the numbers.")
     sample_ms: float = Field(2.0, description="Stack sampler period in the full run (ms).")
+    first_step_timeout_s: float = Field(120.0, description="Stop a run whose process imported torch but saw "
+                                        "neither a DataLoader batch nor an optimizer step this long after start "
+                                        "(s); 0 waits for the run's time limit.")
     limits: RunLimits = Field(default_factory=RunLimits, description="Time, memory and network limits per run.")
 
     def model_post_init(self, _context) -> None:
@@ -70,6 +73,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         "PERFLOOP_MAX_STEPS": str(settings.warmup_steps + settings.steps),
         "PERFLOOP_PROBE_MODE": mode,
         "PERFLOOP_SAMPLE_MS": str(settings.sample_ms),
+        "PERFLOOP_FIRST_STEP_TIMEOUT_S": str(settings.first_step_timeout_s),
         "PYTHONUNBUFFERED": "1",
     }
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
@@ -79,6 +83,8 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         why = "ran past its time limit" if result.timed_out else "exceeded its memory limit"
         raise PipelineError(f"`{command}` {why} ({result.wall_s:.0f} s, peak {result.peak_rss_mb:.0f} MB) "
                             f"in {target_dir}.\nstderr tail:\n{result.stderr_tail}", result)
+    if record_path.exists():
+        _raise_if_no_step(json.loads(record_path.read_text()), command, target_dir, settings, result)
     if result.returncode != 0:
         raise PipelineError(f"`{command}` failed with exit code {result.returncode} in {target_dir}.\n"
                             f"stderr tail:\n{result.stderr_tail}", result)
@@ -88,10 +94,28 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
     record = json.loads(record_path.read_text())
     steps = record["steps"]
     if len(steps) <= settings.warmup_steps:
-        raise PipelineError(f"`{command}` ran only {len(steps)} DataLoader steps; perfloop needs more than "
+        source = "optimizer" if record.get("step_source") == "optimizer" else "DataLoader"
+        raise PipelineError(f"`{command}` ran only {len(steps)} {source} steps; perfloop needs more than "
                             f"warmup_steps={settings.warmup_steps}. Make the pipeline run longer or lower "
                             "warmup_steps/steps in [tool.perfloop].", result)
     return ProbeRun(measurement=_measure(record, result, settings, out_dir, mode, label), record=record, result=result)
+
+
+def _raise_if_no_step(record: dict, command: str, target_dir: Path, settings: ProbeSettings,
+                      result: RunResult) -> None:
+    """Explain a run the probe stopped because it never reached a step."""
+    if record.get("exit_reason") != "no_step":
+        return
+    seen = record.get("seen") or {}
+    what = (f"torch {'imported' if seen.get('torch_imported') else 'never imported'}, "
+            f"{seen.get('module_calls', 0)} nn.Module calls, "
+            f"{seen.get('optimizers_constructed', 0)} optimizer(s) constructed, "
+            f"{seen.get('dataloaders_constructed', 0)} DataLoader(s) constructed")
+    raise PipelineError(
+        f"`{command}` in {target_dir} drew no DataLoader batch and took no optimizer step within "
+        f"{settings.first_step_timeout_s:g} s, so perfloop stopped it. Seen: {what}. perfloop counts a step per "
+        "DataLoader batch, or per Optimizer.step() when no DataLoader is used: point `command` at the training "
+        "entry point, or, if start-up really takes longer, raise first_step_timeout_s.", result)
 
 
 def _measured(record: dict, settings: ProbeSettings) -> list[dict]:

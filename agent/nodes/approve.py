@@ -1,13 +1,15 @@
-"""approve: ask the user (a LangGraph interrupt) or auto-approve; record who decided."""
+"""approve: ask the user (a LangGraph interrupt) or auto-approve; record who decided, why, and any edit."""
 from __future__ import annotations
 
 from langgraph.types import interrupt
 
 from agent.console import say
-from agent.runtime import audit
-from agent.state import Iteration, LoopState, Verdict
-
-DECISIONS = ("approve", "reject", "quit")
+from agent.context import RunContext
+from agent.events import Approval, ProposalEdited
+from agent.faults import fault_point
+from agent.memory import remember
+from agent.state import DECISIONS, Iteration, LoopState, Verdict
+from tools.patching import touched_paths
 
 
 def approval_request(state: LoopState) -> dict:
@@ -28,22 +30,31 @@ def approval_request(state: LoopState) -> dict:
 
 def approve(state: LoopState) -> dict:
     """Get a decision; side effects come after interrupt() because the node re-runs on resume."""
-    if state.settings.auto_approve:
-        decision, by = "approve", "auto-approve"
-    else:
+    answer = {"decision": "approve", "by": "auto-approve"}
+    if not state.settings.auto_approve:
         answer = interrupt(approval_request(state))
-        decision = answer.get("decision") if isinstance(answer, dict) else str(answer)
-        by = answer.get("by", "user") if isinstance(answer, dict) else "user"
-        if decision not in DECISIONS:
-            raise ValueError(f"approval answer must be one of {DECISIONS}, got {decision!r}")
-    audit(state).append("approval", "approve", proposal=state.proposal.id, decision=decision, by=by)
+        # The driver only resumes with an answer it read; anything else is a bug, not user input.
+        assert isinstance(answer, dict) and answer.get("decision") in DECISIONS, f"bad approval answer {answer!r}"
+    decision, by, reason = answer["decision"], answer.get("by", "user"), answer.get("reason", "")
+    ctx = RunContext(state, "approve")
+    ctx.record(Approval(proposal=state.proposal.id, decision=decision, by=by, reason=reason))
+    fault_point("at_approval")
     updates: dict = {"decision": decision, "decided_by": by}
     if decision == "approve":
+        edited = answer.get("edited_patch")
+        if edited:
+            original = state.proposal
+            ctx.record(ProposalEdited(proposal=original.id, original_patch=original.patch, edited_patch=edited))
+            updates["proposal"] = original.model_copy(update={
+                "patch": edited, "touched": touched_paths(edited), "change": f"{original.change} (edited by {by})"})
+            say(f"proposal {original.id}: verifying your edited patch")
         return updates
-    say(f"proposal {state.proposal.id} {'declined' if decision == 'reject' else 'declined; quitting'} ({by})")
+    why = f": {reason}" if reason else ""
+    say(f"proposal {state.proposal.id} {'declined' if decision == 'reject' else 'declined; quitting'} ({by}{why})")
     verdict = Verdict(proposal_id=state.proposal.id, verdict="declined", stage="approval",
-                      reason=f"{'rejected' if decision == 'reject' else 'quit'} by {by}")
-    updates["history"] = state.history + [Iteration(proposal=state.proposal, verdict=verdict)]
+                      reason=f"{'rejected' if decision == 'reject' else 'quit'} by {by}{why}")
+    remember(state, state.proposal, verdict)
+    updates["history"] = [Iteration(proposal=state.proposal, verdict=verdict)]
     updates["proposal"] = None
     if decision == "quit":
         updates.update(stop_reason="user_quit", stop_detail=f"the user quit at proposal {state.proposal.id}")

@@ -2,52 +2,74 @@
 from __future__ import annotations
 
 from agent.console import say
-from agent.runtime import audit
-from agent.state import LoopState
+from agent.context import RunContext
+from agent.events import Diagnosed, RemedyChosen, RemedySkipped, Stopped
+from agent.faults import fault_point
+from agent.memory import Memory
+from agent.state import LoopState, RemedyRef, Skip
 from knowledge_base import diagnose as match_entries
 
 
-def remedy_key(head: str, diagnosis: str, remedy: str) -> str:
-    """Identify one remedy tried at one head."""
-    return f"{head}:{diagnosis}:{remedy}"
+def _remembered_rejection(state: LoopState, memory: Memory, ref: RemedyRef) -> str | None:
+    """Say why an earlier run's rejection of ``ref`` at this head still holds, or None."""
+    if state.settings.retry_rejected:
+        return None
+    earlier = memory.rejected_here(str(state.target.repo_root), state.target.subdir, state.head,
+                                   ref.diagnosis, ref.remedy)
+    if earlier is None or earlier.run_id == state.run_id:
+        return None
+    return (f"rejected at {earlier.stage} by run {earlier.run_id} on this same commit ({earlier.reason}); "
+            "--retry-rejected tries it again")
 
 
 def diagnose(state: LoopState) -> dict:
     """Rank diagnoses by expected gain; choose the first untried remedy the loop can produce."""
-    log = audit(state)
+    ctx = RunContext(state, "diagnose")
     if len(state.history) >= state.settings.max_iters:
-        log.append("stop", "diagnose", reason="max_iterations", iterations=len(state.history))
+        ctx.record(Stopped(reason="max_iterations", iterations=len(state.history)))
         return {"stop_reason": "max_iterations", "next_remedy": None,
                 "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
-    fresh = not state.diagnoses
-    diagnoses = state.diagnoses or match_entries(state.profile.metrics())
-    if fresh:
-        log.append("diagnoses", "diagnose", head=state.head,
-                   ranked=[d.model_dump(mode="json") for d in diagnoses])
+    diagnoses = state.diagnoses
+    if state.needs_diagnosis:
+        diagnoses = match_entries(state.profile.metrics())
+        ctx.record(Diagnosed(head=state.head, ranked=diagnoses))
         for d in diagnoses:
             say(f"diagnosis {d.entry_id} (up to {d.expected_speedup:.2f}x): {d.summary}")
         if not diagnoses:
             say("no known bottleneck matches this profile")
-    llm_ready = bool(state.settings.llm_base_url and state.settings.llm_model)
-    skipped = list(state.skipped)
+    updates: dict = {"diagnoses": diagnoses, "needs_diagnosis": False}
+    if state.settings.profile_only:
+        return updates | {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
+    skipped: list[Skip] = []
+    memory = Memory()
     for d in diagnoses:
-        for remedy in d.remedies:
-            key = remedy_key(state.head, d.entry_id, remedy.id)
-            if key in state.tried or any(s["key"] == key for s in skipped):
+        track = memory.acceptance(d.entry_id)
+        # Within an entry, remedies that worked elsewhere go first; the entry's own order breaks ties.
+        for remedy in sorted(d.remedies, key=lambda r: -track.get(r.id, 0.5)):
+            ref = RemedyRef(diagnosis=d.entry_id, remedy=remedy.id)
+            if state.was_tried(ref) or any(s.remedy == ref for s in skipped):
                 continue
-            if remedy.kind == "llm" and not llm_ready:
-                skipped.append({"key": key, "reason": "needs an LLM (--llm-base-url/--llm-model)"})
+            if remedy.kind == "llm" and not state.settings.llm_ready:
+                skipped.append(Skip(head=state.head, remedy=ref,
+                                    reason="needs an LLM (--llm-base-url/--llm-model)"))
                 continue
-            log.append("remedy_chosen", "diagnose", diagnosis=d.entry_id, remedy=remedy.id,
-                       expected_speedup=d.expected_speedup)
-            return {"diagnoses": diagnoses, "next_remedy": f"{d.entry_id}:{remedy.id}", "skipped": skipped}
+            remembered = _remembered_rejection(state, memory, ref)
+            if remembered:
+                say(f"{ref}: skipped, {remembered}")
+                ctx.record(RemedySkipped(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=remembered))
+                skipped.append(Skip(head=state.head, remedy=ref, reason=remembered))
+                continue
+            ctx.record(RemedyChosen(diagnosis=d.entry_id, remedy=remedy.id, expected_speedup=d.expected_speedup))
+            fault_point("after_diagnose")
+            return updates | {"next_remedy": ref, "skipped": skipped}
     if diagnoses:
         top = diagnoses[0]
         detail = f"top diagnosis {top.entry_id}: {top.summary}; no untried remedy the loop can apply"
-        if any(s["reason"].startswith("needs an LLM") for s in skipped):
+        if any(s.needs_llm for s in state.skipped + skipped):
             detail += " offline (LLM remedies need --llm-base-url/--llm-model)"
     else:
         detail = "no knowledge-base entry matches the profile"
-    log.append("stop", "diagnose", reason="nothing_actionable", detail=detail, skipped=skipped)
-    return {"diagnoses": diagnoses, "next_remedy": None, "skipped": skipped,
-            "stop_reason": "nothing_actionable", "stop_detail": detail}
+    all_skipped = [s.model_dump(mode="json") for s in state.skipped + skipped]
+    ctx.record(Stopped(reason="nothing_actionable", detail=detail, skipped=all_skipped))
+    return updates | {"next_remedy": None, "skipped": skipped, "stop_reason": "nothing_actionable",
+                      "stop_detail": detail}

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from agent.console import say
-from agent.runtime import audit, workspace
+from agent.context import RunContext
+from agent.events import RunStarted
+from agent.faults import fault_point
 from agent.state import LoopState
 from sandbox.runner import network_isolation_prefix
 from sandbox.workspace import user_tree_dirty
@@ -10,8 +12,8 @@ from sandbox.workspace import user_tree_dirty
 
 def prepare(state: LoopState) -> dict:
     """Set up the isolated checkouts (idempotent: a resumed run reuses them)."""
-    log = audit(state)
-    ws = workspace(state)
+    ctx = RunContext(state, "prepare")
+    ws = ctx.workspace
     ws.create()
     target = state.target
     linked: list[str] = []
@@ -22,12 +24,13 @@ def prepare(state: LoopState) -> dict:
     if dirty:
         say(f"your working tree has {len(dirty)} uncommitted change(s); perfloop works from HEAD "
             f"{head[:10]} and leaves them as they are")
-    isolated = target.network or network_isolation_prefix() is not None
-    if not isolated:
+    isolated = not target.network and network_isolation_prefix() is not None
+    if not isolated and not target.network:
         say("note: this OS does not let perfloop cut the pipeline off the network; runs keep network access")
-    log.append("run_started", "prepare", run_id=state.run_id, branch=ws.branch, head=head,
-               target=target.model_dump(mode="json"), settings=state.settings.model_dump(mode="json"),
-               uncommitted_paths=dirty, linked_inputs=linked, network_isolated=isolated,
-               worktrees=[str(ws.base_tree), str(ws.candidate_tree)])
-    say(f"run {state.run_id}: branch {ws.branch}, audit log {log.path}")
+    ctx.record(RunStarted(run_id=state.run_id, branch=ws.branch, head=head, target=target.model_dump(mode="json"),
+                          settings=state.settings.model_dump(mode="json"), uncommitted_paths=dirty,
+                          linked_inputs=linked, network_isolated=isolated,
+                          worktrees=[str(ws.base_tree), str(ws.candidate_tree)]))
+    say(f"run {state.run_id}: branch {ws.branch}, audit log {ctx.audit.path}")
+    fault_point("after_prepare")
     return {"head": head}

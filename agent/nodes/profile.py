@@ -2,35 +2,34 @@
 from __future__ import annotations
 
 from agent.console import say
+from agent.context import RunContext
 from agent.describe import describe_profile
-from agent.runtime import audit, probe_settings, run_in, runs_so_far, workspace
+from agent.events import NodeEntered, PipelineFailed, Profiled
+from agent.faults import fault_point
 from agent.state import LoopState
 from tools.profiler import PipelineError, build_profile
 
 
 def profile(state: LoopState) -> dict:
     """Profile the current head: one full run (ledger, hot spots) and light runs (throughput, noise)."""
-    log = audit(state)
-    ws = workspace(state)
+    ctx = RunContext(state, "profile")
+    ws = ctx.workspace
     target = state.target
-    settings = probe_settings(state)
-    number = state.runs_used
     say(f"profiling `{target.rendered_command()}` at {state.head[:10]}: 1 + {target.noise_runs} runs of "
         f"{target.warmup_steps} + {target.steps} steps")
-    log.append("node_entered", "profile", head=state.head)
+    ctx.record(NodeEntered(head=state.head))
     try:
-        full = run_in(state, ws.base_tree, f"{number:03d}-profile-full", mode="full", label="profile")
-        light = [run_in(state, ws.base_tree, f"{number + 1 + i:03d}-profile-light", label="baseline")
-                 for i in range(target.noise_runs)]
+        full = ctx.run(ws.base_tree, "profile-full", mode="full", role="profile")
+        fault_point("mid_profile")
+        light = [ctx.run(ws.base_tree, "profile-light", role="baseline") for _ in range(target.noise_runs)]
     except PipelineError as error:
-        log.append("pipeline_failed", "profile", error=str(error))
+        ctx.record(PipelineFailed(error=str(error)))
         raise
-    result = build_profile(full, light, target.rendered_command(), ws.target_dir(ws.base_tree), settings)
-    log.append("profile", "profile", head=state.head, profile=result.model_dump(mode="json"),
-               metrics=result.metrics())
+    result = build_profile(full, light, target.rendered_command(), ws.target_dir(ws.base_tree), ctx.probe)
+    ctx.record(Profiled(head=state.head, profile=result.model_dump(mode="json"), metrics=result.metrics()))
     for line in describe_profile(result):
         say(line)
-    updates = {"profile": result, "diagnoses": [], "runs_used": runs_so_far(state)}
+    updates = {"profile": result, "needs_diagnosis": True, "runs_used": ctx.runs_used}
     if state.first_profile is None:
         updates["first_profile"] = result
     return updates

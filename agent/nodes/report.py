@@ -6,15 +6,18 @@ import statistics
 from pathlib import Path
 
 from agent.console import say
-from agent.runtime import audit, run_in, runs_so_far, workspace
+from agent.context import RunContext
+from agent.events import FinalCheck, RunFinished
+from agent.faults import fault_point
 from agent.state import LoopState
 from agent.summary import Numbers, build_summary
 from tools.stats import RunSteps, steps_ratio_ci
 
 
-def _final_comparison(state: LoopState) -> tuple[Numbers, float, list[float] | None]:
+def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | None]:
     """Time the original commit and the final head in turns, so drift cancels."""
-    ws = workspace(state)
+    state = ctx.state
+    ws = ctx.workspace
     accepted = [item for item in state.history if item.verdict.verdict == "accepted"]
     if not accepted:
         latest = state.profile
@@ -22,34 +25,32 @@ def _final_comparison(state: LoopState) -> tuple[Numbers, float, list[float] | N
     original = accepted[0].proposal.base_head
     say(f"final check: {state.target.ab_runs} interleaved runs each of the original "
         f"{original[:10]} and the final {state.head[:10]}")
-    number = state.runs_used
     before, after = [], []
     try:
         ws.checkout_candidate(original)
-        for i in range(state.target.ab_runs):
-            before.append(run_in(state, ws.candidate_tree, f"{number + 2 * i:03d}-final-original",
-                                 label="original").measurement)
-            after.append(run_in(state, ws.base_tree, f"{number + 1 + 2 * i:03d}-final-head", label="final").measurement)
+        for _ in range(state.target.ab_runs):
+            before.append(ctx.run(ws.candidate_tree, "final-original", role="original").measurement)
+            after.append(ctx.run(ws.base_tree, "final-head", role="final").measurement)
     finally:
         ws.reset_candidate()
     speedup = statistics.median(r.samples_per_s for r in after) / statistics.median(r.samples_per_s for r in before)
     low, high = steps_ratio_ci([RunSteps.of(r) for r in before], [RunSteps.of(r) for r in after])
     final = Numbers(samples_per_s=statistics.median(r.samples_per_s for r in after),
                     startup_s=statistics.median(r.startup_s for r in after))
-    audit(state).append("final_check", "report", original=original, head=state.head,
-                        original_samples_per_s=[r.samples_per_s for r in before],
-                        final_samples_per_s=[r.samples_per_s for r in after], speedup=speedup, ci=[low, high])
+    ctx.record(FinalCheck(original=original, head=state.head, original_samples_per_s=[r.samples_per_s for r in before],
+                          final_samples_per_s=[r.samples_per_s for r in after], speedup=speedup, ci=[low, high]))
     return final, speedup, [low, high]
 
 
 def report(state: LoopState) -> dict:
     """Write summary.json next to the audit log and record the end of the run."""
-    log = audit(state)
-    final, speedup, ci = _final_comparison(state)
-    state = state.model_copy(update={"runs_used": runs_so_far(state)})
-    summary = build_summary(state, str(log.path), final, speedup, ci)
+    ctx = RunContext(state, "report")
+    final, speedup, ci = _final_comparison(ctx)
+    fault_point("mid_report")
+    state = state.model_copy(update={"runs_used": ctx.runs_used})
+    summary = build_summary(state, str(ctx.audit.path), final, speedup, ci)
     Path(state.state_dir, "summary.json").write_text(json.dumps(summary.model_dump(mode="json"), indent=2))
-    log.append("run_finished", "report", summary=summary.model_dump(mode="json"))
+    ctx.record(RunFinished(summary=summary.model_dump(mode="json")))
     accepted = [i for i in summary.iterations if i.verdict == "accepted"]
     say(f"done ({summary.stop_reason}): {len(accepted)} change(s) accepted on {summary.branch}; "
         f"{summary.baseline.samples_per_s:.1f} → {summary.final.samples_per_s:.1f} samples/s "

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from agent.console import say
-from agent.runtime import audit, run_in, runs_so_far, workspace
+from agent.context import RunContext
+from agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
+from agent.faults import fault_point
+from agent.memory import remember
 from agent.state import Iteration, LoopState, Proposal, Verdict
 from sandbox.workspace import PROPOSAL_TRAILER, PatchError
-from tools.audit import AuditLog
-from tools.datacheck import compare_data, compare_losses
+from tools.datacheck import CheckResult, compare_data, compare_losses
 from tools.patching import adds_symlink, forbidden_paths
 from tools.profiler import PipelineError
 from tools.stats import RunSteps, SpeedCheck, check_speed
@@ -38,32 +40,32 @@ def _check_scope(state: LoopState, proposal: Proposal) -> None:
                         f"{', inside ' + state.target.subdir if state.target.subdir else ''})")
 
 
-def _run_cascade(state: LoopState, proposal: Proposal, log: AuditLog) -> dict:
-    ws = workspace(state)
+def _run_cascade(ctx: RunContext, proposal: Proposal) -> dict:
+    state = ctx.state
+    ws = ctx.workspace
     _check_scope(state, proposal)
     try:
         ws.apply_to_candidate(proposal.patch)
     except PatchError as error:
         raise _Rejected("patch", f"the patch does not apply: {error}") from None
-    log.append("verify_stage", "verify", stage="patch", passed=True, touched=proposal.touched)
+    ctx.record(VerifyStage(stage="patch", passed=True, touched=proposal.touched))
 
-    number = state.runs_used
     baseline = [run for run in state.profile.runs if run.mode == "light"] or state.profile.runs
     try:
-        smoke = run_in(state, ws.candidate_tree, f"{number:03d}-candidate-smoke", label="candidate")
+        smoke = ctx.run(ws.candidate_tree, "candidate-smoke", role="candidate")
     except PipelineError as error:
         raise _Rejected("smoke", f"the patched pipeline failed: {error}") from None
-    log.append("verify_stage", "verify", stage="smoke", passed=True, measurement=smoke.measurement.model_dump())
+    ctx.record(VerifyStage(stage="smoke", passed=True, measurement=smoke.measurement.model_dump(mode="json")))
 
     allow_tolerance = proposal.data_rule == "within_tolerance"
     data = compare_data([r.probe_dir for r in baseline], [smoke.measurement.probe_dir], allow_tolerance)
-    log.append("verify_stage", "verify", stage="data", passed=data.status in DATA_OK[proposal.data_rule],
-               result=data.model_dump())
+    ctx.record(VerifyStage(stage="data", passed=data.status in DATA_OK[proposal.data_rule],
+                           result=data.model_dump(mode="json")))
     if data.status not in DATA_OK[proposal.data_rule]:
         raise _Rejected("data", f"batch data {data.status}: {data.detail}", data=data)
     loss = compare_losses([r.losses for r in baseline], [smoke.measurement.losses])
-    log.append("verify_stage", "verify", stage="loss", passed=loss.status in LOSS_OK[proposal.loss_rule],
-               result=loss.model_dump())
+    ctx.record(VerifyStage(stage="loss", passed=loss.status in LOSS_OK[proposal.loss_rule],
+                           result=loss.model_dump(mode="json")))
     if loss.status not in LOSS_OK[proposal.loss_rule]:
         raise _Rejected("loss", f"loss {loss.status}: {loss.detail}", data=data, loss=loss)
 
@@ -73,40 +75,57 @@ def _run_cascade(state: LoopState, proposal: Proposal, log: AuditLog) -> dict:
         f"(up to {target.max_ab_runs} while undecided)")
     for pair in range(target.max_ab_runs):
         try:
-            base_runs.append(run_in(state, ws.base_tree, f"{number + 1 + 2 * pair:03d}-ab-base",
-                                    label="baseline").measurement)
-            cand_runs.append(run_in(state, ws.candidate_tree, f"{number + 2 + 2 * pair:03d}-ab-candidate",
-                                    label="candidate").measurement)
+            base_runs.append(ctx.run(ws.base_tree, "ab-base", role="baseline").measurement)
+            cand_runs.append(ctx.run(ws.candidate_tree, "ab-candidate", role="candidate").measurement)
         except PipelineError as error:
             raise _Rejected("speed", f"a timing run failed: {error}", data=data, loss=loss) from None
+        fault_point("between_ab_pairs")
         if pair + 1 < target.ab_runs:
             continue
         speed = check_speed([RunSteps.of(r) for r in base_runs], [RunSteps.of(r) for r in cand_runs[1:]],
                             state.profile.noise_pct, target.min_gain_pct)
         if speed.passed or not _undecided(speed) or pair + 1 == target.max_ab_runs:
             break
-        log.append("verify_stage", "verify", stage="speed", passed=False, undecided=True, pairs=pair + 1,
-                   result=speed.model_dump())
+        ctx.record(VerifyStage(stage="speed", passed=False, undecided=True, pairs=pair + 1,
+                               result=speed.model_dump(mode="json")))
     data = compare_data([r.probe_dir for r in baseline + base_runs], [r.probe_dir for r in cand_runs],
                         allow_tolerance)
     if data.status not in DATA_OK[proposal.data_rule]:
         raise _Rejected("data", f"batch data {data.status} in the timing runs: {data.detail}", data=data, loss=loss,
                         candidate_runs=cand_runs)
-    log.append("verify_stage", "verify", stage="speed", passed=speed.passed, pairs=len(base_runs),
-               result=speed.model_dump())
+    ctx.record(VerifyStage(stage="speed", passed=speed.passed, pairs=len(base_runs),
+                           result=speed.model_dump(mode="json")))
     if not speed.passed:
         raise _Rejected("speed", speed.reason, data=data, loss=loss, speed=speed, candidate_runs=cand_runs)
     return {"data": data, "loss": loss, "speed": speed, "candidate_runs": cand_runs}
 
 
+def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:
+    """Rebuild the verdict of a proposal committed before a crash, from the stages the audit log kept."""
+    results: dict[str, dict] = {}
+    entered = False
+    for logged in map(parse_record, ctx.audit.records()):
+        event = logged.event
+        entered = entered or (isinstance(event, NodeEntered) and event.proposal == proposal.id)
+        if entered and isinstance(event, VerifyStage) and event.passed and event.result:
+            results[event.stage] = event.result
+    speed = SpeedCheck.model_validate(results["speed"])
+    return Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit", reason=speed.reason, commit=sha,
+                   speed=speed, data=CheckResult.model_validate(results["data"]),
+                   loss=CheckResult.model_validate(results["loss"]))
+
+
 def verify(state: LoopState) -> dict:
     """Apply, check and time the proposal; commit it on the run's branch or roll it back."""
-    log = audit(state)
+    ctx = RunContext(state, "verify")
     proposal = state.proposal
-    ws = workspace(state)
-    log.append("node_entered", "verify", proposal=proposal.id)
+    ws = ctx.workspace
+    committed = ws.committed(proposal.id)  # a crash after the commit: the verdict was accepted
+    ctx.record(NodeEntered(proposal=proposal.id))
     try:
-        result = _run_cascade(state, proposal, log)
+        if committed:
+            return _finish(ctx, proposal, _recovered(ctx, proposal, committed))
+        result = _run_cascade(ctx, proposal)
     except _Rejected as rejection:
         verdict = Verdict(proposal_id=proposal.id, verdict="rejected", stage=rejection.stage,
                           reason=rejection.reason, **rejection.fields)
@@ -115,16 +134,23 @@ def verify(state: LoopState) -> dict:
         message = f"perfloop: {proposal.change}\n\n{proposal.diagnosis}: {speed.reason}."
         trailers = {"Perfloop-Run": state.run_id, "Perfloop-Diagnosis": proposal.diagnosis,
                     "Perfloop-Speedup": f"{speed.speedup:.3f}x", PROPOSAL_TRAILER: proposal.id}
+        fault_point("before_commit")
         sha = ws.commit(proposal.patch, message, trailers)
+        fault_point("after_commit")
         verdict = Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit",
                           reason=speed.reason, commit=sha, **result)
     finally:
         ws.reset_candidate()
-    log.append("verdict", "verify", verdict=verdict.model_dump(mode="json"))
+    return _finish(ctx, proposal, verdict)
+
+
+def _finish(ctx: RunContext, proposal: Proposal, verdict: Verdict) -> dict:
+    ctx.record(VerdictReached(verdict=verdict))
+    remember(ctx.state, proposal, verdict)
     say(f"proposal {proposal.id} {verdict.verdict} at {verdict.stage}: {verdict.reason}"
         + (f" (commit {verdict.commit[:10]})" if verdict.commit else ""))
-    updates = {"history": state.history + [Iteration(proposal=proposal, verdict=verdict)], "proposal": None,
-               "runs_used": runs_so_far(state)}
+    updates = {"history": [Iteration(proposal=proposal, verdict=verdict)], "proposal": None,
+               "runs_used": ctx.runs_used}
     if verdict.verdict == "accepted":
-        updates.update(head=verdict.commit, diagnoses=[])
+        updates.update(head=verdict.commit, needs_diagnosis=True)
     return updates

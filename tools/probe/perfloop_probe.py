@@ -3,7 +3,9 @@
 Loaded by this folder's ``sitecustomize`` when ``PERFLOOP_PROBE_DIR`` is set. It uses
 only the standard library and torch (pynvml when present), because it runs inside
 the user's interpreter. Nothing here may crash the pipeline: failures are written
-to ``errors`` in the output instead.
+to ``errors`` in the output instead. Its helpers that hold no probe state live beside
+it: ``perfloop_sampler`` (stack samples), ``perfloop_fingerprint`` (row hashes of
+batches, walked through their structure) and ``perfloop_gpu`` (CUDA events, NVML).
 
 Environment (set by perfloop's profiler):
   PERFLOOP_PROBE_DIR    folder for the output files (created by the caller)
@@ -12,16 +14,26 @@ Environment (set by perfloop's profiler):
                         (data wait, step boundaries, fingerprints, loss only)
   PERFLOOP_SAMPLE_MS    stack sampler period in ms (default 2)
   PERFLOOP_KEEP_ELEMENTS  cap on batch elements kept for tolerance checks (default 2e6)
+  PERFLOOP_FIRST_STEP_TIMEOUT_S  stop a process that imported torch but saw neither a
+                        DataLoader batch nor an optimizer step this long after start
+                        (default 120; 0 disables), recording what it did see
 
 A *step* is the interval between two ``next()`` calls on the first DataLoader the
 pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
-iterator) is data wait; the outermost ``nn.Module`` call is forward; backward and
+iterator) is data wait. A pipeline that completes an optimizer step before any
+DataLoader batch gets one step per ``Optimizer.step()`` instead (one per accumulation
+cycle under gradient accumulation): the tensors passed to the model (the module of
+the first outermost ``nn.Module`` call) are fingerprinted as its batch, and all host
+time outside forward, backward, optimizer and h2d is data wait (the script's own
+``get_batch``). Either way the outermost ``nn.Module`` call is forward; backward and
 optimizer step are timed by their own hooks; the rest of the interval is "other".
+Stage times are exclusive: forward and backward run by an optimizer's closure
+(``optimizer.step(closure)``, as LBFGS and Lightning do) are booked as forward and
+backward, the closure's own code as other, and the optimizer keeps the remainder.
 """
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import multiprocessing.util
 import os
@@ -30,6 +42,8 @@ import threading
 import time
 import traceback
 
+from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
+from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
@@ -37,8 +51,16 @@ _MAX_STEPS = int(os.environ.get("PERFLOOP_MAX_STEPS", "0") or 0)
 _MODE = os.environ.get("PERFLOOP_PROBE_MODE", "full")
 _SAMPLE_S = float(os.environ.get("PERFLOOP_SAMPLE_MS", "2")) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get("PERFLOOP_KEEP_ELEMENTS", "2e6")))
+_FIRST_STEP_TIMEOUT_S = float(os.environ.get("PERFLOOP_FIRST_STEP_TIMEOUT_S", "120") or 0)
+_NO_STEP_EXIT_CODE = 3
 _RANK = os.environ.get("RANK", "0")
 _STAGES = ("data", "h2d", "forward", "backward", "optimizer")
+_INTERRUPTS = {
+    # running stage -> stages that may start inside it and take their time from it
+    "optimizer": ("closure", "forward", "backward"),  # optimizer.step(closure): LBFGS, Lightning
+    "closure": ("forward", "backward"),
+    "forward": ("backward",),
+}
 
 
 class _Probe:
@@ -51,52 +73,87 @@ class _Probe:
         self.errors: list[str] = []
         self.loaders: list[dict] = []
         self.step_loader: int | None = None
+        self.step_source: str | None = None  # "loader" or "optimizer", whichever ends a step first
+        self.model_id: int | None = None  # the module whose inputs are the batch in optimizer steps
+        self.step_tensors: list = []  # model inputs of the open optimizer step, kept at its close
+        self.step_calls = 0  # model calls recorded in the open optimizer step
+        self.num_module_calls = 0
+        self.num_optimizers = 0
+        self.num_optimizer_steps = 0
         self.steps: list[dict] = []
         self.current: dict | None = None
-        self.active_stage: str | None = None
-        self.stage_depth = 0
-        self.stage_start = 0.0
+        self.stages: list[list] = []  # [stage, depth, start of its running segment], innermost last
         self.main_fetches: list[dict] = []
         self.kept_batches: list = []
         self.kept_elements = 0
         self.losses_pending: list = []
         self.finished = False
         self.sampler = None  # perfloop_sampler's sampler in full mode
-        self.cuda = None  # _CudaTimers when CUDA is in use
-        self.nvml = None  # _NvmlSampler
+        self.cuda = None  # CudaTimers when CUDA is in use
+        self.nvml = None  # NvmlSampler
         self.nvml_reason = ""
         self.cuda_checked = False
         self.worker_file = None
 
     # -- step ledger ---------------------------------------------------------
+    @property
+    def active_stage(self) -> str | None:
+        """Return the ledger stage being timed now (None outside stages and in a closure's own code)."""
+        stage = self.stages[-1][0] if self.stages else None
+        return stage if stage in _STAGES else None
+
     def enter(self, stage: str) -> bool:
-        """Start timing ``stage`` unless another stage is being timed; True means call leave()."""
-        if self.active_stage is None:
-            self.active_stage = stage
-            self.stage_depth = 1
-            self.stage_start = time.perf_counter()
-            if self.cuda is not None:
-                self.cuda.push(stage)
+        """Start timing ``stage``; True means call leave().
+
+        The same stage nests (a module calling submodules). A stage listed in ``_INTERRUPTS`` for the
+        running one pauses it, so each interval is booked once, to the innermost stage. Any other
+        stage inside a running one is not timed separately (a transform module inside data loading).
+        """
+        stages = self.stages
+        if stages and stages[-1][0] == stage:
+            stages[-1][1] += 1
             return True
-        if self.active_stage == stage:
-            self.stage_depth += 1
-            return True
-        return False
+        now = time.perf_counter()
+        if stages:
+            if stage not in _INTERRUPTS.get(stages[-1][0], ()):
+                return False
+            self._book(stages[-1], now, accumulate=True)
+        stages.append([stage, 1, now])
+        if self.cuda is not None and stage in _STAGES:
+            self.cuda.push(stage)
+        return True
+
+    def stage(self, stage: str) -> "_Stage":
+        """Return a context manager that times its block as ``stage`` (see enter())."""
+        return _Stage(self, stage)
 
     def leave(self, stage: str, accumulate: bool = True) -> None:
-        if self.active_stage != stage:
+        """Stop timing ``stage`` (when it is the innermost one) and resume the stage it paused."""
+        stages = self.stages
+        if not stages or stages[-1][0] != stage:
             return
-        self.stage_depth -= 1
-        if self.stage_depth > 0:
+        stages[-1][1] -= 1
+        if stages[-1][1] > 0:
             return
-        elapsed_ms = (time.perf_counter() - self.stage_start) * 1000.0
-        self.active_stage = None
+        now = time.perf_counter()
+        self._book(stages.pop(), now, accumulate)
+        if stages:
+            stages[-1][2] = now
+            if self.cuda is not None and stages[-1][0] in _STAGES:
+                self.cuda.push(stages[-1][0])
+
+    def _book(self, running: list, now: float, accumulate: bool) -> None:
+        """Add the running segment of a stage to the current step; close its CUDA range."""
+        stage = running[0]
+        if stage not in _STAGES:
+            return  # an optimizer closure's own code: left to "other"
         if self.cuda is not None:
             self.cuda.pop(stage)
         if accumulate and self.current is not None:
-            self.current[stage + "_ms"] += elapsed_ms
+            self.current[stage + "_ms"] += (now - running[2]) * 1000.0
 
     def open_step(self, start: float, loader_id: int) -> None:
+        self.step_calls = 0
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
                         "epoch_start": False, "samples": 0, "row_hashes": [],
                         "loss": None, **{s + "_ms": 0.0 for s in _STAGES}}
@@ -114,8 +171,8 @@ class _Probe:
         if not torch.cuda.is_initialized():
             self.nvml_reason = "CUDA not initialised by the pipeline (CPU run)"
             return
-        self.cuda = _CudaTimers(torch)
-        self.nvml = _NvmlSampler()
+        self.cuda = CudaTimers(torch)
+        self.nvml = NvmlSampler()
         self.nvml.start()
 
     def close_step(self, end: float) -> None:
@@ -124,6 +181,12 @@ class _Probe:
             return
         step["step_ms"] = (end - step.pop("start")) * 1000.0
         counted = sum(step[s + "_ms"] for s in _STAGES)
+        if self.step_source == "optimizer":
+            # Without a DataLoader the script draws its own batches between model calls.
+            step["data_ms"] += max(0.0, step["step_ms"] - counted)
+            counted = step["step_ms"]
+            self._keep(step["index"], self.step_tensors)
+            self.step_tensors = []
         step["other_ms"] = max(0.0, step["step_ms"] - counted)
         self.steps.append(step)
         self.current = None
@@ -132,6 +195,23 @@ class _Probe:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(0)
+
+    def _keep(self, index: int, tensors: list) -> None:
+        """Keep a step's batch tensors for tolerance checks while within the element budget."""
+        size = sum(t.numel() for _, t in tensors)
+        if tensors and self.kept_elements + size <= _KEEP_ELEMENTS:
+            self.kept_elements += size
+            self.kept_batches.append((index, tensors))
+
+    def timing(self) -> bool:
+        """Tell whether stages are timed now: always in full mode; in light mode unless a DataLoader drives steps."""
+        return _MODE == "full" or self.step_source != "loader"
+
+    def seen(self) -> dict:
+        """Summarise what the pipeline did so far, for a run that never reached a step."""
+        return {"torch_imported": "torch" in sys.modules, "module_calls": self.num_module_calls,
+                "optimizers_constructed": self.num_optimizers, "optimizer_steps": self.num_optimizer_steps,
+                "dataloaders_constructed": len(self.loaders), "elapsed_s": time.time() - self.install_wall}
 
     # -- output --------------------------------------------------------------
     def finish(self, reason: str) -> None:
@@ -156,7 +236,8 @@ class _Probe:
             "version": 1, "pid": self.main_pid, "rank": _RANK, "mode": _MODE,
             "exit_reason": reason, "install_wall": self.install_wall,
             "first_batch_wall": self.first_batch_wall, "max_steps": _MAX_STEPS,
-            "loaders": self.loaders, "step_loader": self.step_loader, "steps": self.steps,
+            "loaders": self.loaders, "step_loader": self.step_loader, "step_source": self.step_source,
+            "seen": self.seen(), "steps": self.steps,
             "main_fetches": self.main_fetches, "errors": self.errors,
             "stacks": self.sampler.snapshot() if self.sampler else None,
             "sampler": self.sampler.kind if self.sampler else None,
@@ -169,6 +250,24 @@ class _Probe:
 
             torch.save(self.kept_batches, os.path.join(_OUT_DIR, f"batches-rank{_RANK}.pt"))
         _write_text(f"main-rank{_RANK}.json", json.dumps(record))
+
+
+class _Stage:
+    """Time a block as one stage of the step ledger (a no-op where the running stage keeps the time)."""
+
+    __slots__ = ("probe", "name", "started")
+
+    def __init__(self, probe: _Probe, name: str) -> None:
+        self.probe = probe
+        self.name = name
+        self.started = False
+
+    def __enter__(self) -> None:
+        self.started = self.probe.enter(self.name)
+
+    def __exit__(self, *exc_info) -> None:
+        if self.started:
+            self.probe.leave(self.name)
 
 
 _PROBE: _Probe | None = None
@@ -190,139 +289,6 @@ def _write_text(name: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-# -- fingerprints ----------------------------------------------------------------
-def _leaves(batch, path="batch"):
-    """Yield (path, value) for every leaf of a batch (tensors, arrays, lists of scalars)."""
-    if isinstance(batch, dict):
-        for key in sorted(batch, key=str):
-            yield from _leaves(batch[key], f"{path}[{key!r}]")
-    elif isinstance(batch, (list, tuple)) and any(not _is_scalar(item) for item in batch):
-        for index, item in enumerate(batch):
-            yield from _leaves(item, f"{path}[{index}]")
-    else:
-        yield path, batch
-
-
-def _is_scalar(value) -> bool:
-    return isinstance(value, (int, float, str, bytes, bool)) or value is None
-
-
-def _fingerprint(batch) -> tuple[int, list[str], list]:
-    """Return (rows, one hash per row over all fields, the batch's tensors by path)."""
-    import torch
-
-    fields = []
-    rows = None
-    tensors = []
-    for path, value in _leaves(batch):
-        if type(value).__module__ == "numpy" and hasattr(value, "shape"):
-            value = torch.from_numpy(value.copy()) if value.dtype != object else value.tolist()
-        if isinstance(value, torch.Tensor):
-            tensor = value.detach()
-            if tensor.device.type != "cpu":
-                tensor = tensor.cpu()
-            tensor = tensor.contiguous()
-            count = tensor.shape[0] if tensor.dim() else 1
-            raw = tensor.reshape(count, -1).view(torch.uint8) if tensor.numel() else None
-            header = f"{path}|{tensor.dtype}|{tuple(tensor.shape[1:])}".encode()
-            fields.append((count, header, raw))
-            tensors.append((path, tensor.clone()))
-        else:
-            seq = value if isinstance(value, (list, tuple)) else [value]
-            fields.append((len(seq), path.encode(), [repr(v).encode() for v in seq]))
-        rows = fields[-1][0] if rows is None else rows
-    rows = rows or 0
-    # A field without one entry per row (e.g. a scalar) is hashed whole into every row.
-    wholes = {}
-    for number, (count, header, raw) in enumerate(fields):
-        if raw is None or count != rows:
-            whole = hashlib.blake2b(header, digest_size=8)
-            for part in raw if raw is not None else []:
-                whole.update(_row_bytes(part))
-            wholes[number] = whole.digest()
-    hashes = []
-    for row in range(rows):
-        digest = hashlib.blake2b(digest_size=8)
-        for number, (count, header, raw) in enumerate(fields):
-            digest.update(header)
-            digest.update(wholes[number] if number in wholes else _row_bytes(raw[row]))
-        hashes.append(digest.hexdigest())
-    return rows, hashes, tensors
-
-
-def _row_bytes(part) -> bytes:
-    return part if isinstance(part, bytes) else part.numpy().tobytes()
-
-
-# -- CUDA and NVML ---------------------------------------------------------------
-class _CudaTimers:
-    """CUDA events around each stage plus NVTX ranges named after the stages."""
-
-    def __init__(self, torch) -> None:
-        self.torch = torch
-        self.events: list[tuple[int, str, object, object]] = []
-        self.open: dict[str, object] = {}
-        self.step_index = 0
-
-    def step_start(self, index: int) -> None:
-        self.step_index = index
-        self.torch.cuda.nvtx.mark(f"perfloop step {index}")
-
-    def push(self, stage: str) -> None:
-        self.torch.cuda.nvtx.range_push(f"perfloop:{stage}")
-        event = self.torch.cuda.Event(enable_timing=True)
-        event.record()
-        self.open[stage] = event
-
-    def pop(self, stage: str) -> None:
-        self.torch.cuda.nvtx.range_pop()
-        start = self.open.pop(stage, None)
-        if start is None:
-            return
-        end = self.torch.cuda.Event(enable_timing=True)
-        end.record()
-        self.events.append((self.step_index, stage, start, end))
-
-    def summary(self, steps: list[dict]) -> dict:
-        self.torch.cuda.synchronize()
-        per_step: dict[int, dict[str, float]] = {}
-        for index, stage, start, end in self.events:
-            bucket = per_step.setdefault(index, {})
-            bucket[stage] = bucket.get(stage, 0.0) + start.elapsed_time(end)
-        for step in steps:
-            step["gpu_ms"] = per_step.get(step["index"], {})
-        return {"device": self.torch.cuda.get_device_name(), "stage_events": len(self.events)}
-
-
-class _NvmlSampler(threading.Thread):
-    """Sample NVML utilization of the current device at its own period."""
-
-    def __init__(self, period_s: float = 0.2) -> None:
-        super().__init__(name="perfloop-nvml", daemon=True)
-        self.period_s = period_s
-        self.samples: list[tuple[float, int, int]] = []
-        self.reason = ""
-
-    def run(self) -> None:
-        try:
-            import pynvml
-
-            pynvml.nvmlInit()
-            index = int((os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0] or 0)
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index if index >= 0 else 0)
-        except Exception as error:  # NVML absent or broken: say so in the profile
-            self.reason = f"{type(error).__name__}: {error}"
-            return
-        while True:
-            rates = pynvml.nvmlDeviceGetUtilizationRates(handle)
-            self.samples.append((time.time(), rates.gpu, rates.memory))
-            time.sleep(self.period_s)
-
-    def summary(self) -> dict:
-        return {"available": not self.reason, "reason": self.reason, "period_s": self.period_s,
-                "samples": self.samples[-2000:]}
-
-
 # -- patches ---------------------------------------------------------------------
 def _call_site() -> dict:
     frame = sys._getframe(2)
@@ -335,8 +301,22 @@ def _call_site() -> dict:
 
 def _patch_torch(torch) -> None:
     probe = _PROBE
+    _patch_loader_init(probe, torch)
+    _patch_loader_iter(probe)
+    _patch_next_batch(probe)
+    _patch_fetchers(probe)
+    _patch_backward(torch, probe)
+    # Light runs need these too: without a DataLoader they define the steps and the data.
+    _patch_module_call(torch, probe)
+    _patch_optimizer(torch, probe)
+    if _MODE == "full":
+        _patch_tensor_to(torch, probe)
+    _start_watchdog(probe)
+
+
+def _patch_loader_init(probe: _Probe, torch) -> None:
+    """Record each DataLoader's construction site and settings."""
     from torch.utils.data import dataloader as dl
-    from torch.utils.data._utils import fetch
 
     original_init = dl.DataLoader.__init__
 
@@ -356,15 +336,16 @@ def _patch_torch(torch) -> None:
 
     dl.DataLoader.__init__ = init
 
+
+def _patch_loader_iter(probe: _Probe) -> None:
+    """Book starting an epoch's iterator (worker start-up) as data wait and flag the epoch start."""
+    from torch.utils.data import dataloader as dl
+
     original_iter = dl.DataLoader.__iter__
 
     def loader_iter(self):
-        started = probe.enter("data")
-        try:
+        with probe.stage("data"):
             iterator = original_iter(self)
-        finally:
-            if started:
-                probe.leave("data")
         iterator._perfloop_loader = getattr(self, "_perfloop_id", -1)
         iterator._perfloop_fresh = True
         if probe.current is not None and iterator._perfloop_loader == probe.step_loader:
@@ -373,13 +354,22 @@ def _patch_torch(torch) -> None:
 
     dl.DataLoader.__iter__ = loader_iter
 
+
+def _patch_next_batch(probe: _Probe) -> None:
+    """Make each batch of the step loader a step boundary; its wait is data time of the step it opens."""
+    from torch.utils.data import dataloader as dl
+
     original_next = dl._BaseDataLoaderIter.__next__
 
     def next_batch(self):
         loader_id = getattr(self, "_perfloop_loader", -1)
-        if probe.step_loader is None:
+        if probe.step_source is None:
+            probe.step_source = "loader"
             probe.step_loader = loader_id
-        is_step = loader_id == probe.step_loader
+            probe.current = None  # a step opened by an earlier model call: the DataLoader defines steps
+            probe.step_tensors = []
+            probe.first_batch_wall = None
+        is_step = probe.step_source == "loader" and loader_id == probe.step_loader
         fresh = getattr(self, "_perfloop_fresh", False)
         self._perfloop_fresh = False
         started = probe.enter("data")
@@ -407,57 +397,163 @@ def _patch_torch(torch) -> None:
 
     dl._BaseDataLoaderIter.__next__ = next_batch
 
+
+def _patch_fetchers(probe: _Probe) -> None:
+    """Time each batch build (and its collate) wherever it runs: main process or worker."""
+    from torch.utils.data._utils import fetch
+
     for fetcher_cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
         fetcher_cls.fetch = _timed_fetch(probe, fetcher_cls.fetch)
 
-    if _MODE != "full":
-        _patch_backward(torch, probe, timed=False)
-        return
-    _patch_backward(torch, probe, timed=True)
 
+def _patch_module_call(torch, probe: _Probe) -> None:
+    """Book the outermost ``nn.Module`` call as forward; without a DataLoader, its inputs are the batch."""
     original_call = torch.nn.Module.__call__
 
     def module_call(self, *args, **kwargs):
-        started = probe.enter("forward")
-        try:
+        if _MODE != "full" and probe.step_source == "loader":
+            return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing to do
+        if not probe.stages:
+            _guarded(probe, _outermost_call, probe, self, args, kwargs)
+        if not probe.timing():
             return original_call(self, *args, **kwargs)
-        finally:
-            if started:
-                probe.leave("forward")
+        with probe.stage("forward"):
+            return original_call(self, *args, **kwargs)
 
     torch.nn.Module.__call__ = module_call
 
+
+def _guarded(probe: _Probe, function, *args) -> None:
+    """Call a probe hook body; an error of ours is recorded (once per hook), never raised into the pipeline."""
+    try:
+        function(*args)
+    except Exception:
+        name = getattr(function, "__name__", repr(function))
+        if not any(error.startswith(f"{name} failed") for error in probe.errors):
+            probe.errors.append(f"{name} failed:\n{traceback.format_exc()}")
+
+
+def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
+    """Count a model call outside every stage; until a DataLoader defines steps, record its inputs."""
+    probe.num_module_calls += 1
+    if probe.step_source == "loader" or _is_worker_process(probe):
+        return
+    if probe.model_id is None:
+        probe.model_id = id(module)  # later outermost calls of other modules (a loss, a metric) are not data
+    if id(module) != probe.model_id:
+        return
+    if probe.current is None:
+        probe.open_step(time.perf_counter(), -1)
+    try:
+        _record_batch(probe, (args, kwargs) if kwargs else args, root=f"inputs[{probe.step_calls}]")
+    finally:
+        probe.step_calls += 1
+
+
+def _patch_optimizer(torch, probe: _Probe) -> None:
+    """Book optimizer steps as optimizer, minus the forward and backward their closures run.
+
+    torch's global step hooks see every ``Optimizer`` subclass, and so the inner optimizer of a
+    wrapper whose ``step`` calls it (accelerate's AcceleratedOptimizer, Lightning's
+    LightningOptimizer and precision plugins); ``GradScaler.step`` adds its unscale and inf checks.
+    """
     from torch.optim import optimizer as optim_module
 
-    optim_module.register_optimizer_step_pre_hook(lambda *a: probe.enter("optimizer") and None)
-    optim_module.register_optimizer_step_post_hook(lambda *a: probe.leave("optimizer"))
+    def before_step(optimizer, args, kwargs):
+        if probe.timing():
+            probe.enter("optimizer")
+        try:
+            if callable(kwargs.get("closure")):
+                return args, {**kwargs, "closure": _staged_closure(probe, kwargs["closure"])}
+            if len(args) > 1 and callable(args[1]):
+                return (args[0], _staged_closure(probe, args[1]), *args[2:]), kwargs
+        except Exception:  # leave the step as the pipeline wrote it; the ledger just books less
+            probe.errors.append("wrapping an optimizer closure failed:\n" + traceback.format_exc())
+        return None
 
+    def after_step(*_):
+        probe.leave("optimizer")
+        _guarded(probe, _optimizer_step_done, probe)
+
+    optim_module.register_optimizer_step_pre_hook(before_step)
+    optim_module.register_optimizer_step_post_hook(after_step)
+    original_init = optim_module.Optimizer.__init__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        probe.num_optimizers += 1
+
+    optim_module.Optimizer.__init__ = init
+    scaler_cls = getattr(getattr(torch, "amp", None), "GradScaler", None)
+    if scaler_cls is None:
+        return
+    original_scaler_step = scaler_cls.step
+
+    def scaler_step(self, optimizer, *args, **kwargs):
+        started = probe.timing() and probe.enter("optimizer")
+        try:
+            return original_scaler_step(self, optimizer, *args, **kwargs)
+        finally:
+            if started:
+                probe.leave("optimizer")
+            _guarded(probe, _optimizer_step_done, probe)
+
+    scaler_cls.step = scaler_step
+
+
+def _optimizer_step_done(probe: _Probe) -> None:
+    """After the outermost optimizer step (a wrapper's, not its inner one's), end the step if no DataLoader does."""
+    if any(frame[0] == "optimizer" for frame in probe.stages):
+        return
+    probe.num_optimizer_steps += 1
+    if probe.step_source is None:
+        probe.step_source = "optimizer"
+    if probe.step_source != "optimizer" or _is_worker_process(probe):
+        return
+    now = time.perf_counter()
+    if probe.current is not None:
+        probe.close_step(now)
+    probe.open_step(now, -1)
+
+
+def _staged_closure(probe: _Probe, closure):
+    """Wrap an optimizer closure so that its forward and backward are booked as such, not as optimizer."""
+    if getattr(closure, "_perfloop_staged", False):
+        return closure  # a wrapper optimizer handed its inner one the closure we already wrapped
+
+    def staged(*args, **kwargs):
+        with probe.stage("closure"):
+            return closure(*args, **kwargs)
+
+    staged._perfloop_staged = True
+    return staged
+
+
+def _patch_tensor_to(torch, probe: _Probe) -> None:
+    """Book host-to-device ``Tensor.to`` calls as h2d."""
     original_to = torch.Tensor.to
 
     def tensor_to(self, *args, **kwargs):
         target = kwargs.get("device", args[0] if args else None)
         if self.device.type == "cpu" and "cuda" in str(target):
-            started = probe.enter("h2d")
-            try:
+            with probe.stage("h2d"):
                 return original_to(self, *args, **kwargs)
-            finally:
-                if started:
-                    probe.leave("h2d")
         return original_to(self, *args, **kwargs)
 
     torch.Tensor.to = tensor_to
 
 
-def _patch_backward(torch, probe: _Probe, timed: bool) -> None:
+def _patch_backward(torch, probe: _Probe) -> None:
+    """Book ``torch.autograd.backward`` as backward (when timing) and keep each step's scalar loss."""
     original_backward = torch.autograd.backward
 
     def backward(tensors, *args, **kwargs):
-        started = timed and probe.enter("backward")
         try:
-            return original_backward(tensors, *args, **kwargs)
+            if not probe.timing():
+                return original_backward(tensors, *args, **kwargs)
+            with probe.stage("backward"):
+                return original_backward(tensors, *args, **kwargs)
         finally:
-            if started:
-                probe.leave("backward")
             loss = tensors[0] if isinstance(tensors, (list, tuple)) and tensors else tensors
             if probe.current is not None and isinstance(loss, torch.Tensor) and loss.numel() == 1:
                 probe.losses_pending.append((probe.current, loss.detach()))
@@ -465,20 +561,41 @@ def _patch_backward(torch, probe: _Probe, timed: bool) -> None:
     torch.autograd.backward = backward
 
 
-def _record_batch(probe: _Probe, batch) -> None:
+def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
+    """Fingerprint a batch row by row into the open step and keep its tensors for tolerance checks.
+
+    A DataLoader batch is the whole step's data; model inputs (``root`` "inputs[...]") add to
+    it, one call per micro-batch under gradient accumulation.
+    """
     if probe.first_batch_wall is None:
         probe.first_batch_wall = time.time()
+    step = probe.current
     try:
-        rows, hashes, tensors = _fingerprint(batch)
-    except Exception as error:  # an exotic batch type: keep timing, report the gap
-        probe.errors.append(f"fingerprint of step {probe.current['index']}: {error!r}")
+        rows, hashes, tensors = fingerprint(batch, root)
+    except Exception as error:  # keep timing; the data check treats this step as not comparable
+        why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
+        step["fingerprint_error"] = why
+        step["row_hashes"] = []
+        step["samples"] += _safe_count_rows(batch)
+        message = f"batches cannot be fingerprinted (first at step {step['index']}): {why}"
+        if not any(e.startswith("batches cannot be fingerprinted") for e in probe.errors):
+            probe.errors.append(message)
         return
-    probe.current["samples"] = rows
-    probe.current["row_hashes"] = hashes
-    size = sum(t.numel() for _, t in tensors)
-    if tensors and probe.kept_elements + size <= _KEEP_ELEMENTS:
-        probe.kept_elements += size
-        probe.kept_batches.append((probe.current["index"], tensors))
+    step["samples"] += rows
+    if "fingerprint_error" not in step:
+        step["row_hashes"].extend(hashes)
+    if root == "batch":
+        probe._keep(step["index"], tensors)
+    else:
+        probe.step_tensors.extend(tensors)
+
+
+def _safe_count_rows(batch) -> int:
+    """Count an unfingerprintable batch's rows where its walk gets that far; else count the batch as one."""
+    try:
+        return count_rows(batch) or 1
+    except Exception:  # a container whose own methods fail: keep samples/s defined
+        return 1
 
 
 def _timed_fetch(probe: _Probe, original):
@@ -587,6 +704,24 @@ def _safe_patch(torch) -> None:
         _patch_torch(torch)
     except Exception:  # an unknown torch version must not break the pipeline
         _PROBE.errors.append("patching torch failed:\n" + traceback.format_exc())
+
+
+def _start_watchdog(probe: _Probe) -> None:
+    """Stop a process that imported torch but reached no step within the bound, recording what it saw."""
+    if _FIRST_STEP_TIMEOUT_S <= 0 or _is_worker_process(probe):
+        return
+
+    def watch() -> None:
+        time.sleep(max(0.0, probe.install_wall + _FIRST_STEP_TIMEOUT_S - time.time()))
+        if probe.step_source is not None or probe.finished:
+            return
+        sys.stderr.write(f"perfloop: no DataLoader batch and no optimizer step within {_FIRST_STEP_TIMEOUT_S:g} s "
+                         "of start; stopping the run\n")
+        sys.stderr.flush()
+        probe.finish("no_step")
+        os._exit(_NO_STEP_EXIT_CODE)
+
+    threading.Thread(target=watch, name="perfloop-watchdog", daemon=True).start()
 
 
 def install() -> None:

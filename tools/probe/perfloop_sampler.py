@@ -1,4 +1,4 @@
-"""Stack samplers for the probe: count user functions (inclusive) and leaf user lines per label.
+"""Stack samplers for the probe: count samples per label and per user call path (file, function, line).
 
 The preferred sampler is a SIGPROF handler on the process's CPU-time timer: it runs
 between bytecodes of the sampled (main) thread, so a pure-Python loop is sampled as
@@ -34,40 +34,49 @@ def is_user_file(filename: str, cache: dict = {}) -> bool:
     return known
 
 
+MAX_PATHS = 20000
+"""Distinct call paths kept per process; samples on paths beyond it count only in ``totals`` and
+``dropped`` (a pathological recursion must not grow the probe's memory without bound)."""
+
+
 class _Counts:
-    """Sample counts; only the sampled thread writes, and snapshot copies in single C calls."""
+    """Sample counts per user call path; only the sampled thread writes, and snapshot copies in single C calls."""
 
     def __init__(self, label_fn) -> None:
         self.label_fn = label_fn  # returns the current label, or None to skip the sample
-        self.functions: dict[tuple, int] = {}
-        self.lines: dict[tuple, int] = {}
+        self.paths: dict[tuple, int] = {}
         self.totals: dict[str, int] = {}
+        self.dropped = 0
 
     def record(self, frame) -> None:
         label = self.label_fn()
         if label is None:
             return
-        seen = set()
-        leaf = None
+        frames = []  # user frames, innermost first
         while frame is not None:
             code = frame.f_code
             if code in STOP_CODES:
                 break
             if is_user_file(code.co_filename):
-                if leaf is None:
-                    leaf = (label, code.co_filename, frame.f_lineno, code.co_qualname)
-                seen.add((label, code.co_qualname, code.co_filename, code.co_firstlineno))
+                line = frame.f_lineno
+                # CPython 3.11 can report no line (f_lineno None): book it to the function's first line.
+                frames.append((code.co_filename, code.co_qualname, code.co_firstlineno,
+                               code.co_firstlineno if line is None else line))
             frame = frame.f_back
         self.totals[label] = self.totals.get(label, 0) + 1
-        for key in seen:
-            self.functions[key] = self.functions.get(key, 0) + 1
-        if leaf is not None:
-            self.lines[leaf] = self.lines.get(leaf, 0) + 1
+        if not frames:
+            return
+        key = (label, tuple(frames))
+        if key in self.paths or len(self.paths) < MAX_PATHS:
+            self.paths[key] = self.paths.get(key, 0) + 1
+        else:
+            self.dropped += 1
 
     def snapshot(self) -> dict:
-        return {"totals": dict(self.totals),
-                "functions": [[*k, v] for k, v in list(self.functions.items())],
-                "lines": [[*k, v] for k, v in list(self.lines.items())]}
+        """Return the counts as JSON-ready data: ``paths`` rows are [label, frames outermost first, count]."""
+        return {"totals": dict(self.totals), "dropped": self.dropped,
+                "paths": [[label, [list(f) for f in reversed(frames)], count]
+                          for (label, frames), count in list(self.paths.items())]}
 
 
 class _SignalSampler(_Counts):

@@ -1,0 +1,97 @@
+"""The approval prompt: show a proposal with its evidence and diff, read approve / reject / edit / quit.
+
+Runs only on a terminal: with stdin closed or not a TTY the run pauses at the
+proposal instead (`perfloop resume RUN` asks again), so a script can never approve
+by accident. Edit opens ``$EDITOR`` (else ``$VISUAL``, else ``vi``) on the patch; the
+edited patch goes back to the graph, which re-scopes and re-checks it in verify.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+_COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
+_RESET = "\033[0m"
+
+
+def colour_diff(diff: str, enabled: bool) -> str:
+    """Colour a unified diff for a terminal: additions green, removals red, hunks cyan."""
+    if not enabled:
+        return diff
+    out = []
+    for line in diff.splitlines():
+        code = None if line.startswith(("+++", "---")) else _COLOURS.get(line[:1])
+        out.append(f"{code}{line}{_RESET}" if code else f"\033[1m{line}{_RESET}" if line.startswith("diff ")
+                   else line)
+    return "\n".join(out)
+
+
+def _fmt(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def show_request(request: dict, err=None) -> None:
+    """Print what the user needs to decide on ``err`` (stderr by default)."""
+    err = err or sys.stderr
+    tty = err.isatty()
+    print("\n" + "=" * 72, file=err)
+    print(f"Proposal {request['proposal_id']} ({request['source']}): {request['change']}", file=err)
+    print(f"Why: {request['diagnosis']}: {request['why']}", file=err)
+    print(f"Expected gain: up to {request['expected_speedup']:.2f}x", file=err)
+    print("Evidence: " + ", ".join(f"{k}={_fmt(v)}" for k, v in request["evidence"].items()), file=err)
+    print(f"Verification: {request['verification']}", file=err)
+    for caveat in request.get("caveats", []):
+        print(f"Caveat: {caveat}", file=err)
+    print("-" * 72 + "\n" + colour_diff(request["diff"].rstrip(), tty) + "\n" + "-" * 72, file=err)
+
+
+def edit_patch(patch: str) -> str:
+    """Open the user's editor on ``patch`` and return what they saved."""
+    editor = os.environ.get("EDITOR") or os.environ.get("VISUAL") or "vi"
+    with tempfile.TemporaryDirectory(prefix="perfloop-edit-") as folder:
+        path = Path(folder) / "proposal.patch"
+        path.write_text(patch, encoding="utf-8")
+        done = subprocess.run(f"{editor} {shlex.quote(str(path))}", shell=True)
+        if done.returncode != 0:
+            raise OSError(f"the editor `{editor}` exited with {done.returncode}")
+        return path.read_text(encoding="utf-8")
+
+
+def ask_user(request: dict, stream_in=None, err=None) -> dict | None:
+    """Show the proposal and return the answer, or None when no one can answer (closed or non-TTY stdin)."""
+    stream_in = stream_in or sys.stdin
+    err = err or sys.stderr
+    if stream_in.closed or not stream_in.isatty():
+        return None
+    show_request(request, err)
+    while True:
+        print("[a]pprove / [r]eject / [e]dit / [q]uit? ", end="", file=err, flush=True)
+        line = stream_in.readline()
+        if not line:
+            return None
+        choice = line.strip().lower()[:1]
+        if choice == "a":
+            return {"decision": "approve", "by": "user"}
+        if choice == "q":
+            return {"decision": "quit", "by": "user"}
+        if choice == "r":
+            print("reason (optional, Enter to skip): ", end="", file=err, flush=True)
+            return {"decision": "reject", "by": "user", "reason": stream_in.readline().strip()}
+        if choice == "e":
+            try:
+                edited = edit_patch(request["diff"])
+            except OSError as error:
+                print(f"could not edit: {error}", file=err)
+                continue
+            if not edited.strip():
+                print("the edited patch is empty; nothing to verify", file=err)
+                continue
+            if edited == request["diff"]:
+                print("no change made; approve, reject or edit again", file=err)
+                continue
+            print("-" * 72 + "\n" + colour_diff(edited.rstrip(), err.isatty()) + "\n" + "-" * 72, file=err)
+            return {"decision": "approve", "by": "user", "edited_patch": edited}

@@ -1,0 +1,277 @@
+"""The audit log's events: one pydantic model per event, written and read through the same types.
+
+A record on disk is ``{"seq", "ts", "event", "node", "data", "prev_hash", "hash"}``
+(see tools/audit.py); ``event`` names one of the models below and ``data`` holds its
+fields. Reading is lenient so that logs written by older versions still print: extra
+keys are kept, and a record that no model accepts comes back as ``Unrecognised``.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.state import Proposal, Verdict
+from knowledge_base import Diagnosis
+
+
+def _pct(value: Any) -> str:
+    return f"{value:.0%}" if isinstance(value, (int, float)) else "?"
+
+
+class Event(BaseModel):
+    """One thing a node saw, decided or measured."""
+
+    model_config = ConfigDict(extra="allow")
+    name: ClassVar[str] = ""
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        """Say what happened, in a line or a few, for `perfloop log` and the report."""
+        brief = ", ".join(f"{k}={v}" for k, v in self.model_dump().items() if not isinstance(v, (dict, list)))
+        return [f"{self.name} {brief}".rstrip()]
+
+
+class RunStarted(Event):
+    name: ClassVar[str] = "run_started"
+    run_id: str
+    branch: str = "-"
+    head: str = ""
+    target: dict = Field(default_factory=dict, description="The target contract as loaded.")
+    settings: dict = Field(default_factory=dict)
+    uncommitted_paths: list[str] = Field(default_factory=list, description="User's uncommitted paths, left alone.")
+    linked_inputs: list[str] = Field(default_factory=list, description="Ignored inputs linked into the worktrees.")
+    network_isolated: bool | None = None
+    worktrees: list[str] = Field(default_factory=list)
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        out = [f"run {self.run_id} on `{self.target.get('command')}`, branch {self.branch}, head {self.head[:10]}"]
+        if self.uncommitted_paths:
+            out.append(f"working from HEAD; {len(self.uncommitted_paths)} uncommitted path(s) left alone")
+        return out
+
+
+class NodeEntered(Event):
+    name: ClassVar[str] = "node_entered"
+    head: str | None = None
+    proposal: str | None = None
+
+
+class PipelineFailed(Event):
+    name: ClassVar[str] = "pipeline_failed"
+    error: str
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"the pipeline failed: {self.error.splitlines()[0] if self.error else ''}"]
+
+
+class Profiled(Event):
+    name: ClassVar[str] = "profile"
+    head: str = ""
+    profile: dict = Field(default_factory=dict, description="The Profile, as JSON.")
+    metrics: dict[str, Any] = Field(default_factory=dict, description="Profile.metrics(): what diagnosis reads.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        m = self.metrics
+        return [f"profile: {m.get('samples_per_s', 0):.1f} samples/s (noise {m.get('noise_pct', 0):.1f}%), step "
+                f"{m.get('step_ms', 0):.1f} ms, data wait {_pct(m.get('data_wait_share'))}, compute "
+                f"{_pct(m.get('compute_share'))}, other {_pct(m.get('other_share'))}, workers "
+                f"{m.get('num_workers')}, hot {m.get('hot_function')} ({_pct(m.get('hot_function_share') or 0)})"]
+
+
+class Diagnosed(Event):
+    name: ClassVar[str] = "diagnoses"
+    head: str = ""
+    ranked: list[Diagnosis] = Field(default_factory=list, description="Best expected gain first.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        if not self.ranked:
+            return ["diagnoses: none matched"]
+        return ["diagnoses:"] + [f"  {d.entry_id} (up to {d.expected_speedup:.2f}x): {d.summary}" for d in self.ranked]
+
+
+class RemedyChosen(Event):
+    name: ClassVar[str] = "remedy_chosen"
+    diagnosis: str
+    remedy: str
+    expected_speedup: float | None = None
+
+
+class RemedyNotApplicable(Event):
+    name: ClassVar[str] = "remedy_not_applicable"
+    diagnosis: str
+    remedy: str
+    reason: str
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"{self.diagnosis}/{self.remedy} not applicable: {self.reason}"]
+
+
+class Stopped(Event):
+    name: ClassVar[str] = "stop"
+    reason: str
+    detail: str = ""
+    iterations: int | None = None
+    skipped: list[dict] = Field(default_factory=list, description="Remedies passed over, and why.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"stop ({self.reason}) {self.detail}".rstrip()]
+
+
+class ProposalMade(Event):
+    name: ClassVar[str] = "proposal"
+    proposal: Proposal
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        p = self.proposal
+        out = [f"proposal {p.id} ({p.source}, {p.diagnosis}/{p.remedy}): {p.change}"]
+        return out + (["  " + row for row in p.patch.splitlines()] if show_diff else [])
+
+
+class Approval(Event):
+    name: ClassVar[str] = "approval"
+    proposal: str
+    decision: str
+    by: str
+    reason: str = Field("", description="What the user gave as the reason for rejecting.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"{self.decision} {self.proposal} by {self.by}" + (f": {self.reason}" if self.reason else "")]
+
+
+class ProposalEdited(Event):
+    name: ClassVar[str] = "proposal_edited"
+    proposal: str
+    original_patch: str
+    edited_patch: str = Field(description="What the user saved in $EDITOR; this is what gets verified.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        out = [f"{self.proposal} edited by the user before verification"]
+        return out + (["  " + row for row in self.edited_patch.splitlines()] if show_diff else [])
+
+
+class RemedySkipped(Event):
+    name: ClassVar[str] = "remedy_skipped"
+    diagnosis: str
+    remedy: str
+    reason: str
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"{self.diagnosis}/{self.remedy} skipped: {self.reason}"]
+
+
+class VerifyStage(Event):
+    name: ClassVar[str] = "verify_stage"
+    stage: str
+    passed: bool
+    undecided: bool = False
+    pairs: int | None = None
+    result: dict | None = Field(None, description="The stage's check (CheckResult, SpeedCheck, …) as JSON.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        result = self.result or {}
+        detail = result.get("detail") or result.get("reason") or ""
+        return [f"  {self.stage}: {'pass' if self.passed else 'FAIL'} {detail}".rstrip()]
+
+
+class VerdictReached(Event):
+    name: ClassVar[str] = "verdict"
+    verdict: Verdict
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        v = self.verdict
+        commit = f" commit {v.commit[:10]}" if v.commit else ""
+        return [f"verdict {v.proposal_id}: {v.verdict.upper()} at {v.stage}: {v.reason}{commit}"]
+
+
+class FinalCheck(Event):
+    name: ClassVar[str] = "final_check"
+    original: str
+    head: str
+    original_samples_per_s: list[float]
+    final_samples_per_s: list[float]
+    speedup: float
+    ci: list[float]
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"final check: original {self.original[:10]} vs head {self.head[:10]}: {self.speedup:.2f}x "
+                f"[{self.ci[0]:.2f}, {self.ci[1]:.2f}]"]
+
+
+class RunFinished(Event):
+    name: ClassVar[str] = "run_finished"
+    summary: dict = Field(description="The --json summary (agent/summary.py RunSummary).")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        s = self.summary
+        return [f"finished ({s.get('stop_reason')}): {s['baseline']['samples_per_s']:.1f} → "
+                f"{s['final']['samples_per_s']:.1f} samples/s, {s['speedup']:.2f}x; {s.get('stop_detail', '')}"]
+
+
+class LlmExchange(Event):
+    name: ClassVar[str] = "llm_exchange"
+    model: str | None = None
+    attempt: int = 1
+    prompt: str = ""
+    answer: str = ""
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"LLM {self.model} attempt {self.attempt}: {len(self.prompt)} chars asked, "
+                f"{len(self.answer)} answered"]
+
+
+class LlmAnswerUnusable(Event):
+    name: ClassVar[str] = "llm_answer_unusable"
+    attempt: int = 1
+    reason: str
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        return [f"LLM answer {self.attempt} unusable: {self.reason}"]
+
+
+class Unrecognised(Event):
+    """A record no model accepts (an unknown name, or an older shape): shown as its raw fields."""
+
+    event: str = ""
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        fields = self.model_dump(exclude={"event"})
+        brief = ", ".join(f"{k}={v}" for k, v in fields.items() if not isinstance(v, (dict, list)))
+        return [f"{self.event} {brief}".rstrip()]
+
+
+EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
+    RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
+    ProposalMade, Approval, ProposalEdited, RemedySkipped, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable)}
+
+
+class Logged(BaseModel):
+    """One audit record, parsed: where it sits in the chain and its typed event."""
+
+    seq: int
+    ts: float
+    node: str
+    event: Event
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        """Prefix the event's lines with its number, time and node."""
+        head = f"#{self.seq:<3} {time.strftime('%H:%M:%S', time.localtime(self.ts))} {self.node:>8}: "
+        first, *rest = self.event.lines(show_diff)
+        return [head + first] + ["      " + line for line in rest]
+
+
+def parse_event(name: str, data: dict) -> Event:
+    """Return the typed event for one record's ``event`` and ``data``."""
+    model = EVENTS.get(name)
+    if model is not None:
+        try:
+            return model.model_validate(data)
+        except ValidationError:
+            pass
+    return Unrecognised.model_validate({**data, "event": name})
+
+
+def parse_record(record: dict) -> Logged:
+    """Parse one raw audit record (as tools.audit.AuditLog.records() yields it)."""
+    return Logged(seq=record.get("seq", 0), ts=record.get("ts", 0.0), node=record.get("node", ""),
+                  event=parse_event(record.get("event", ""), record.get("data") or {}))

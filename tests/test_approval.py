@@ -1,0 +1,115 @@
+"""The approval prompt, driven through a pseudo-terminal as a person would: approve, reject, edit, quit.
+
+Without a terminal (stdin closed or piped) the run pauses at the proposal, on start and on resume.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import ROOT, git, make_repo, perfloop
+
+PROMPT = b"[a]pprove / [r]eject / [e]dit / [q]uit? "
+RUN = ["--json", "--max-iters", "1"]
+
+
+def in_terminal(args: list[str], answers: list[str], env: dict | None = None,
+                timeout: float = 600) -> tuple[int, str, str]:
+    """Run the CLI with stdin and stderr on a pseudo-terminal; answer each prompt in turn."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "agent.cli", *args], cwd=ROOT, stdin=slave, stderr=slave,
+                               stdout=subprocess.PIPE, env=env or dict(os.environ))
+    os.close(slave)
+    screen, pending, deadline = b"", list(answers), time.time() + timeout
+    while time.time() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            screen += chunk
+            waiting_on = screen.rsplit(b"\n", 1)[-1]
+            if pending and (waiting_on.endswith(PROMPT) or waiting_on.endswith(b"Enter to skip): ")):
+                os.write(master, (pending.pop(0) + "\n").encode())
+        elif process.poll() is not None:
+            break
+    out = process.stdout.read().decode()
+    process.wait(timeout=30)
+    os.close(master)
+    return process.returncode, out, screen.decode(errors="replace")
+
+
+def _summary(stdout: str) -> dict:
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def _events(summary: dict, name: str) -> list[dict]:
+    records = [json.loads(line) for line in Path(summary["audit_log"]).read_text().splitlines()]
+    return [r["data"] for r in records if r["event"] == name]
+
+
+def test_reject_with_a_reason_is_recorded(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    code, out, screen = in_terminal(["run", str(repo), *RUN], ["r", "not during the release freeze"])
+    assert code == 0, screen
+    summary = _summary(out)
+    assert "--- a/configs/train.yaml" in screen and "\x1b[32m+" in screen  # the diff, coloured
+    [item] = summary["iterations"]
+    assert item["verdict"] == "declined" and "not during the release freeze" in item["reason"]
+    [approval] = _events(summary, "approval")
+    assert approval["decision"] == "reject" and approval["reason"] == "not during the release freeze"
+
+
+def test_quit_stops_with_typed_reason(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    code, out, screen = in_terminal(["run", str(repo), *RUN], ["q"])
+    assert code == 0, screen
+    assert _summary(out)["stop_reason"] == "user_quit"
+
+
+def test_edit_verifies_the_edited_patch_and_keeps_both(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    # A scripted editor: the user settles on one worker whatever perfloop proposed.
+    editor = f"{sys.executable} -c \"import re,sys; p=sys.argv[1]; t=open(p).read(); " \
+             f"open(p,'w').write(re.sub(r'(?m)^[+]( *num_workers: )\\d+', r'+\\g<1>1', t))\""
+    code, out, screen = in_terminal(["run", str(repo), *RUN], ["e"], env={**os.environ, "EDITOR": editor})
+    assert code == 0, screen
+    summary = _summary(out)
+    [edited] = _events(summary, "proposal_edited")
+    assert "num_workers: 1" in edited["edited_patch"] and "num_workers: 1" not in edited["original_patch"]
+    [item] = summary["iterations"]
+    assert item["verdict"] in ("accepted", "rejected") and "edited" in item["change"]
+    if item["verdict"] == "accepted":
+        assert "+  num_workers: 1" in git(repo, "diff", "main", summary["branch"])
+
+
+def test_approve_runs_verification(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    code, out, screen = in_terminal(["run", str(repo), *RUN], ["a"])
+    assert code == 0, screen
+    summary = _summary(out)
+    assert summary["iterations"][0]["verdict"] in ("accepted", "rejected")
+    assert _events(summary, "approval")[0]["by"] == "user"
+
+
+def test_no_terminal_pauses_on_start_and_on_resume(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    piped = perfloop("run", str(repo), *RUN, stdin="a\n")  # a pipe is not a person: pause, never approve
+    assert piped.returncode == 0, piped.stderr
+    waiting = _summary(piped.stdout)
+    assert waiting["stop_reason"] == "awaiting_approval" and "num_workers" in waiting["pending"]["diff"]
+    again = subprocess.run([sys.executable, "-m", "agent.cli", "resume", waiting["run_id"], "--json"], cwd=ROOT,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    assert _summary(again.stdout)["stop_reason"] == "awaiting_approval"
+    code, out, screen = in_terminal(["resume", waiting["run_id"], "--json"], ["r", ""])
+    assert code == 0, screen
+    assert _summary(out)["iterations"][0]["verdict"] == "declined"

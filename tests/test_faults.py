@@ -1,0 +1,106 @@
+"""Kill perfloop (SIGKILL) at each named fault point, resume, and check nothing was lost or doubled.
+
+Each case runs the real CLI on a pipeline whose `num_workers` change is accepted on any
+machine (it waits on simulated storage), so the run passes every point, commit included.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.faults import POINTS
+from tests.conftest import git, make_repo, perfloop, user_view
+
+pytestmark = pytest.mark.slow
+RUN = ["--auto-approve", "--json", "--max-iters", "1"]
+
+
+def _repo(root: Path) -> Path:
+    repo = make_repo(root, "waiting")
+    with open(repo / ".gitignore", "a") as handle:
+        handle.write("data/\n")
+    git(repo, "commit", "-qam", "ignore data")
+    (repo / "data").mkdir()
+    np.save(repo / "data" / "table.npy", np.random.default_rng(0).random((256, 17), dtype=np.float32) * 4)
+    return repo
+
+
+def _fingerprint(repo: Path) -> tuple:
+    """What the user owns: HEAD, branch, status, and the bytes of the ignored input."""
+    return user_view(repo), hashlib.sha256((repo / "data" / "table.npy").read_bytes()).hexdigest()
+
+
+def _outcome(summary: dict) -> list[tuple]:
+    """A summary up to timing: what was proposed and how it ended."""
+    return [(i["proposal_id"], i["diagnosis"], i["change"], i["verdict"], i["data_check"], i["loss_check"])
+            for i in summary["iterations"]] + [summary["stop_reason"]]
+
+
+def _pipelines_alive(repo: Path) -> list[str]:
+    alive = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                cwd = os.readlink(proc / "cwd")
+            except OSError:
+                continue
+            if "train.py" in cmdline and str(repo) in cwd:
+                alive.append(f"{proc.name}: {cmdline}")
+    return alive
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict:
+    """An uninterrupted run of the same pipeline."""
+    repo = _repo(tmp_path_factory.mktemp("reference") / "repo")
+    done = perfloop("run", str(repo), *RUN)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["iterations"][0]["verdict"] == "accepted", summary  # every fault point is reached
+    return summary
+
+
+@pytest.mark.parametrize("point", POINTS)
+def test_kill_at_fault_point_then_resume(point, reference, tmp_path):
+    repo = _repo(tmp_path / "repo")
+    before = _fingerprint(repo)
+    killed = perfloop("run", str(repo), *RUN, env={**os.environ, "PERFLOOP_FAULT_AT": point})
+    assert killed.returncode == -9, f"{point} was never reached:\n{killed.stderr[-2000:]}"
+    assert _fingerprint(repo) == before
+    [run] = (repo / ".git" / "perfloop" / "runs").iterdir()
+    resumed = perfloop("resume", run.name, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout.strip().splitlines()[-1])
+    assert _outcome(summary) == _outcome(reference)
+
+    records = [json.loads(line) for line in (run / "audit.jsonl").read_text().splitlines()]
+    verdicts = [r["data"]["verdict"]["proposal_id"] for r in records if r["event"] == "verdict"]
+    assert len(verdicts) == len(set(verdicts)) == len(summary["iterations"])
+    trailers = git(repo, "log", "--format=%(trailers:key=Perfloop-Proposal,valueonly)", f"main..{summary['branch']}")
+    assert trailers.split() == [i["proposal_id"] for i in summary["iterations"] if i["verdict"] == "accepted"]
+    log = perfloop("log", run.name)
+    assert log.returncode == 0 and "audit chain intact" in log.stdout
+    assert _fingerprint(repo) == before
+    assert _pipelines_alive(repo) == []
+
+
+def test_internal_error_exits_5_with_run_and_traceback_then_resumes(tmp_path):
+    repo = _repo(tmp_path / "repo")
+    env = {**os.environ, "PERFLOOP_FAULT_AT": "after_diagnose", "PERFLOOP_FAULT_ACTION": "raise"}
+    broken = perfloop("run", str(repo), *RUN, env=env)
+    assert broken.returncode == 5, broken.stderr
+    [run] = (repo / ".git" / "perfloop" / "runs").iterdir()
+    assert f"internal error in run {run.name}" in broken.stderr
+    assert str(run / "audit.jsonl") in broken.stderr
+    assert "Traceback" not in broken.stderr
+    [trace] = run.glob("crash-*.txt")
+    assert "InjectedFault: fault injected at after_diagnose" in trace.read_text()
+    resumed = perfloop("resume", run.name, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout.strip().splitlines()[-1])["iterations"]

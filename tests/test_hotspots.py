@@ -1,0 +1,225 @@
+"""Hot spots from sampler counts: robust to any stack the interpreter can hand the sampler."""
+from __future__ import annotations
+
+import json
+import random
+import types
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PIPELINES, ROOT
+from tools.hotspots import batch_build_hotspots, main_hotspots
+
+
+@pytest.fixture
+def sampler_module(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "tools" / "probe"))
+    import perfloop_sampler
+
+    return perfloop_sampler
+
+
+class _Frame:
+    """Stand-in for a frame object: the attributes the sampler's stack walk reads."""
+
+    def __init__(self, code: types.CodeType, lineno: int | None, back: _Frame | None) -> None:
+        self.f_code = code
+        self.f_lineno = lineno
+        self.f_back = back
+
+
+def _function_code(source: str, filename: str) -> types.CodeType:
+    module = compile(source, filename, "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+def _code_pool(tmp_path: Path) -> dict[str, types.CodeType]:
+    """Code objects whose files are fine, missing, changed since sampling, not UTF-8, or not files at all."""
+    loop_source = ("def build(values):\n    out = []\n    for v in values:\n"
+                   "        out.append(helper(v))\n    return out\n")
+    good = tmp_path / "good.py"
+    good.write_text(loop_source)
+    helper = tmp_path / "helper.py"
+    helper.write_text("def helper(v):\n    return v * 2\n")
+    changed = tmp_path / "changed.py"
+    changed.write_text("\n" * 40 + "def late():\n" + "    x = 1\n" * 20)
+    late = _function_code(changed.read_text(), str(changed))
+    changed.write_text("x = 1\n")  # edited after sampling: the sampled lines no longer exist
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"def noisy():\n    return '\xe9\xff\xfe'\n")  # no coding cookie, not UTF-8
+    cookie = tmp_path / "cookie.py"
+    cookie.write_bytes(b"# -*- coding: latin-1 -*-\ndef accented():\n    return '\xe9'\n")
+    return {
+        "good": _function_code(loop_source, str(good)),
+        "helper": _function_code(helper.read_text(), str(helper)),
+        "missing": _function_code("def gone():\n    pass\n", str(tmp_path / "deleted.py")),
+        "changed": late,
+        "latin": _function_code("def noisy():\n    return 1\n", str(latin)),
+        "cookie": _function_code("\ndef accented():\n    return 1\n", str(cookie)),
+        "frozen": _function_code("def _load():\n    pass\n", "<frozen importlib._bootstrap>"),
+        "string": _function_code("def generated():\n    pass\n", "<string>"),
+    }
+
+
+def _fuzzed_snapshot(sampler_module, pool: dict, label: str, seed: int) -> dict:
+    counts = sampler_module._Counts(lambda: label)
+    rng = random.Random(seed)
+    codes = list(pool.values())
+    for _ in range(2000):
+        frame = None
+        for _ in range(rng.randint(1, 6)):
+            frame = _Frame(rng.choice(codes), rng.choice([None, 0, 1, 2, 3, 4, 45, 10**6]), frame)
+        counts.record(frame)
+    return json.loads(json.dumps(counts.snapshot()))  # as the probe writes it
+
+
+def test_fuzzed_stacks_never_crash_sampler_or_hot_spots(sampler_module, tmp_path):
+    pool = _code_pool(tmp_path)
+    for seed in range(5):
+        record = {"stacks": _fuzzed_snapshot(sampler_module, pool, "fetch", seed)}
+        record["stacks"]["totals"]["other"] = 100
+        hot = batch_build_hotspots(record, tmp_path, tmp_path)
+        assert hot, "user frames were sampled, so some function is named"
+        for function in hot:
+            assert function.line >= 0 and all(isinstance(n, int) and n >= 0 for n in function.hot_lines)
+            assert 0 < function.share <= 1
+        names = {function.name for function in hot}
+        assert not names & {"_load", "generated"}, "frames without a file on disk are not user code"
+    other = {"stacks": _fuzzed_snapshot(sampler_module, pool, "other", 9)}
+    assert main_hotspots(other, tmp_path)
+
+
+def test_sample_without_line_is_booked_to_first_line(sampler_module, tmp_path):
+    pool = _code_pool(tmp_path)
+    counts = sampler_module._Counts(lambda: "fetch")
+    for _ in range(10):
+        counts.record(_Frame(pool["helper"], None, _Frame(pool["good"], None, None)))
+    hot = batch_build_hotspots({"stacks": counts.snapshot()}, tmp_path, tmp_path)
+    helper = next(function for function in hot if function.name == "helper")
+    assert helper.hot_lines == [1] and helper.source == "def helper(v):"
+
+
+def test_source_of_odd_files_is_shown_or_left_empty(sampler_module, tmp_path):
+    pool = _code_pool(tmp_path)
+    counts = sampler_module._Counts(lambda: "fetch")
+    for name, line in (("cookie", 3), ("latin", 2), ("changed", 45), ("missing", 2)):
+        counts.record(_Frame(pool[name], line, None))
+    hot = {function.name: function for function in batch_build_hotspots({"stacks": counts.snapshot()},
+                                                                          tmp_path, tmp_path)}
+    assert hot["accented"].source == "    return 'é'"  # decoded by its coding cookie
+    assert "return '" in hot["noisy"].source  # undecodable bytes replaced, not fatal
+    assert hot["late"].source == "" and hot["gone"].source == ""
+
+
+def test_malformed_sampler_rows_are_skipped(tmp_path):
+    good = tmp_path / "m.py"
+    good.write_text("def f():\n    return 1\n")
+    f = str(good)
+    stacks = {"totals": {"fetch": 10, "other": "x"},
+              "paths": [["fetch", [[f, "f", 1, None]], 6], ["fetch", [[f, "f", 1, 2]], 4],
+                        ["fetch", [[None, "g", 1, 2]], 3], ["fetch", [[f, "h", None, 2]], 3],
+                        ["fetch", [[f, "i", 1, 2]], -2], ["fetch", [[f, "j", 1, 2]], "many"],
+                        ["fetch", "not frames", 1], ["fetch", [[f, "k"]], 1], ["fetch"], None]}
+    hot = batch_build_hotspots({"stacks": stacks}, tmp_path, tmp_path)
+    assert [function.name for function in hot] == ["f"]
+    assert hot[0].hot_lines == [1, 2]  # the six line-less samples went to the first line
+    assert main_hotspots({"stacks": "garbage"}, tmp_path) == []
+
+
+LOOPS = """\
+def _is_control(ch):
+    return ch in "\\t\\r"
+
+
+def normalize(text):
+    out = []
+    for ch in text:
+        if _is_control(ch):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def encode(text):
+    return [ord(ch) for ch in normalize(text)]
+
+
+def train(docs):
+    for doc in docs:
+        encode(doc)
+        log_metrics(doc)
+
+
+def log_metrics(doc):
+    return sum(len(word) for word in doc.split())
+"""
+
+
+def _loop_paths(file: str, rows: list[tuple[list[tuple[str, int]], int]], label: str = "fetch") -> dict:
+    def frame(name: str, line: int) -> list:
+        first = {"_is_control": 1, "normalize": 5, "encode": 14, "train": 18, "log_metrics": 24,
+                 "log_metrics.<locals>.<genexpr>": 25}[name]
+        return [file, name, first, line]
+
+    return {"totals": {label: sum(count for _, count in rows)},
+            "paths": [[label, [frame(name, line) for name, line in path], count] for path, count in rows]}
+
+
+def test_loop_owner_beats_the_helper_with_more_self_time(tmp_path):
+    source = tmp_path / "tok.py"
+    source.write_text(LOOPS)
+    file = str(source)
+    # The per-character helper has the most self samples, yet the loop that calls it is what to change.
+    stacks = _loop_paths(file, [
+        ([("encode", 15), ("normalize", 8), ("_is_control", 2)], 45),
+        ([("encode", 15), ("normalize", 10)], 30),
+        ([("encode", 15), ("normalize", 7)], 15),
+        ([("encode", 15)], 10),
+    ])
+    hot = batch_build_hotspots({"stacks": stacks}, tmp_path, tmp_path)
+    owner = hot[0]
+    assert owner.name == "normalize" and owner.loop_line == 7
+    assert owner.share == pytest.approx(0.9) and owner.loop_share == pytest.approx(0.9)
+    assert owner.self_share == pytest.approx(0.45)
+    assert [(h.name, round(h.self_share, 2)) for h in owner.helpers] == [("_is_control", 0.45)]
+    assert owner.hot_lines[0] == 8 and "_is_control(ch)" in owner.source
+    # encode's list comprehension (its own frame before 3.12) is folded into encode's loop.
+    assert {h.name: h.loop_line for h in hot}["encode"] == 15
+    assert "encode.<locals>.<listcomp>" not in {h.name for h in hot}
+
+
+def test_loop_driver_gives_way_to_the_loop_it_calls_with_most_of_the_time(tmp_path):
+    source = tmp_path / "tok.py"
+    source.write_text(LOOPS)
+    file = str(source)
+    rows = [([("train", 20), ("encode", 15), ("normalize", 8), ("_is_control", 2)], 60),
+            ([("train", 21), ("log_metrics", 25), ("log_metrics.<locals>.<genexpr>", 25)], 30),
+            ([("train", 19)], 10)]
+    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    assert hot[0].name == "normalize"  # train's loop holds 100%, normalize's 60% (>= half): move down
+    rows[0], rows[1] = (rows[0][0], 30), (rows[1][0], 60)
+    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    assert hot[0].name == "log_metrics" and hot[0].loop_line == 25
+    rows[0], rows[1] = (rows[0][0], 40), (rows[1][0], 40)
+    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    assert hot[0].name == "train"  # no single callee holds half the loop: the driver itself is named
+
+
+def test_tokenizer_loop_owner_is_named_in_10_of_10_profiles(tmp_path):
+    from tools.profiler import ProbeSettings, build_profile, run_probed
+
+    pipeline = PIPELINES / "tokenizer"
+    source = (pipeline / "train.py").read_text().splitlines()
+    settings = ProbeSettings(steps=10, warmup_steps=1)
+    named = []
+    for attempt in range(10):
+        run = run_probed("python train.py", pipeline, tmp_path / f"run{attempt}", settings, mode="full")
+        hot = build_profile(run, [], "python train.py", pipeline, settings).hot_functions
+        named.append(hot[0].name)
+        if hot[0].name == "normalize":
+            owner = hot[0]
+            assert source[owner.loop_line - 1].strip() == "for ch in text:"
+            assert owner.helpers[0].name == "_is_control" and 0 < owner.helpers[0].self_share <= owner.share
+            assert owner.self_share <= owner.share <= 1
+    assert named == ["normalize"] * 10, named
