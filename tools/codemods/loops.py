@@ -25,9 +25,6 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv
            ast.Mod: "%", ast.Pow: "**"}
 _PRECEDENCE = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2, ast.Pow: 4}
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-_RANDOM = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
-                     r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss)$")
-_PURE_BUILTINS = {"abs", "min", "max", "float", "int", "len", "round", "bool"}
 
 
 @dataclass
@@ -68,42 +65,6 @@ def dotted(node: ast.AST) -> str:
         base = dotted(node.value)
         return f"{base}.{node.attr}" if base else ""
     return ""
-
-
-def _refuse_effects(node: ast.AST, list_names: set[str]) -> None:
-    """Refuse early exits, random draws and side effects anywhere under `node`."""
-    for sub in ast.walk(node):
-        where = f"line {getattr(sub, 'lineno', '?')}"
-        if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)):
-            kind = type(sub).__name__.lower()
-            raise NotApplicable(f"{where}: early exit ({kind}) inside the loop; every element must be computed")
-        if isinstance(sub, (ast.Global, ast.Nonlocal, ast.NamedExpr, ast.Delete, ast.With, ast.Try,
-                            ast.While)):
-            raise NotApplicable(f"{where}: `{type(sub).__name__}` inside the loop is not an element-wise computation")
-        if isinstance(sub, ast.Call):
-            name = dotted(sub.func)
-            if _RANDOM.search(name) or ".random." in f".{name}":
-                raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
-                                    "the order of draws")
-            if isinstance(sub.func, ast.Attribute) and sub.func.attr == "append" and name.split(".")[0] in list_names:
-                continue
-            if name in _PURE_BUILTINS or (name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH):
-                continue
-            if isinstance(sub.func, ast.Name) and name in ("range", "zip", "enumerate"):
-                continue
-            raise NotApplicable(f"{where}: call to {name or ast.unparse(sub.func)}() inside the loop may have "
-                                "side effects; only arithmetic, abs/min/max/float and math.* are vectorised")
-        for target in _targets(sub):
-            if not isinstance(target, (ast.Name, ast.Tuple)):
-                raise NotApplicable(f"{where}: side effect: the loop writes `{ast.unparse(target)}`")
-
-
-def _targets(node: ast.AST) -> list[ast.AST]:
-    if isinstance(node, ast.Assign):
-        return list(node.targets)
-    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-        return [node.target]
-    return []
 
 
 def _is_atomic(src: str) -> bool:

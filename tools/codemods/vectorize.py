@@ -14,9 +14,10 @@ import libcst as cst
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
 from tools.codemods.hot_function import find_function, functions, parse_hot_function, python_files, qualname_of
 from tools.codemods.loop_body import Translator
+from tools.codemods.loop_checks import refuse_effects
 from tools.codemods.roundtrip import remove_round_trips
 from tools.codemods.loops import FunctionRewrite, LoopRewrite, Val, _is_inf, _is_number, _names_loaded, \
-    _names_stored, _refuse_effects, dotted
+    _names_stored, dotted
 
 # Where reordering is declared, batches are compared with the fp32 tolerance of the verify stage.
 FP32_TOLERANCE = {"atol": 1e-5, "rtol": 1e-5}
@@ -135,7 +136,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
         between = body[inits[name][0] + 1:k]
         if any(name in _names_loaded(s) | _names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
-    _refuse_effects(loop, lists)
+    refuse_effects(loop, lists)
     t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
@@ -213,7 +214,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tupl
             if any(isinstance(n, ast.ListComp) for n in ast.walk(node.elt)) or len(node.generators) != 1 \
                     or node.generators[0].is_async:
                 raise NotApplicable(f"line {node.lineno}: nested list comprehensions are not vectorised")
-            _refuse_effects(node, set())
+            refuse_effects(node, set())
             gen = node.generators[0]
             t.env = {}
             t.carried = _names_stored([gen.target])
