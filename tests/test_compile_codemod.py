@@ -129,3 +129,16 @@ def test_intra_op_threads_against_worker_oversubscription(tmp_path):
     assert lines[line - 1] == "    torch.set_num_threads(1)  # 2 DataLoader workers share 2 cores"
     assert "DataLoader(" in lines[line]
     assert textwrap.dedent("\n".join(lines[:line - 1])) == textwrap.dedent("\n".join(plain.splitlines()[:line - 1]))
+
+
+def test_fused_flag_on_a_call_spread_over_lines(tmp_path):
+    repo = make_repo(tmp_path / "repo", "compile_wrap")
+    train = (repo / "train.py").read_text().replace(
+        "opt = torch.optim.AdamW(net.parameters(), lr=config.lr)",
+        "opt = torch.optim.AdamW(net.parameters(),\n                            lr=config.lr)")
+    (repo / "train.py").write_text(train)
+    result = apply_codemod("set_optimizer_flag", CodemodContext(root=repo, params={"flag": "fused"}))
+    assert result.files["train.py"] == train.replace(
+        "                            lr=config.lr)", "                            lr=config.lr,\n                            fused=True)")
+    line = next(i for i, l in enumerate(train.splitlines(), 1) if "opt = torch.optim.AdamW(" in l)
+    assert result.location == f"train.py:{line}"

@@ -29,6 +29,11 @@ def _code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
 
+def _line(module: cst.Module, node: cst.CSTNode) -> int:
+    """1-based line where `node` (a node of `module`) starts."""
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)[node].start.line
+
+
 def _parse(root: Path, rel: str) -> cst.Module | None:
     try:
         return cst.parse_module((Path(root) / rel).read_text())
@@ -85,7 +90,7 @@ def _flip_config_switch(ctx: CodemodContext, files: list[str]) -> CodemodResult 
                     raise NotApplicable(f"{key} in {rel} is already True")
                 if small.value.value == "False":
                     new = module.deep_replace(small.value, cst.Name("True")).code
-                    line = module.code[: module.code.index(_code(statement))].count("\n") + 1
+                    line = _line(module, statement)
                     return CodemodResult(files={rel: new}, knob="torch.compile",
                                          summary=f"torch.compile on: {key} = False → True in {rel}",
                                          old_value=False, new_value=True, location=f"{rel}:{line}")
@@ -224,7 +229,7 @@ def set_optimizer_flag(ctx: CodemodContext) -> CodemodResult:
             raise NotApplicable(f"the optimizer in {rel} takes **kwargs, which may already set {flag}")
         site = calls.CallSite(module, call, 0)
         new = calls.add_keyword(site, flag, True)
-        line = module.code[: module.code.index(_code(call))].count("\n") + 1
+        line = _line(module, call)
         return CodemodResult(files={rel: new}, knob=flag, old_value=None, new_value=True,
                              summary=f"{_callee(call.func)}(..., {flag}=True) in {rel}", location=f"{rel}:{line}")
     raise NotApplicable(f"no torch.optim optimizer ({', '.join(OPTIMIZERS)}) is constructed in the target's files")
@@ -248,13 +253,13 @@ def set_zero_grad_to_none(ctx: CodemodContext) -> CodemodResult:
             explicit = [a for a in call.args if a.keyword is not None and a.keyword.value == "set_to_none"]
             if explicit and _code(explicit[0].value) == "False":
                 new = module.deep_replace(explicit[0].value, cst.Name("True")).code
-                line = module.code[: module.code.index(_code(call))].count("\n") + 1
+                line = _line(module, call)
                 return CodemodResult(files={rel: new}, knob="set_to_none", old_value=False, new_value=True,
                                      summary=f"zero_grad(set_to_none=False → True) in {rel}",
                                      location=f"{rel}:{line}")
             if not call.args and int(torch.__version__.split(".")[0]) < 2:
                 new = calls.add_keyword(calls.CallSite(module, call, 0), "set_to_none", True)
-                line = module.code[: module.code.index(_code(call))].count("\n") + 1
+                line = _line(module, call)
                 return CodemodResult(files={rel: new}, knob="set_to_none", old_value=False, new_value=True,
                                      summary=f"zero_grad(set_to_none=True) in {rel}", location=f"{rel}:{line}")
     raise NotApplicable(f"no zero_grad(set_to_none=False) to change; since torch 2.0 (this is "
@@ -289,7 +294,7 @@ def set_intra_op_threads(ctx: CodemodContext) -> CodemodResult:
                 raise NotApplicable(f"{current} thread(s) + {workers} workers on {cpus} cores: "
                                     f"no fewer threads to set (would be {threads})")
             new = module.deep_replace(hits[0].args[0].value, cst.Integer(str(threads))).code
-            line = module.code[: module.code.index(_code(hits[0]))].count("\n") + 1
+            line = _line(module, hits[0])
             return CodemodResult(files={rel: new}, knob="intra_op_threads", old_value=current, new_value=threads,
                                  summary=f"torch.set_num_threads({current} → {threads}) in {rel} "
                                          f"({workers} workers, {cpus} cores)", location=f"{rel}:{line}")
