@@ -137,8 +137,10 @@ def test_dataloader_starved_diagnosis_reads_with_its_numbers():
     assert any("random augmentation" in c for c in diagnosis.remedies[0].verification.caveats)
 
 
-def test_compute_bound_offers_no_codemod():
-    assert all(r.kind != "codemod" for r in entry("compute_bound").remedies)
+def test_compute_bound_offers_model_side_codemods():
+    assert [r.codemod for r in entry("compute_bound").remedies] == [
+        "set_optimizer_flag", "enable_torch_compile", "set_optimizer_flag", "set_intra_op_threads",
+        "set_zero_grad_to_none"]
     assert entry("compute_bound").expected_gain.stage_speedup == 1.3
 
 
@@ -240,7 +242,7 @@ def test_diagnosis_round_trips_through_json():
 
 def test_duplicate_entry_ids_are_refused():
     entries = load_entries()
-    with pytest.raises(ValueError, match="entry dataloader_starved is defined twice"):
+    with pytest.raises(ValueError, match=f"entry {entries[0].id} is defined twice"):
         diagnose({}, entries + [entries[0]])
 
 
