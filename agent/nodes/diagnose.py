@@ -25,10 +25,6 @@ def _remembered_rejection(state: LoopState, memory: Memory, ref: RemedyRef) -> s
 def diagnose(state: LoopState) -> dict:
     """Rank diagnoses by expected gain; choose the first untried remedy the loop can produce."""
     ctx = RunContext(state, "diagnose")
-    if len(state.history) >= state.settings.max_iters:
-        ctx.record(Stopped(reason="max_iterations", iterations=len(state.history)))
-        return {"stop_reason": "max_iterations", "next_remedy": None,
-                "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
     diagnoses = state.diagnoses
     if state.needs_diagnosis:
         diagnoses = match_entries(state.profile.metrics())
@@ -38,6 +34,11 @@ def diagnose(state: LoopState) -> dict:
         if not diagnoses:
             say("no known bottleneck matches this profile")
     updates: dict = {"diagnoses": diagnoses, "needs_diagnosis": False}
+    # Checked after ranking, so the summary's bottleneck is the final profile's.
+    if len(state.history) >= state.settings.max_iters:
+        ctx.record(Stopped(reason="max_iterations", iterations=len(state.history)))
+        return updates | {"stop_reason": "max_iterations", "next_remedy": None,
+                          "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
     if state.settings.profile_only:
         return updates | {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
     skipped: list[Skip] = []
