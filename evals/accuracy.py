@@ -113,10 +113,14 @@ def check_target(name: str, options: AccuracyOptions, progress=print) -> TargetA
             row.pyspy_note = "py-spy is not installed (pip install py-spy)"
         elif row.phase:
             progress(f"[{name}] py-spy")
-            raw = run_pyspy(command, target_dir, work / "pyspy", num_steps, rate_hz=options.pyspy_rate_hz)
-            ranked = pyspy_hot_functions(raw, target_dir, row.phase)
-            row.pyspy_top = _where(ranked[0] if ranked else None)
-            row.top_agrees = row.pyspy_top == row.perfloop_top
+            try:
+                raw = run_pyspy(command, target_dir, work / "pyspy", num_steps, rate_hz=options.pyspy_rate_hz)
+            except AccuracyRunError as error:  # e.g. a container that forbids reading a child's memory
+                row.pyspy_note = f"py-spy could not run: {error}"
+            else:
+                ranked = pyspy_hot_functions(raw, target_dir, row.phase)
+                row.pyspy_top = _where(ranked[0] if ranked else None)
+                row.top_agrees = row.pyspy_top == row.perfloop_top
     except (PipelineError, AccuracyRunError) as error:
         row.error = str(error).splitlines()[0]
     return row
@@ -140,7 +144,8 @@ def render(rows: list[TargetAccuracy]) -> str:
         out.append(f"{'step ms':<10} {row.perfloop_ledger.get('step_ms', 0):9.1f} "
                    f"{step_theirs if step_theirs is not None else float('nan'):10.1f}")
         agree = {True: "✓ same", False: "✗ differs", None: "-"}[row.top_agrees]
-        out.append(f"top [{row.phase or '-'}]: perfloop {row.perfloop_top} · py-spy {row.pyspy_top or row.pyspy_note or '-'}"
+        out.append(f"top [{row.phase or '-'}]: perfloop {row.perfloop_top} · py-spy "
+                   f"{row.pyspy_top or (row.pyspy_note.splitlines() or ['-'])[0]}"
                    f" · {agree}")
         out.append(f"stable: {row.stable_count}/{len(row.stability_tops)}"
                    + ("" if row.stable_count == len(row.stability_tops) else f" ({dict(Counter(row.stability_tops))})"))
