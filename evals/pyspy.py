@@ -98,11 +98,16 @@ def user_paths(stacks, target_dir: Path, phase: str) -> tuple[int, dict[tuple, i
     """Keep the samples of ``phase`` ('batch_build' or 'main:other') as perfloop-style user call paths.
 
     'main:other' is main-process time in user code outside every stage. py-spy's raw stacks carry no
-    time, so start-up (building the dataset, say) is told apart by place instead: walking out-in, a
-    sample counts when it leaves the lines where training ran (lines seen under a stage) inside a
-    loop holding such a line, or into a function never seen under a stage.
+    time, so start-up (building the dataset, say) is told apart by place instead: walking out-in
+    along the lines where training ran (lines seen under a stage), a sample counts when it leaves
+    them inside, or below, a loop holding such a line, or into a function never seen under a stage.
     """
     root = str(target_dir.resolve()) + os.sep
+    if phase == "batch_build":
+        # perfloop samples batch building from the fetch inward: the loop driving the
+        # DataLoader (the training loop, Trainer.fit) is not part of it.
+        stacks = [(frames[_last_fetch(frames):], count) for frames, count in stacks
+                  if _last_fetch(frames) is not None]
     as_user = [(tuple((file, name, first_line(file, name, line), line) for name, file, line in frames
                       if file.startswith(root)), [file for _, file, _ in frames], count)
                for frames, count in stacks]
@@ -114,8 +119,6 @@ def user_paths(stacks, target_dir: Path, phase: str) -> tuple[int, dict[tuple, i
     total = 0
     paths: dict[tuple, int] = {}
     for user, files, count in as_user:
-        if phase == "batch_build" and not any(file.endswith(_FETCH_FILE) for file in files):
-            continue
         if phase == "main:other" and (any(marker in file for file in files for marker in _STAGE_FILES)
                                       or not _in_training(user, trained)):
             continue
@@ -125,17 +128,23 @@ def user_paths(stacks, target_dir: Path, phase: str) -> tuple[int, dict[tuple, i
     return total, paths
 
 
+def _last_fetch(frames) -> int | None:
+    found = [index for index, (_, file, _) in enumerate(frames) if file.endswith(_FETCH_FILE)]
+    return found[-1] if found else None
+
+
 def _in_training(user: tuple, trained: dict[tuple, set[int]]) -> bool:
     from tools.hotspots import _loops
 
+    in_loop = False  # an outer frame sits inside a loop that runs training steps
     for file, name, first, line in user:
         lines = trained.get((file, name, first))
         if lines is None:
             return True  # called from a line where training ran
-        if line in lines:
-            continue
-        return any(first <= start <= line <= end and any(start <= seen <= end for seen in lines)
-                   for start, end in _loops(file))
+        in_loop = in_loop or any(first <= start <= line <= end and any(start <= seen <= end for seen in lines)
+                                 for start, end in _loops(file))
+        if line not in lines:
+            return in_loop
     return bool(user)
 
 
