@@ -62,3 +62,43 @@ def test_pyspy_names_the_same_loop_owner(data_bound_row):
                     f"{data_bound_row.pyspy_note}")
     assert data_bound_row.pyspy_top.startswith("frame_energy (data.py:")
     assert data_bound_row.top_agrees is True
+
+
+def test_pyspy_stacks_are_cut_to_the_phase(tmp_path):
+    from evals.pyspy import pyspy_hot_functions
+
+    (tmp_path / "train.py").write_text(
+        "def build():\n"                      # 1
+        "    return [i * i for i in range(9)]\n"
+        "\n"
+        "def log(step):\n"                    # 4
+        "    for ch in str(step):\n"
+        "        ord(ch)\n"
+        "\n"
+        "def main():\n"                       # 8
+        "    data = build()\n"
+        "    for step in range(3):\n"         # 10
+        "        model(step)\n"
+        "        log(step)\n"
+        "\n"
+        "def get_item(i):\n"                  # 14
+        "    for j in range(i):\n"
+        "        pass\n")
+    fetch = "/venv/site-packages/torch/utils/data/_utils/fetch.py"
+    module = "/venv/site-packages/torch/nn/modules/module.py"
+    t = str(tmp_path / "train.py")
+    raw = tmp_path / "pyspy.txt"
+    raw.write_text("\n".join([
+        # start-up: building the dataset, before any step (many samples: must not count)
+        f'process 1:"python train.py";<module> ({t}:17);main ({t}:9);build ({t}:2) 500',
+        # a forward (a stage) and a per-step logging loop below the training loop
+        f'process 1:"python train.py";<module> ({t}:17);main ({t}:11);_call_impl ({module}:1) 30',
+        f'process 1:"python train.py";<module> ({t}:17);main ({t}:12);log ({t}:6) 20',
+        # batch building in a forked worker still shows main's frames above the fetch
+        f'process 2:"python train.py";<module> ({t}:17);main ({t}:10);fetch ({fetch}:5);get_item ({t}:15) 40',
+    ]) + "\n")
+    (batch,) = pyspy_hot_functions(raw, tmp_path, "batch_build")[:1]
+    assert (batch.name, batch.line) == ("get_item", 14)  # not main, whose loop drives the DataLoader
+    other = pyspy_hot_functions(raw, tmp_path, "main:other")
+    assert (other[0].name, other[0].line) == ("log", 4)
+    assert "build" not in {hot.name for hot in other}
