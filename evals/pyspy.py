@@ -18,7 +18,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-from tools.hotspots import _rank  # the loop-owner rule itself, applied to py-spy's samples
+# perfloop's own path folding, loop finding and loop-owner rule, applied to py-spy's samples.
+from tools.hotspots import _frames, _loops, _rank
 from tools.models import HotFunction
 
 from evals.torch_ledger import AccuracyRunError, python_command
@@ -134,8 +135,6 @@ def _last_fetch(frames) -> int | None:
 
 
 def _in_training(user: tuple, trained: dict[tuple, set[int]]) -> bool:
-    from tools.hotspots import _loops
-
     in_loop = False  # an outer frame sits inside a loop that runs training steps
     for file, name, first, line in user:
         lines = trained.get((file, name, first))
@@ -150,8 +149,6 @@ def _in_training(user: tuple, trained: dict[tuple, set[int]]) -> bool:
 
 def pyspy_hot_functions(raw: Path, target_dir: Path, phase: str) -> list[HotFunction]:
     """Rank py-spy's samples of ``phase`` with perfloop's loop-owner rule."""
-    from tools.hotspots import _frames  # folds comprehension frames into their function, as perfloop does
-
     total, paths = user_paths(parse_raw(raw), target_dir, phase)
     folded: dict[tuple, int] = {}
     for path, count in paths.items():
