@@ -69,16 +69,17 @@ def run_mutant(state, mutant: Mutant) -> MutantRow:
     """Propose the mutant through the LLM path and verify it; return where it ended."""
     from agent.nodes.optimize import optimize
     from agent.nodes.verify import verify
+    from agent.state import RemedyRef
     # The scripted server the tests use: a real HTTP server on 127.0.0.1.
     from tests.fake_llm import ScriptedLLM
 
     with ScriptedLLM([answer(mutant)] * 3) as server:
         settings = state.settings.model_copy(update={"llm_base_url": server.base_url, "llm_model": "scripted"})
         state = state.model_copy(update={"settings": settings, "tried": [], "skipped": [],
-                                         "next_remedy": f"{ENTRY}:{REMEDY}"})
+                                         "next_remedy": RemedyRef(diagnosis=ENTRY, remedy=REMEDY)})
         state = state.model_copy(update=optimize(state))
     if state.proposal is None:
-        why = state.skipped[-1]["reason"] if state.skipped else "the edit produced no change"
+        why = state.skipped[-1].reason if state.skipped else "the edit produced no change"
         return MutantRow(mutant.name, mutant.target, mutant.kind, "not_proposed", "optimize", why)
     verdict = verify(state)["history"][-1].verdict
     if verdict.verdict == "accepted":
