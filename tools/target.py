@@ -10,6 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from sandbox.git import find_repo, git_ok
+from tools.runlength import read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s"}
@@ -58,6 +59,9 @@ class Target(BaseModel):
     first_step_timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False,
                                         description="Stop a run that reached no training step in this long.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
+    run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "
+                                  "tools.runlength from the command, config, trainer calls or flag defaults; "
+                                  "None when unknown.")
 
     def model_post_init(self, _context) -> None:
         # The ceiling of an undecided comparison can never be below its minimum.
@@ -201,7 +205,8 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
                                       "first_step_timeout_s") if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
-                      config=config_rel, editable=list(editable), contract_file=source, **fields)
+                      config=config_rel, editable=list(editable), contract_file=source,
+                      run_steps=read_run_steps(target_dir, config_rel, settings["command"]), **fields)
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(map(str, first["loc"]))

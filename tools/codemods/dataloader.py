@@ -11,6 +11,8 @@ from tools.codemods.choose import choose_config_path
 from tools.codemods.config_edit import (
     config_format, edit_config_value, find_key_paths, parse_config, render_value, value_at,
 )
+from tools.codemods.pyconfig import edit_py_config_value, is_python_config, read_py_config
+from tools.codemods.trainer_args import edit_argparse_default, edit_trainer_option, find_train_dataloader
 
 # What torch.utils.data.DataLoader uses when an option is not passed.
 DEFAULTS = {
@@ -32,13 +34,27 @@ def set_dataloader_option(ctx: CodemodContext, name: str, value: object) -> Code
             found = calls.find_call(_read(ctx.root, site.file), site.line, site.file)
         except NotApplicable as error:
             not_found = str(error)
+    if found is None:
+        # A trainer API builds the loader inside a library (the site, if any, is there):
+        # a LightningDataModule's train_dataloader, else TrainingArguments(dataloader_*=...).
+        located = find_train_dataloader(ctx.root)
+        if located is not None:
+            site, found = located
     arg = found.argument(name) if found else None
+    hint = found.key_hint(arg.value) if found and arg else []
     if ctx.config_path and _config_may_feed(found, arg):
-        hint = found.key_hint(arg.value) if found and arg else []
         result = _edit_config(ctx, name, value, hint)
         if result is not None:
             return result
+    if found is not None and arg is not None and not calls.literal_value(arg.value)[0] and hint:
+        # The call reads an expression such as args.num_workers: a flag's default feeds it.
+        result = edit_argparse_default(ctx.root, hint[-1], value, runtime_value(ctx, name))
+        if result is not None:
+            return result
     if found is None:
+        result = edit_trainer_option(ctx.root, name, value)
+        if result is not None:
+            return result
         raise NotApplicable(not_found)
     return _edit_call(ctx, site, found, arg, name, value)
 
@@ -62,6 +78,8 @@ def _edit_config(
     ctx: CodemodContext, name: str, value: object, hint: list[str]
 ) -> CodemodResult | None:
     """Edit the config key the loader reads; None when the config has no such key."""
+    if is_python_config(ctx.config_path):
+        return _edit_py_config(ctx, name, value)
     fmt = config_format(ctx.config_path)
     text = _read(ctx.root, ctx.config_path)
     data = parse_config(text, fmt, ctx.config_path)
@@ -78,6 +96,23 @@ def _edit_config(
     return CodemodResult(
         files={ctx.config_path: new_text},
         summary=f"{name} {old_token} → {render_value(value, fmt)} in {where}",
+        knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{line}",
+    )
+
+
+def _edit_py_config(ctx: CodemodContext, name: str, value: object) -> CodemodResult | None:
+    """Edit `name = value` in a Python config the script exec's; None when it has no such line."""
+    text = _read(ctx.root, ctx.config_path)
+    values = read_py_config(text, ctx.config_path)
+    if name not in values:
+        return None
+    old = values[name]
+    if old == value and type(old) is type(value):
+        raise NotApplicable(f"{name} is already {value!r} in {ctx.config_path}")
+    new_text, line = edit_py_config_value(text, name, value, ctx.config_path)
+    return CodemodResult(
+        files={ctx.config_path: new_text},
+        summary=f"{name} {old!r} → {value!r} in {ctx.config_path} ({name} = ...)",
         knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{line}",
     )
 
