@@ -60,3 +60,18 @@ def test_target_carries_run_steps(tmp_path):
     git(target, "commit", "-q", "-m", "python config")
     assert load_target(target).run_steps == 1234
     assert load_target(target, cmd="python train.py {config} --max_iters=7").run_steps == 7
+
+
+def test_python_config_that_does_not_parse_is_refused_by_name(tmp_path):
+    import pytest
+
+    from tools.target import TargetError
+
+    target = make_repo(tmp_path / "repo")
+    write(target, {"perfloop.toml": '[tool.perfloop]\ncommand = "python train.py {config}"\n'
+                                    'config = "config/c.py"\n',
+                   "config/c.py": "max_iters = = 3\n"})
+    git(target, "add", "-A")
+    git(target, "commit", "-q", "-m", "broken python config")
+    with pytest.raises(TargetError, match=r"c\.py is not valid Python"):
+        load_target(target)

@@ -1,6 +1,7 @@
 """Load the target contract: ``[tool.perfloop]`` in pyproject.toml or perfloop.toml, CLI flags on top."""
 from __future__ import annotations
 
+import ast
 import json
 import math
 import shlex
@@ -113,7 +114,7 @@ def _read_text(path: Path, limit: int, what: str) -> str:
 
 
 def _check_config(path: Path) -> None:
-    """Refuse a training config that is too big, not UTF-8, or not valid YAML/JSON/TOML for its extension."""
+    """Refuse a training config that is too big, not UTF-8, or not valid YAML/JSON/TOML/Python for its extension."""
     text = _read_text(path, MAX_CONFIG_BYTES, "training config")
     suffix = path.suffix.lower()
     try:
@@ -125,6 +126,11 @@ def _check_config(path: Path) -> None:
             json.loads(text)
         elif suffix == ".toml":
             tomllib.loads(text)
+        elif suffix == ".py":
+            compile(text, str(path), "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+    except SyntaxError as error:
+        raise TargetError(f"config file {path} is not valid Python: {_one_line(error)}. "
+                          "Fix it (the pipeline exec's it too) and run again.") from None
     except (ValueError, ImportError) as error:  # TOMLDecodeError and JSONDecodeError are ValueErrors
         raise TargetError(f"config file {path} is not valid {suffix[1:].upper()}: {_one_line(error)}. "
                           "Fix it (the pipeline reads it too) and run again.") from None
