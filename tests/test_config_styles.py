@@ -164,3 +164,14 @@ def test_lightning_train_dataloader_is_found_by_its_method(tmp_path):
     assert result.files == {"train.py": TRAIN_LIGHTNING.replace(
         "batch_size=64, shuffle=True)", "batch_size=64, shuffle=True, num_workers=2)")}
     assert result.location == "train.py:7"
+
+
+def test_argparse_flag_followed_through_a_variable_and_an_explicit_dest(tmp_path):
+    source = TRAIN_ARGPARSE.replace('"--num-workers", type=int, default=0', '"-j", "--jobs", dest="loader_workers", default=0') \
+        .replace("num_workers=args.num_workers", "num_workers=workers") \
+        .replace('if __name__ == "__main__":\n', 'workers = args.loader_workers\n\nif __name__ == "__main__":\n')
+    write(tmp_path, {"train.py": source})
+    ctx = CodemodContext(root=tmp_path, sites=[site_of(source, num_workers=0)], params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files == {"train.py": source.replace('dest="loader_workers", default=0', 'dest="loader_workers", default=2')}
+    assert "--jobs" in result.summary

@@ -46,9 +46,10 @@ def set_dataloader_option(ctx: CodemodContext, name: str, value: object) -> Code
         result = _edit_config(ctx, name, value, hint)
         if result is not None:
             return result
-    if found is not None and arg is not None and not calls.literal_value(arg.value)[0] and hint:
-        # The call reads an expression such as args.num_workers: a flag's default feeds it.
-        result = edit_argparse_default(ctx.root, hint[-1], value, runtime_value(ctx, name))
+    flag = _parsed_flag(found, arg.value) if found is not None and arg is not None else None
+    if flag is not None:
+        # The call reads args.<flag> from parse_args(): the flag's default feeds it.
+        result = edit_argparse_default(ctx.root, flag, value, runtime_value(ctx, name))
         if result is not None:
             return result
     if found is None:
@@ -64,6 +65,23 @@ def runtime_value(ctx: CodemodContext, name: str) -> object:
     if ctx.sites and name in ctx.sites[0].kwargs:
         return ctx.sites[0].kwargs[name]
     return ctx.metrics.get(name)
+
+
+def _parsed_flag(found: calls.CallSite, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+    """Return `name` when the expression reads `args.name` of `args = parser.parse_args(...)`, else None."""
+    latest = {}
+    for line, name, value in sorted(found.assignments, key=lambda item: item[0]):
+        if line < found.line:
+            latest[name] = value
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "int" and expr.args:
+        return _parsed_flag(found, expr.args[0].value, depth)
+    if isinstance(expr, cst.Name) and expr.value in latest and depth < 5:
+        return _parsed_flag(found, latest[expr.value], depth + 1)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        root = latest.get(expr.value.value)
+        if isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value == "parse_args":
+            return expr.attr.value
+    return None
 
 
 def _config_may_feed(found: calls.CallSite | None, arg: cst.Arg | None) -> bool:
