@@ -175,3 +175,26 @@ def test_argparse_flag_followed_through_a_variable_and_an_explicit_dest(tmp_path
     result = apply_codemod("set_num_workers", ctx)
     assert result.files == {"train.py": source.replace('dest="loader_workers", default=0', 'dest="loader_workers", default=2')}
     assert "--jobs" in result.summary
+
+
+LIGHTNING_INIT = """\
+import lightning as L
+from torch.utils.data import DataLoader
+
+
+class Digits(L.LightningDataModule):
+    def __init__(self, batch_size: int = 64, workers: int = 0):
+        super().__init__()
+        self.batch_size = batch_size
+        self.num_workers = workers
+
+    def train_dataloader(self):
+        return DataLoader(self.train_set, batch_size=self.batch_size, num_workers=self.num_workers)
+"""
+
+
+def test_lightning_init_default_behind_self_attribute(tmp_path):
+    write(tmp_path, {"train.py": LIGHTNING_INIT})
+    result = apply_codemod("set_num_workers", CodemodContext(root=tmp_path, params={"value": 2}))
+    assert result.files == {"train.py": LIGHTNING_INIT.replace("workers: int = 0", "workers: int = 2")}
+    assert "Digits.__init__" in result.summary

@@ -12,7 +12,9 @@ from tools.codemods.config_edit import (
     config_format, edit_config_value, find_key_paths, parse_config, render_value, value_at,
 )
 from tools.codemods.pyconfig import edit_py_config_value, is_python_config, read_py_config
-from tools.codemods.trainer_args import edit_argparse_default, edit_trainer_option, find_train_dataloader
+from tools.codemods.trainer_args import (
+    edit_argparse_default, edit_init_default, edit_trainer_option, find_train_dataloader,
+)
 
 # What torch.utils.data.DataLoader uses when an option is not passed.
 DEFAULTS = {
@@ -50,6 +52,11 @@ def set_dataloader_option(ctx: CodemodContext, name: str, value: object) -> Code
     if flag is not None:
         # The call reads args.<flag> from parse_args(): the flag's default feeds it.
         result = edit_argparse_default(ctx.root, flag, value, runtime_value(ctx, name))
+        if result is not None:
+            return result
+    if found is not None and arg is not None:
+        # self.num_workers in a LightningDataModule: the default of its __init__ parameter.
+        result = edit_init_default(site.file, found, arg.value, value, runtime_value(ctx, name))
         if result is not None:
             return result
     if found is None:

@@ -154,3 +154,72 @@ def _source(root: Path, rel: str) -> str | None:
     except (OSError, UnicodeDecodeError, SyntaxError):
         return None
     return source
+
+
+def edit_init_default(rel: str, site: calls.CallSite, expr: cst.BaseExpression, value: object,
+                      runtime: object) -> CodemodResult | None:
+    """Change the `__init__` default behind `self.x` / `self.hparams.x` in the loader's class; None if none."""
+    name = _self_attribute(expr)
+    cls = _enclosing_class(site.module, site.call) if name else None
+    init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+                None) if cls else None
+    if init is None:
+        return None
+    param_name = _param_behind(init, name)
+    params = [*init.params.params, *init.params.kwonly_params]
+    param = next((p for p in params if p.name.value == param_name and p.default is not None), None)
+    if param is None or not calls.literal_value(param.default)[0]:
+        return None
+    old = calls.literal_value(param.default)[1]
+    location = f"{rel}:{site.line}"
+    if runtime is not None and runtime != old:
+        raise NotApplicable(f"the loader at {location} got {runtime!r} but {cls.name.value}.__init__ defaults "
+                            f"{param_name} to {old!r}: the caller passes it, so change it there")
+    if old == value and type(old) is type(value):
+        raise NotApplicable(f"{param_name} is already {value!r} in {cls.name.value}.__init__")
+    new_source = calls.replace_node(site, param.default, calls.literal_node(value))
+    ast.parse(new_source)
+    return CodemodResult(
+        files={rel: new_source},
+        summary=f"{param_name} {old!r} → {value!r} in {location} (default of {cls.name.value}.__init__)",
+        knob=param_name, old_value=old, new_value=value, location=location)
+
+
+def _self_attribute(expr: cst.BaseExpression) -> str | None:
+    """`self.x` or `self.hparams.x` -> "x"."""
+    if not isinstance(expr, cst.Attribute):
+        return None
+    base = expr.value
+    if isinstance(base, cst.Attribute) and base.attr.value == "hparams":
+        base = base.value
+    return expr.attr.value if isinstance(base, cst.Name) and base.value == "self" else None
+
+
+def _param_behind(init: cst.FunctionDef, name: str) -> str:
+    """The parameter `self.name = param` stores in __init__, else `name` itself (save_hyperparameters)."""
+    for assign in _walk(init, cst.Assign):
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"
+                and target.attr.value == name and isinstance(assign.value, cst.Name)):
+            return assign.value.value
+    return name
+
+
+def _enclosing_class(module: cst.Module, call: cst.Call) -> cst.ClassDef | None:
+    for cls in _walk(module, cst.ClassDef):
+        if any(node is call for node in _walk(cls, cst.Call)):
+            return cls
+    return None
+
+
+def _walk(node: cst.CSTNode, kind: type) -> list:
+    found = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, child: cst.CSTNode) -> bool:
+            if isinstance(child, kind):
+                found.append(child)
+            return True
+
+    node.visit(Collect())
+    return found
