@@ -30,7 +30,8 @@ def set_dataloader_option(ctx: CodemodContext, name: str, value: object) -> Code
     means the config never reaches this loader, so the call itself is edited.
     """
     site = ctx.sites[0] if ctx.sites else None
-    found, not_found = None, "no DataLoader site was recorded"
+    found, not_found = None, ("no DataLoader was seen: the probe recorded none, and the target has no "
+                              "Lightning train_dataloader and no TrainingArguments(...) call")
     if site is not None:
         try:
             found = calls.find_call(_read(ctx.root, site.file), site.line, site.file)
