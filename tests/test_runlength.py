@@ -75,3 +75,11 @@ def test_python_config_that_does_not_parse_is_refused_by_name(tmp_path):
     git(target, "commit", "-q", "-m", "broken python config")
     with pytest.raises(TargetError, match=r"c\.py is not valid Python"):
         load_target(target)
+
+
+def test_config_epochs_beat_a_script_literal_step_count(tmp_path):
+    write(tmp_path, {"train.py": "max_steps = 100000\n",
+                     "c.yaml": "data:\n  n_samples: 100\n  batch_size: 10\ntrain:\n  epochs: 2\n"})
+    assert read_run_steps(tmp_path, "c.yaml", "python train.py --config {config}") == 20
+    write(tmp_path, {"c.yaml": "data:\n  n_samples: 100\n  batch_size: 10\ntrain:\n  epochs: 2\n  max_steps: 7\n"})
+    assert read_run_steps(tmp_path, "c.yaml", "python train.py --config {config}") == 7

@@ -9,8 +9,10 @@ Sources, first that sets a knob wins (the order the pipeline itself applies them
 4. `parser.add_argument("--max-iters", default=...)` defaults;
 5. module-level `max_iters = 5000` literals in the Python files (a configurator's defaults).
 
-A step count (max_iters, max_steps, ...) wins over an epoch count; epochs become steps as
-epochs × ceil(dataset size ÷ batch size) when both a size key and a batch size are known.
+Epochs become steps as epochs × ceil(dataset size ÷ batch size) when a size key and a batch
+size are known too; a step count (max_iters, max_steps, ...) wins over an epoch count from
+the same or a later source (so a script's `max_steps = 100000` literal does not override the
+config's `epochs`).
 Anything else gives None: no whole-run judgement is made on a guess.
 """
 from __future__ import annotations
@@ -63,15 +65,17 @@ def read_run_steps(target_dir: Path, config: str | None, command: str) -> int | 
     sources = [_from_command(command), _from_config(target_dir, config)]
     trees = _trees(target_dir)
     sources += [_from_trainer_calls(trees), _from_argparse(trees), _from_module_literals(trees, command)]
-    knobs = {}
-    for found in sources:
+    knobs, rank = {}, {}
+    for index, found in enumerate(sources):
         for knob, value in found.items():
-            knobs.setdefault(knob, value)
-    if "steps" in knobs:
-        return knobs["steps"]
+            if knob not in knobs:
+                knobs[knob], rank[knob] = value, index
+    by_epochs = None
     if {"epochs", "size", "batch"} <= set(knobs):
-        return knobs["epochs"] * math.ceil(knobs["size"] / knobs["batch"])
-    return None
+        by_epochs = knobs["epochs"] * math.ceil(knobs["size"] / knobs["batch"])
+    if "steps" in knobs and (by_epochs is None or rank["steps"] <= rank["epochs"]):
+        return knobs["steps"]
+    return by_epochs
 
 
 def _knobs(values: dict[str, object]) -> dict[str, int]:
