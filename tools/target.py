@@ -1,6 +1,7 @@
 """Load the target contract: ``[tool.perfloop]`` in pyproject.toml or perfloop.toml, CLI flags on top."""
 from __future__ import annotations
 
+import ast
 import json
 import math
 import shlex
@@ -10,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from sandbox.git import find_repo, git_ok
+from tools.runlength import read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s"}
@@ -58,6 +60,9 @@ class Target(BaseModel):
     first_step_timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False,
                                         description="Stop a run that reached no training step in this long.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
+    run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "
+                                  "tools.runlength from the command, config, trainer calls or flag defaults; "
+                                  "None when unknown.")
 
     def model_post_init(self, _context) -> None:
         # The ceiling of an undecided comparison can never be below its minimum.
@@ -109,7 +114,7 @@ def _read_text(path: Path, limit: int, what: str) -> str:
 
 
 def _check_config(path: Path) -> None:
-    """Refuse a training config that is too big, not UTF-8, or not valid YAML/JSON/TOML for its extension."""
+    """Refuse a training config that is too big, not UTF-8, or not valid YAML/JSON/TOML/Python for its extension."""
     text = _read_text(path, MAX_CONFIG_BYTES, "training config")
     suffix = path.suffix.lower()
     try:
@@ -121,6 +126,11 @@ def _check_config(path: Path) -> None:
             json.loads(text)
         elif suffix == ".toml":
             tomllib.loads(text)
+        elif suffix == ".py":
+            compile(text, str(path), "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+    except SyntaxError as error:
+        raise TargetError(f"config file {path} is not valid Python: {_one_line(error)}. "
+                          "Fix it (the pipeline exec's it too) and run again.") from None
     except (ValueError, ImportError) as error:  # TOMLDecodeError and JSONDecodeError are ValueErrors
         raise TargetError(f"config file {path} is not valid {suffix[1:].upper()}: {_one_line(error)}. "
                           "Fix it (the pipeline reads it too) and run again.") from None
@@ -201,7 +211,8 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
                                       "first_step_timeout_s") if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
-                      config=config_rel, editable=list(editable), contract_file=source, **fields)
+                      config=config_rel, editable=list(editable), contract_file=source,
+                      run_steps=read_run_steps(target_dir, config_rel, settings["command"]), **fields)
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(map(str, first["loc"]))

@@ -11,6 +11,10 @@ from tools.codemods.choose import choose_config_path
 from tools.codemods.config_edit import (
     config_format, edit_config_value, find_key_paths, parse_config, render_value, value_at,
 )
+from tools.codemods.pyconfig import edit_py_config_value, is_python_config, read_py_config
+from tools.codemods.trainer_args import (
+    edit_argparse_default, edit_init_default, edit_trainer_option, find_train_dataloader,
+)
 
 # What torch.utils.data.DataLoader uses when an option is not passed.
 DEFAULTS = {
@@ -26,19 +30,40 @@ def set_dataloader_option(ctx: CodemodContext, name: str, value: object) -> Code
     means the config never reaches this loader, so the call itself is edited.
     """
     site = ctx.sites[0] if ctx.sites else None
-    found, not_found = None, "no DataLoader site was recorded"
+    found, not_found = None, ("no DataLoader was seen: the probe recorded none, and the target has no "
+                              "Lightning train_dataloader and no TrainingArguments(...) call")
     if site is not None:
         try:
             found = calls.find_call(_read(ctx.root, site.file), site.line, site.file)
         except NotApplicable as error:
             not_found = str(error)
+    if found is None:
+        # A trainer API builds the loader inside a library (the site, if any, is there):
+        # a LightningDataModule's train_dataloader, else TrainingArguments(dataloader_*=...).
+        located = find_train_dataloader(ctx.root)
+        if located is not None:
+            site, found = located
     arg = found.argument(name) if found else None
+    hint = found.key_hint(arg.value) if found and arg else []
     if ctx.config_path and _config_may_feed(found, arg):
-        hint = found.key_hint(arg.value) if found and arg else []
         result = _edit_config(ctx, name, value, hint)
         if result is not None:
             return result
+    flag = _parsed_flag(found, arg.value) if found is not None and arg is not None else None
+    if flag is not None:
+        # The call reads args.<flag> from parse_args(): the flag's default feeds it.
+        result = edit_argparse_default(ctx.root, flag, value, runtime_value(ctx, name))
+        if result is not None:
+            return result
+    if found is not None and arg is not None:
+        # self.num_workers in a LightningDataModule: the default of its __init__ parameter.
+        result = edit_init_default(site.file, found, arg.value, value, runtime_value(ctx, name))
+        if result is not None:
+            return result
     if found is None:
+        result = edit_trainer_option(ctx.root, name, value)
+        if result is not None:
+            return result
         raise NotApplicable(not_found)
     return _edit_call(ctx, site, found, arg, name, value)
 
@@ -48,6 +73,23 @@ def runtime_value(ctx: CodemodContext, name: str) -> object:
     if ctx.sites and name in ctx.sites[0].kwargs:
         return ctx.sites[0].kwargs[name]
     return ctx.metrics.get(name)
+
+
+def _parsed_flag(found: calls.CallSite, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+    """Return `name` when the expression reads `args.name` of `args = parser.parse_args(...)`, else None."""
+    latest = {}
+    for line, name, value in sorted(found.assignments, key=lambda item: item[0]):
+        if line < found.line:
+            latest[name] = value
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "int" and expr.args:
+        return _parsed_flag(found, expr.args[0].value, depth)
+    if isinstance(expr, cst.Name) and expr.value in latest and depth < 5:
+        return _parsed_flag(found, latest[expr.value], depth + 1)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        root = latest.get(expr.value.value)
+        if isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value == "parse_args":
+            return expr.attr.value
+    return None
 
 
 def _config_may_feed(found: calls.CallSite | None, arg: cst.Arg | None) -> bool:
@@ -62,6 +104,8 @@ def _edit_config(
     ctx: CodemodContext, name: str, value: object, hint: list[str]
 ) -> CodemodResult | None:
     """Edit the config key the loader reads; None when the config has no such key."""
+    if is_python_config(ctx.config_path):
+        return _edit_py_config(ctx, name, value)
     fmt = config_format(ctx.config_path)
     text = _read(ctx.root, ctx.config_path)
     data = parse_config(text, fmt, ctx.config_path)
@@ -78,6 +122,23 @@ def _edit_config(
     return CodemodResult(
         files={ctx.config_path: new_text},
         summary=f"{name} {old_token} → {render_value(value, fmt)} in {where}",
+        knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{line}",
+    )
+
+
+def _edit_py_config(ctx: CodemodContext, name: str, value: object) -> CodemodResult | None:
+    """Edit `name = value` in a Python config the script exec's; None when it has no such line."""
+    text = _read(ctx.root, ctx.config_path)
+    values = read_py_config(text, ctx.config_path)
+    if name not in values:
+        return None
+    old = values[name]
+    if old == value and type(old) is type(value):
+        raise NotApplicable(f"{name} is already {value!r} in {ctx.config_path}")
+    new_text, line = edit_py_config_value(text, name, value, ctx.config_path)
+    return CodemodResult(
+        files={ctx.config_path: new_text},
+        summary=f"{name} {old!r} → {value!r} in {ctx.config_path} ({name} = ...)",
         knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{line}",
     )
 
