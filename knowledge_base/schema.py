@@ -19,6 +19,8 @@ from knowledge_base.metrics import KNOWN_METRICS, MetricValue, Metrics, check_te
 Op = Literal["<", "<=", ">", ">=", "==", "!=", "contains", "in"]
 Category = Literal["input", "compute", "host", "memory"]
 Check = Literal["identical", "within_tolerance"]
+ToleranceClass = Literal["exact", "reorder", "precision", "changes-data"]
+TOLERANCE_CLASSES: tuple[str, ...] = ("exact", "reorder", "precision", "changes-data")
 Scalar = bool | int | float | str
 SNAKE_CASE = r"^[a-z][a-z0-9_]*$"
 ORDERING_OPS = ("<", "<=", ">", ">=")
@@ -167,6 +169,53 @@ class Verification(_Record):
     """Relative tolerance: |a - b| <= atol + rtol * |b|."""
     caveats: list[str] = []
     """Known ways the check can legitimately differ, told to the user, never hidden."""
+    tolerance_class: ToleranceClass = "exact"
+    """How far the change may move numbers: exact (bit-identical data and loss); reorder (float
+    reassociation, data and loss within the dtype table); precision (AMP/TF32: data identical, a
+    wider loss tolerance); changes-data (batch size, subsampling, resolution: not equivalent, never
+    auto-approved, accepted only with explicit approval). Omitted: derived from data and loss
+    (within_tolerance data -> reorder, within_tolerance loss only -> precision, else exact)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_class(cls, values: Any) -> Any:
+        if isinstance(values, dict) and values.get("tolerance_class") is None:
+            values = dict(values)
+            values["tolerance_class"] = derive_tolerance_class(values.get("data"), values.get("loss"))
+        return values
+
+    @model_validator(mode="after")
+    def _check_class(self) -> "Verification":
+        if self.tolerance_class == "exact" and (self.data, self.loss) != ("identical", "identical"):
+            raise ValueError("tolerance_class exact needs data: identical and loss: identical")
+        if self.tolerance_class == "precision" and self.data != "identical":
+            raise ValueError("tolerance_class precision keeps the data identical (data: identical); "
+                             "use reorder or changes-data")
+        return self
+
+    @property
+    def needs_explicit_approval(self) -> bool:
+        """Whether a human must approve the change explicitly (never --auto-approve): changes-data."""
+        return self.tolerance_class == "changes-data"
+
+    @property
+    def equivalence(self) -> str:
+        """Say in a few words what the class promises, as shown to the human."""
+        return {
+            "exact": "equivalent: bit-identical data and loss",
+            "reorder": "equivalent within dtype tolerance (float reordering)",
+            "precision": "same data, lower precision arithmetic: loss within a wider tolerance",
+            "changes-data": "not equivalent: the data fed to the model change",
+        }[self.tolerance_class]
+
+
+def derive_tolerance_class(data: str | None, loss: str | None) -> str:
+    """Return the class implied by the data and loss rules of entries written before classes existed."""
+    if data == "within_tolerance":
+        return "reorder"
+    if loss == "within_tolerance":
+        return "precision"
+    return "exact"
 
 
 class Remedy(_Record):

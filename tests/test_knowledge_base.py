@@ -339,3 +339,56 @@ def test_stage_speedup_can_come_from_a_metric():
     assert gain.expected_speedup({"data_wait_share": 0.5, "worker_scaling": 2.0}) == pytest.approx(1 / 0.75)
     # Without the metric the stage is assumed to vanish: the Amdahl bound.
     assert gain.expected_speedup({"data_wait_share": 0.5}) == pytest.approx(2.0)
+
+
+# -- tolerance classes ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("data", "loss", "derived"),
+    [("identical", "identical", "exact"), ("within_tolerance", "within_tolerance", "reorder"),
+     ("within_tolerance", "identical", "reorder"), ("identical", "within_tolerance", "precision")],
+)
+def test_tolerance_class_defaults_from_the_data_and_loss_rules(data, loss, derived):
+    from knowledge_base import Verification
+
+    assert Verification(data=data, loss=loss).tolerance_class == derived
+
+
+def test_every_bundled_remedy_has_a_tolerance_class_and_old_entries_keep_theirs():
+    classes = {r.id: r.verification.tolerance_class for e in load_entries() for r in e.remedies}
+    assert set(classes.values()) <= {"exact", "reorder", "precision", "changes-data"}
+    assert classes["raise_num_workers"] == "exact"
+    assert classes["vectorize_hot_function"] == "reorder"
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [({"data": "within_tolerance", "loss": "identical", "tolerance_class": "exact"}, "exact needs"),
+     ({"data": "within_tolerance", "loss": "within_tolerance", "tolerance_class": "precision"}, "precision keeps"),
+     ({"data": "identical", "loss": "identical", "tolerance_class": "approximate"}, "exact")],
+)
+def test_inconsistent_tolerance_class_is_refused(fields, says):
+    from knowledge_base import Verification
+
+    with pytest.raises(ValueError, match=says):
+        Verification(**fields)
+
+
+def test_changes_data_needs_explicit_approval_and_says_not_equivalent():
+    from knowledge_base import Verification
+
+    check = Verification(data="within_tolerance", loss="within_tolerance", tolerance_class="changes-data")
+    assert check.needs_explicit_approval and check.equivalence.startswith("not equivalent")
+    assert not Verification(data="identical", loss="within_tolerance").needs_explicit_approval
+
+
+def test_kb_command_lists_each_remedys_tolerance_class():
+    import subprocess
+
+    root = PACKAGE_DIR.parent
+    run = subprocess.run([sys.executable, "-m", "agent.cli", "kb", "transform_hotspot"], cwd=root,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "tolerance class reorder (equivalent within dtype tolerance" in run.stdout
+    listing = subprocess.run([sys.executable, "-m", "agent.cli", "kb"], cwd=root,
+                             capture_output=True, text=True, timeout=120)
+    assert "raise_num_workers (codemod, exact)" in listing.stdout
