@@ -58,6 +58,23 @@ METRICS: dict[str, Metric] = {
     "gpu_util_p50": Metric("number", "median NVML GPU utilization, percent (None without CUDA)"),
     "device": Metric("text", '"cpu" or "cuda"'),
     "step_time_cv": Metric("number", "coefficient of variation of the step time"),
+    "torch_threads": Metric("number", "intra-op threads of the main process (torch.get_num_threads())"),
+    "worker_torch_threads": Metric("number", "largest intra-op thread count in a DataLoader worker (torch sets 1)"),
+    "cpu_demand": Metric("number", "torch_threads + num_workers × max(worker_torch_threads, 1): threads wanting a core"),
+    "cpu_oversubscription": Metric("number", "cpu_demand / cpu_count; above 1 threads contend for cores"),
+    "startup_share": Metric("number", "startup_s / (startup_s + measured steps of the full run): share of a run spent starting"),
+    "gc_share": Metric("number", "garbage-collection pauses in the main process per step / step_ms"),
+    "build_cpu_share": Metric("number", "CPU time / wall time of building batches; low means blocked on reads"),
+    "build_blocked_share": Metric("number", "build_wait_share × (1 - build_cpu_share): the step's wait for blocked builds (I/O)"),
+    "sync_calls_per_step": Metric("number", ".item()/.cpu()/.tolist() calls on device tensors per step (full run)"),
+    "sync_wait_share": Metric("number", "time inside those calls per step / step_ms (host waits for the device)"),
+    "autocast_used": Metric("number", "1 if the model ran under autocast, else 0 (None: no model call seen)"),
+    "tf32_allowed": Metric("number", "1 if TF32 is allowed for float32 matmuls, else 0 (None without CUDA)"),
+    "cuda_capability": Metric("number", "CUDA compute capability, e.g. 8.0 (None without CUDA)"),
+    "gpu_busy_share": Metric("number", "GPU time of forward + backward + optimizer (CUDA events) / step_ms (None without CUDA)"),
+    "gpu_idle_share": Metric("number", "1 - gpu_util_p50 / 100 (None without NVML)"),
+    "gpu_memory_peak_share": Metric("number", "peak reserved device memory / device memory (None without CUDA)"),
+    "gpu_alloc_retries": Metric("number", "caching-allocator retries during the run (None without CUDA)"),
 }
 
 # Times in ms read better in a sentence than shares, so every stage share gets one.

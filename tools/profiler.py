@@ -183,7 +183,27 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         gpu=_gpu_stats(record, steps),
         runs=[full.measurement] + [run.measurement for run in light],
         warnings=warnings,
+        **_runtime_fields(record, steps, out_dir),
     )
+
+
+def _runtime_fields(record: dict, steps: list[dict], out_dir: Path) -> dict:
+    """Threads, GC pauses, host syncs and autocast from the probe's ``runtime`` facts and step records."""
+    facts = record.get("runtime") or {}
+    worker_threads = [json.loads(path.read_text()).get("torch_threads")
+                      for path in sorted(out_dir.glob("worker-facts-*.json"))]
+    worker_threads = [t for t in worker_threads if isinstance(t, int)]
+    count = max(len(steps), 1)
+    full = record.get("mode") == "full"
+    autocast = facts.get("autocast_seen")
+    return {
+        "torch_threads": facts.get("torch_threads"),
+        "worker_torch_threads": max(worker_threads) if worker_threads else None,
+        "gc_ms_per_step": sum(s.get("gc_ms", 0.0) for s in steps) / count,
+        "sync_calls_per_step": sum(s.get("sync_calls", 0) for s in steps) / count if full else None,
+        "sync_ms_per_step": sum(s.get("sync_ms", 0.0) for s in steps) / count if full else None,
+        "autocast_used": bool(autocast) if autocast is not None else None,
+    }
 
 
 def _loader_info(record: dict, target_dir: Path) -> LoaderInfo | None:
@@ -212,7 +232,9 @@ def _data_build(record: dict, out_dir: Path, loader: LoaderInfo | None) -> DataB
     return DataBuild(where=where, num_batches=len(fetches),
                      build_ms=statistics.median(f["fetch_ms"] for f in fetches),
                      collate_ms=statistics.median(f["collate_ms"] for f in fetches),
-                     collate_share=sum(f["collate_ms"] for f in fetches) / total_build if total_build else 0.0)
+                     collate_share=sum(f["collate_ms"] for f in fetches) / total_build if total_build else 0.0,
+                     cpu_share=(min(1.0, sum(f["cpu_ms"] for f in fetches) / total_build)
+                                if total_build and all("cpu_ms" in f for f in fetches) else None))
 
 
 def _gpu_stats(record: dict, steps: list[dict]) -> GpuStats:
@@ -227,5 +249,10 @@ def _gpu_stats(record: dict, steps: list[dict]) -> GpuStats:
     utils = sorted(sample[1] for sample in nvml.get("samples", []))
     def pct(q: float) -> float | None:
         return float(utils[min(len(utils) - 1, int(q * len(utils)))]) if utils else None
+    device = (record.get("runtime") or {}).get("cuda") or {}
+    total = device.get("total_bytes")
     return GpuStats(available=True, reason=nvml.get("reason", ""), device_name=cuda.get("device", ""),
-                    util_p5=pct(0.05), util_p50=pct(0.5), util_p95=pct(0.95), stage_gpu_ms=stage_ms)
+                    util_p5=pct(0.05), util_p50=pct(0.5), util_p95=pct(0.95), stage_gpu_ms=stage_ms,
+                    capability=device.get("capability"), tf32_allowed=device.get("matmul_allow_tf32"),
+                    memory_peak_share=device.get("peak_reserved_bytes", 0) / total if total else None,
+                    alloc_retries=device.get("alloc_retries"))

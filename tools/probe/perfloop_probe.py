@@ -44,6 +44,7 @@ import traceback
 
 from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
 from perfloop_gpu import CudaTimers, NvmlSampler
+from perfloop_runtime import install_gc_timer, note_autocast, patch_sync_points, runtime_facts, worker_facts
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
@@ -244,6 +245,7 @@ class _Probe:
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
             "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
             "cpu_count": _usable_cpus(),
+            "runtime": runtime_facts(),
         }
         if self.kept_batches:
             import torch
@@ -311,6 +313,7 @@ def _patch_torch(torch) -> None:
     _patch_optimizer(torch, probe)
     if _MODE == "full":
         _patch_tensor_to(torch, probe)
+        patch_sync_points(torch, lambda: probe.current, lambda: _is_worker_process(probe))
     _start_watchdog(probe)
 
 
@@ -414,6 +417,7 @@ def _patch_module_call(torch, probe: _Probe) -> None:
         if _MODE != "full" and probe.step_source == "loader":
             return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing to do
         if not probe.stages:
+            _guarded(probe, note_autocast, torch)
             _guarded(probe, _outermost_call, probe, self, args, kwargs)
         if not probe.timing():
             return original_call(self, *args, **kwargs)
@@ -608,12 +612,14 @@ def _timed_fetch(probe: _Probe, original):
             self._perfloop_wrapped = True
         _FETCH_STATE["collate_ms"] = 0.0
         _FETCH_STATE["active"] = True
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.thread_time()
         try:
             return original(self, possibly_batched_index)
         finally:
             _FETCH_STATE["active"] = False
+            # CPU time well below wall time means the build blocked (file reads, locks), not computed.
             record = {"fetch_ms": (time.perf_counter() - start) * 1000.0,
+                      "cpu_ms": (time.thread_time() - cpu_start) * 1000.0,
                       "collate_ms": _FETCH_STATE["collate_ms"], "end_wall": time.time()}
             if in_main:
                 probe.main_fetches.append(record)
@@ -644,6 +650,7 @@ def _start_worker(probe: _Probe) -> None:
     """Open this worker's record file and start its sampler (threads do not survive fork)."""
     pid = os.getpid()
     probe.worker_file = open(os.path.join(_OUT_DIR, f"worker-{pid}.jsonl"), "a", encoding="utf-8")
+    _write_text(f"worker-facts-{pid}.json", json.dumps(worker_facts()))
     if _MODE != "full":
         return
     sampler = start_sampler(lambda: "fetch" if _FETCH_STATE["active"] else None, _SAMPLE_S)
@@ -736,4 +743,5 @@ def install() -> None:
         sys.meta_path.insert(0, _TorchImportHook())
     if _MODE == "full":
         _PROBE.sampler = start_sampler(_main_label, _SAMPLE_S)
+    install_gc_timer(lambda: _PROBE.current)
     atexit.register(_PROBE.finish, "exit")

@@ -1,0 +1,73 @@
+"""The probe's runtime facts in real pipeline processes: threads, blocked builds, GC pauses, autocast."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.profiler import ProbeSettings, build_profile, run_probed
+
+SETTINGS = ProbeSettings(steps=6, warmup_steps=1)
+
+PIPELINE = '''
+import gc, sys, time
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+workers, blocked, garbage, amp = (int(a) for a in sys.argv[1:5])
+torch.set_num_threads(3)
+torch.manual_seed(0)
+
+
+class Rows(Dataset):
+    def __len__(self):
+        return 4096
+
+    def __getitem__(self, i):
+        if blocked:
+            time.sleep(0.002)  # a blocking read: wall time passes, the thread's CPU time does not
+        return torch.full((8,), float(i % 7))
+
+
+model = torch.nn.Linear(8, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+loader = DataLoader(Rows(), batch_size=8, num_workers=workers)
+for x in loader:
+    if garbage:
+        cycles = [[] for _ in range(20000)]
+        for a in cycles:
+            a.append(a)  # reference cycles only the collector frees
+        del cycles
+        gc.collect()
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bool(amp)):
+        loss = model(x).float().pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def _profile(tmp_path: Path, name: str, *flags: int):
+    (tmp_path / "train.py").write_text(PIPELINE)
+    command = "python train.py " + " ".join(str(f) for f in flags)
+    full = run_probed(command, tmp_path, tmp_path / name, SETTINGS, mode="full")
+    return build_profile(full, [], command, tmp_path, SETTINGS).metrics()
+
+
+def test_blocked_workers_gc_pauses_threads_and_autocast_are_measured(tmp_path):
+    metrics = _profile(tmp_path, "busy", 2, 1, 1, 1)
+    assert metrics["torch_threads"] == 3
+    assert metrics["worker_torch_threads"] == 1  # DataLoader workers run single-threaded
+    assert metrics["cpu_demand"] == 3 + 2 * 1
+    assert metrics["build_cpu_share"] < 0.5  # the workers slept, not computed
+    assert metrics["gc_share"] > 0
+    assert metrics["autocast_used"] == 1
+    assert metrics["sync_calls_per_step"] == 0  # .item() on CPU tensors is no device sync
+
+
+def test_quiet_pipeline_reports_no_pauses_and_no_autocast(tmp_path):
+    metrics = _profile(tmp_path, "quiet", 0, 0, 0, 0)
+    assert metrics["worker_torch_threads"] is None and metrics["cpu_demand"] == 3
+    assert metrics["build_cpu_share"] is not None
+    assert metrics["gc_share"] == pytest.approx(0.0, abs=0.02)
+    assert metrics["autocast_used"] == 0
