@@ -49,21 +49,48 @@ def test_bundled_entries_are_the_agreed_set():
             "per_step_python_overhead",
             "worker_startup_every_epoch",
             "compute_bound",
+            "thread_oversubscription",
+            "too_many_workers",
+            "small_file_reads",
+            "decode_heavy_samples",
+            "per_sample_tokenization",
+            "gc_pauses",
+            "host_sync_every_step",
+            "pageable_h2d",
+            "kernel_launch_overhead",
+            "no_mixed_precision",
+            "batch_too_small",
+            "memory_pressure",
         ]
     )
+    assert len(ENTRY_IDS) >= 16
     assert sorted(e.id for e in load_entries()) == ENTRY_IDS
 
 
 def test_every_entry_has_fixtures_and_every_fixture_an_entry():
     assert FIXTURE_IDS == ENTRY_IDS, "entries/<id>.yaml and tests/data/kb/<id>.json go in pairs"
     for entry_id in ENTRY_IDS:
-        assert set(fixture(entry_id)) == {"triggers", "does_not_trigger"}, entry_id
+        assert set(fixture(entry_id)) - {"provenance"} == {"triggers", "does_not_trigger"}, entry_id
+
+
+def _needs_cuda(entry_id: str) -> bool:
+    return any(c.metric == "device" and c.value == "cuda" for c in entry(entry_id).symptoms.all_of)
+
+
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_gpu_only_fixtures_say_where_they_come_from(entry_id):
+    # A GPU-shaped profile that was not measured on this machine must say so, so nobody mistakes it.
+    if _needs_cuda(entry_id):
+        assert "GPU" in fixture(entry_id).get("provenance", ""), entry_id
+        assert fixture(entry_id)["triggers"]["device"] == "cuda"
 
 
 @pytest.mark.parametrize("entry_id", FIXTURE_IDS)
 def test_fixtures_use_only_known_metrics(entry_id):
     # A misspelt metric would silently never trigger, making the fixture test vacuous.
     for case, metrics in fixture(entry_id).items():
+        if case == "provenance":
+            continue
         assert set(metrics) <= set(METRICS), f"{entry_id}.{case}: {set(metrics) - set(METRICS)}"
 
 
@@ -104,6 +131,26 @@ def test_summary_cites_every_number(entry_id):
         ("worker_startup_every_epoch", "epoch_stall_share", 0.10, 0.09),
         ("worker_startup_every_epoch", "num_workers", 1, 0),
         ("dataloader_starved", "num_workers", 15, 16),  # the fixture has 16 cores
+        # workers x threads > usable cores.
+        ("thread_oversubscription", "cpu_oversubscription", 1.01, 1.0),
+        ("too_many_workers", "epoch_stall_share", 0.05, 0.049),
+        ("small_file_reads", "build_cpu_share", 0.49, 0.5),
+        ("small_file_reads", "build_wait_share", 0.20, 0.19),
+        ("decode_heavy_samples", "hot_function_share", 0.30, 0.29),
+        ("per_sample_tokenization", "build_wait_share", 0.20, 0.19),
+        ("gc_pauses", "gc_share", 0.05, 0.049),
+        ("host_sync_every_step", "sync_wait_share", 0.05, 0.049),
+        ("host_sync_every_step", "sync_calls_per_step", 1, 0),
+        # TF profiler: 5-20% input is moderately input-bound.
+        ("pageable_h2d", "h2d_share", 0.05, 0.049),
+        # PyTorch TensorBoard plugin: GPU busy < 50% suggests a bigger batch.
+        ("kernel_launch_overhead", "gpu_busy_share", 0.49, 0.50),
+        ("batch_too_small", "gpu_idle_share", 0.51, 0.50),
+        ("batch_too_small", "input_share", 0.19, 0.20),
+        ("no_mixed_precision", "cuda_capability", 8.0, 7.5),
+        ("no_mixed_precision", "autocast_used", 0, 1),
+        # PyTorch TensorBoard plugin: peak memory > 90%.
+        ("memory_pressure", "gpu_memory_peak_share", 0.90, 0.89),
     ],
 )
 def test_thresholds_sit_at_the_documented_tiers(entry_id, metric, at, beyond):
@@ -392,3 +439,40 @@ def test_kb_command_lists_each_remedys_tolerance_class():
     listing = subprocess.run([sys.executable, "-m", "agent.cli", "kb"], cwd=root,
                              capture_output=True, text=True, timeout=120)
     assert "raise_num_workers (codemod, exact)" in listing.stdout
+
+
+@pytest.mark.parametrize("entry_id", ["host_sync_every_step", "pageable_h2d", "kernel_launch_overhead",
+                                      "no_mixed_precision", "batch_too_small", "memory_pressure"])
+def test_gpu_only_entries_stay_quiet_on_a_cpu_run(entry_id):
+    metrics = fixture(entry_id)["triggers"] | {"device": "cpu"}
+    assert entry_id not in matched_ids(metrics)
+
+
+def test_changes_data_remedies_are_marked_not_equivalent():
+    classes = {r.id: r.verification for e in load_entries() for r in e.remedies}
+    assert classes["raise_batch_size"].tolerance_class == "changes-data"
+    assert classes["decode_at_reduced_size"].needs_explicit_approval
+    assert {classes[r].tolerance_class for r in ("allow_tf32", "bf16_autocast")} == {"precision"}
+    assert classes["cuda_graphs_reduce_overhead"].tolerance_class == "reorder"
+
+
+def test_oversubscription_counts_only_busy_workers():
+    from tests.test_models import profile
+
+    # 2 workers taking 8 ms a batch against a 20 ms step: 0.4 of a worker is busy on average.
+    busy = profile(num_workers=2, data_wait_ms=5.0, build_ms=8.0).model_copy(update={"torch_threads": 4})
+    metrics = busy.metrics()
+    assert metrics["cpu_demand"] == pytest.approx(4 + 0.4)
+    assert metrics["cpu_oversubscription"] == pytest.approx(4.4 / 4)
+
+
+def test_too_many_workers_fires_past_the_cores_or_past_twice_the_need():
+    metrics = fixture("too_many_workers")["triggers"] | {"num_workers": 12}  # within the 16 cores
+    assert "too_many_workers" in matched_ids(metrics | {"worker_scaling": 0.5})
+    assert "too_many_workers" not in matched_ids(metrics | {"worker_scaling": 0.51})
+    assert "too_many_workers" in matched_ids(metrics | {"num_workers": 17, "worker_scaling": 0.51})
+
+
+def test_allocator_retries_alone_mean_memory_pressure():
+    metrics = fixture("memory_pressure")["does_not_trigger"]
+    assert "memory_pressure" in matched_ids(metrics | {"gpu_alloc_retries": 3})

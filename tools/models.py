@@ -216,16 +216,18 @@ class Profile(BaseModel):
         step_ms = led.step_ms if led.step_ms > 0 else None
         demand = None
         if self.torch_threads is not None and loader is not None:
-            demand = self.torch_threads + loader.num_workers * max(self.worker_torch_threads or 1, 1)
+            # Workers idle once their prefetch queue is full: on average build_ms / step_ms of them
+            # are busy, since every step consumes one batch.
+            busy = loader.num_workers
+            if build is not None and step_ms:
+                busy = min(busy, build.build_ms / step_ms)
+            demand = self.torch_threads + busy * max(self.worker_torch_threads or 1, 1)
         compute_gpu_ms = sum(gpu.stage_gpu_ms.get(s, 0.0) for s in ("forward", "backward", "optimizer"))
-        # Start-up against the full run's measured steps: what a run of this length pays to begin.
-        measured_s = self.startup_s + sum(self.runs[0].step_ms) / 1000.0 if self.runs else 0.0
         return {
             "torch_threads": self.torch_threads,
             "worker_torch_threads": self.worker_torch_threads,
             "cpu_demand": demand,
             "cpu_oversubscription": demand / max(self.cpu_count, 1) if demand is not None else None,
-            "startup_share": self.startup_s / measured_s if measured_s > 0 else None,
             "gc_share": self.gc_ms_per_step / step_ms if step_ms else None,
             "build_cpu_share": build.cpu_share if build else None,
             "build_blocked_share": (build_wait_share * (1.0 - build.cpu_share)
