@@ -1,7 +1,7 @@
 """Known training-pipeline bottlenecks: the entries, their schema and the matcher."""
 
 from knowledge_base.loader import ENTRIES_DIR, load_entries, load_entry
-from knowledge_base.match import describe, diagnose, explain
+from knowledge_base.match import bottleneck_moved, compare, describe, diagnose, explain
 from knowledge_base.metrics import KNOWN_METRICS, METRICS, Metric, Metrics, MetricValue
 from knowledge_base.schema import (
     Condition,
@@ -31,6 +31,8 @@ __all__ = [
     "Remedy",
     "Symptoms",
     "Verification",
+    "bottleneck_moved",
+    "compare",
     "describe",
     "diagnose",
     "explain",

@@ -280,11 +280,14 @@ class Entry(_Record):
     """Changes to try, best first; empty means informational, nothing actionable offline."""
     references: list[str] = Field(min_length=1)
     """Tools or documents the thresholds and remedies come from."""
+    confirm: str | None = None
+    """The check that would confirm the diagnosis, a template like summary_template; omitted, the
+    matcher says what the first remedy should do to the entry's share metric."""
 
-    @field_validator("summary_template")
+    @field_validator("summary_template", "confirm")
     @classmethod
-    def _check_template(cls, template: str) -> str:
-        return check_template(template)
+    def _check_template(cls, template: str | None) -> str | None:
+        return None if template is None else check_template(template)
 
     @field_validator("evidence")
     @classmethod
@@ -328,6 +331,20 @@ class Diagnosis(_Record):
     """Changes to try, best first; empty means nothing actionable offline."""
     summary: str
     """One sentence with the numbers, for the user."""
+    confidence: Literal["high", "medium", "low"] = "medium"
+    """How far to trust the claim: low when evidence is missing or the gain is within the noise,
+    high when every threshold is cleared by a wide margin (see knowledge_base.match)."""
+    confidence_reason: str = ""
+    """Why the confidence is what it is, with the numbers."""
+    symptoms_held: list[str] = []
+    """The conditions that held, with their values, e.g. "data_wait_share = 0.62 >= 0.2"."""
+    confirm_by: str = ""
+    """The measurement that would confirm the diagnosis (what the next profile should show)."""
+    first_remedy: str | None = None
+    """Id of the remedy to try first (the entry's order); None when nothing is actionable."""
+    shares: dict[str, float | None] = {}
+    """input_share, compute_share and other_share of the profile diagnosed: where the step went,
+    kept so that the next profile can say whether the bottleneck moved."""
 
 
 class ConditionCheck(_Record):

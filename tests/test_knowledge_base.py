@@ -476,3 +476,61 @@ def test_too_many_workers_fires_past_the_cores_or_past_twice_the_need():
 def test_allocator_retries_alone_mean_memory_pressure():
     metrics = fixture("memory_pressure")["does_not_trigger"]
     assert "memory_pressure" in matched_ids(metrics | {"gpu_alloc_retries": 3})
+
+
+# -- each diagnosis as a claim ------------------------------------------------------
+def test_diagnosis_is_a_claim_with_confidence_evidence_check_and_first_remedy():
+    (diagnosis,) = diagnose(fixture("dataloader_starved")["triggers"])
+    assert diagnosis.confidence == "high"
+    assert "data_wait_share = 0.62 vs 0.2" in diagnosis.confidence_reason
+    assert diagnosis.symptoms_held == ["data_wait_share = 0.62 >= 0.2", "num_workers = 2 < cpu_count (16)"]
+    assert diagnosis.first_remedy == "raise_num_workers"
+    assert diagnosis.confirm_by.startswith("re-profile after raise_num_workers: data_wait_share should fall from 62%")
+    assert diagnosis.shares == {"input_share": 0.63, "compute_share": 0.33, "other_share": 0.04}
+
+
+@pytest.mark.parametrize(
+    ("update", "level", "says"),
+    [({"data_wait_share": 0.22}, "medium", "within 25% of its threshold 0.2"),
+     ({"noise_pct": 300.0}, "low", "within the run-to-run noise"),
+     ({"worker_fetch_ms": None}, "low", "lacks worker_fetch_ms")],
+)
+def test_confidence_falls_near_thresholds_in_noise_and_without_evidence(update, level, says):
+    (diagnosis,) = diagnose(fixture("dataloader_starved")["triggers"] | update)
+    assert diagnosis.confidence == level and says in diagnosis.confidence_reason
+
+
+def test_informational_entry_names_no_first_remedy():
+    diagnosis = describe(entry("compute_bound"), fixture("compute_bound")["triggers"])
+    assert diagnosis.first_remedy is None and diagnosis.confirm_by.startswith("a change aimed at it")
+
+
+def test_compare_says_the_bottleneck_moved_with_both_shares():
+    from knowledge_base import compare
+
+    before_metrics = {"input_share": 0.80, "compute_share": 0.15, "data_wait_share": 0.80, "num_workers": 0,
+                      "cpu_count": 8}
+    after_metrics = {"input_share": 0.04, "compute_share": 0.70}
+    before, after = diagnose(before_metrics)[0], diagnose(after_metrics)[0]
+    assert compare(before_metrics, after_metrics, before, after) == (
+        "bottleneck moved: was input-bound 80% (dataloader_starved), now compute-bound 70% (compute_bound)")
+    assert compare(before_metrics, {}, before, None) == (
+        "bottleneck moved: was input-bound 80% (dataloader_starved), now no known bottleneck matches")
+
+
+def test_compare_says_the_bottleneck_stayed():
+    from knowledge_base import bottleneck_moved, compare
+
+    before_metrics = {"input_share": 0.80, "data_wait_share": 0.80, "num_workers": 0, "cpu_count": 8}
+    after_metrics = {"input_share": 0.55, "data_wait_share": 0.55, "num_workers": 2, "cpu_count": 8}
+    before, after = diagnose(before_metrics)[0], diagnose(after_metrics)[0]
+    assert not bottleneck_moved(before, after)
+    assert compare(before_metrics, after_metrics, before, after) == (
+        "bottleneck stayed: still input-bound, 80% -> 55% of the step (dataloader_starved -> dataloader_starved)")
+
+
+def test_old_diagnoses_without_claim_fields_still_load():
+    old = {"entry_id": "x", "title": "t", "category": "input", "expected_speedup": 1.5, "evidence": {},
+           "remedies": [], "summary": "s"}
+    diagnosis = Diagnosis.model_validate(old)
+    assert diagnosis.confidence == "medium" and diagnosis.first_remedy is None and diagnosis.shares == {}
