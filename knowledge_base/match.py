@@ -19,6 +19,10 @@ CONFIDENT_MARGIN = 0.25
 # Where each category of bottleneck shows in the step, for "was input-bound 80%, now ...".
 CATEGORY_SHARE = {"input": "input_share", "compute": "compute_share", "host": "other_share",
                   "memory": "compute_share"}
+# Headspace (step time with free data vs the real one) below this: the input side is not the problem.
+HEADSPACE_NOT_INPUT = 0.05
+# Above this, data-side gains are bounded by the headspace rather than by the measured wait.
+HEADSPACE_BOUNDS = 0.10
 CATEGORY_NAME = {"input": "input-bound", "compute": "compute-bound", "host": "host-bound",
                  "memory": "memory-bound"}
 
@@ -28,6 +32,10 @@ def diagnose(metrics: Metrics, entries: Sequence[Entry] | None = None) -> list[D
     entries = load_entries() if entries is None else list(entries)
     check_unique_ids(entries)
     view = with_derived(metrics)
+    headspace = view.get("headspace_share")
+    if is_number(headspace) and headspace < HEADSPACE_NOT_INPUT:
+        # Replaying stored batches barely sped the step up: whatever the wait looks like, data is not it.
+        entries = [entry for entry in entries if entry.category != "input"]
     found = [describe(entry, view) for entry in entries if entry.symptoms.hold(view)]
     # sorted() is stable, so equal speedups keep the entries' order.
     return sorted(found, key=lambda d: -d.expected_speedup)
@@ -37,6 +45,10 @@ def describe(entry: Entry, metrics: Metrics) -> Diagnosis:
     """Build the diagnosis an entry gives for these metrics (whether or not it matches)."""
     view = with_derived(metrics)
     speedup = entry.expected_gain.expected_speedup(view)
+    headspace = view.get("headspace_share")
+    if entry.category == "input" and is_number(headspace) and headspace > HEADSPACE_BOUNDS:
+        # Free data is the best any data-side change can do: 1 / (1 - headspace).
+        speedup = min(speedup, 1.0 / (1.0 - min(headspace, 0.99)))
     evidence = {name: view.get(name) for name in entry.evidence}
     confidence, reason = _confidence(entry, view, evidence, speedup)
     first = entry.remedies[0] if entry.remedies else None

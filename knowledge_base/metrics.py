@@ -74,6 +74,7 @@ METRICS: dict[str, Metric] = {
     "gpu_idle_share": Metric("number", "1 - gpu_util_p50 / 100 (None without NVML)"),
     "gpu_memory_peak_share": Metric("number", "peak reserved device memory / device memory (None without CUDA)"),
     "gpu_alloc_retries": Metric("number", "caching-allocator retries during the run (None without CUDA)"),
+    "headspace_share": Metric("number", "(step - step with free data) / step from replaying stored batches: the most a data-side change can gain (None: not measured)"),
 }
 
 # Times in ms read better in a sentence than shares, so every stage share gets one.

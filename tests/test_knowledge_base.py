@@ -61,6 +61,7 @@ def test_bundled_entries_are_the_agreed_set():
             "no_mixed_precision",
             "batch_too_small",
             "memory_pressure",
+            "hidden_input_contention",
         ]
     )
     assert len(ENTRY_IDS) >= 16
@@ -534,3 +535,29 @@ def test_old_diagnoses_without_claim_fields_still_load():
            "remedies": [], "summary": "s"}
     diagnosis = Diagnosis.model_validate(old)
     assert diagnosis.confidence == "medium" and diagnosis.first_remedy is None and diagnosis.shares == {}
+
+
+
+# -- headspace ------------------------------------------------------------------------
+def test_small_headspace_says_the_input_side_is_not_the_problem():
+    metrics = fixture("dataloader_starved")["triggers"]
+    assert "dataloader_starved" in matched_ids(metrics | {"headspace_share": 0.05})
+    assert matched_ids(metrics | {"headspace_share": 0.049}) == []
+
+
+def test_large_headspace_bounds_data_side_gains():
+    metrics = fixture("dataloader_starved")["triggers"]
+    (unbounded,) = diagnose(metrics)
+    (bounded,) = diagnose(metrics | {"headspace_share": 0.30})
+    assert unbounded.expected_speedup == pytest.approx(2.63, abs=0.01)
+    assert bounded.expected_speedup == pytest.approx(1 / 0.7)
+    assert "expected gain up to 1.43x" in bounded.summary
+    (between,) = diagnose(metrics | {"headspace_share": 0.08})  # 5-10%: the bound stands
+    assert between.expected_speedup == unbounded.expected_speedup
+
+
+def test_hidden_contention_ranks_by_headspace():
+    metrics = fixture("hidden_input_contention")["triggers"]
+    top = diagnose(metrics)[0]
+    assert top.entry_id == "hidden_input_contention"
+    assert top.expected_speedup == pytest.approx(1 / (1 - 0.34))

@@ -145,6 +145,12 @@ class Profile(BaseModel):
                                                                 "tensors per step (full run; None when not measured).")
     sync_ms_per_step: float | None = Field(None, description="Mean time inside those calls per step (ms).")
     autocast_used: bool | None = Field(None, description="Whether the model ran under autocast (None: no model call seen).")
+    headspace: float | None = Field(None, description="(step - step with free data) / step: the most any data-side "
+                                                      "change can gain, from replaying stored batches; None when not "
+                                                      "measured (see headspace_note).")
+    step_ms_free_data: float | None = Field(None, description="Median step time of the replay run, where the "
+                                                              "loader was bypassed (ms).")
+    headspace_note: str = Field("", description="How headspace was measured, or why it could not be.")
     cpu_count: int = 1
     device: str = "cpu"
     gpu: GpuStats
@@ -244,4 +250,5 @@ class Profile(BaseModel):
             "gpu_idle_share": 1.0 - gpu.util_p50 / 100.0 if gpu.util_p50 is not None else None,
             "gpu_memory_peak_share": gpu.memory_peak_share,
             "gpu_alloc_retries": gpu.alloc_retries,
+            "headspace_share": self.headspace,
         }

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from sandbox.runner import RunLimits, RunResult, run_command
+from tools.headspace import headspace_fields
 from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
 from tools.stats import noise_pct
 from tools.target import Target
@@ -61,8 +62,11 @@ class ProbeRun(BaseModel):
 
 
 def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSettings,
-               mode: str = "light", label: str = "") -> ProbeRun:
-    """Run ``command`` in ``target_dir`` with the probe attached; raise PipelineError on failure."""
+               mode: str = "light", label: str = "", extra_env: dict[str, str] | None = None) -> ProbeRun:
+    """Run ``command`` in ``target_dir`` with the probe attached; raise PipelineError on failure.
+
+    ``extra_env`` adds probe settings, e.g. PERFLOOP_REPLAY_FROM for a headspace run (tools/headspace.py).
+    """
     if out_dir.exists():
         shutil.rmtree(out_dir)  # a re-run after a crash must not mix in the earlier attempt's files
     out_dir.mkdir(parents=True)
@@ -75,6 +79,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         "PERFLOOP_SAMPLE_MS": str(settings.sample_ms),
         "PERFLOOP_FIRST_STEP_TIMEOUT_S": str(settings.first_step_timeout_s),
         "PYTHONUNBUFFERED": "1",
+        **(extra_env or {}),
     }
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
                          stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
@@ -145,8 +150,11 @@ def _measure(record: dict, result: RunResult, settings: ProbeSettings, out_dir: 
 
 
 def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_dir: Path,
-                  settings: ProbeSettings) -> Profile:
-    """Combine one full run (where time goes) with light runs (throughput, noise) into a Profile."""
+                  settings: ProbeSettings, replay: ProbeRun | str | None = None) -> Profile:
+    """Combine one full run (where time goes) with light runs (throughput, noise) into a Profile.
+
+    ``replay`` is the headspace run (tools/headspace.py), or the reason there is none.
+    """
     record = full.record
     steps = _measured(record, settings)
     count = len(steps)
@@ -184,6 +192,7 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         runs=[full.measurement] + [run.measurement for run in light],
         warnings=warnings,
         **_runtime_fields(record, steps, out_dir),
+        **headspace_fields(full, light, replay),
     )
 
 

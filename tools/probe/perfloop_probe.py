@@ -44,6 +44,7 @@ import traceback
 
 from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
 from perfloop_gpu import CudaTimers, NvmlSampler
+from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
 from perfloop_runtime import install_gc_timer, note_autocast, patch_sync_points, runtime_facts, worker_facts
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
@@ -251,6 +252,8 @@ class _Probe:
             import torch
 
             torch.save(self.kept_batches, os.path.join(_OUT_DIR, f"batches-rank{_RANK}.pt"))
+        if _MODE == "full" and "torch" in sys.modules:
+            record["replay"] = save_replay(_OUT_DIR, _RANK)
         _write_text(f"main-rank{_RANK}.json", json.dumps(record))
 
 
@@ -348,7 +351,8 @@ def _patch_loader_iter(probe: _Probe) -> None:
 
     def loader_iter(self):
         with probe.stage("data"):
-            iterator = original_iter(self)
+            replay = not _is_worker_process(probe) and replays(self)
+            iterator = replay_iterator(self) if replay else original_iter(self)
         iterator._perfloop_loader = getattr(self, "_perfloop_id", -1)
         iterator._perfloop_fresh = True
         if probe.current is not None and iterator._perfloop_loader == probe.step_loader:
@@ -396,6 +400,8 @@ def _patch_next_batch(probe: _Probe) -> None:
             probe.current["data_ms"] += wait_ms
             probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
             _record_batch(probe, batch)
+            if _MODE == "full":
+                keep_for_replay(batch)
         return batch
 
     dl._BaseDataLoaderIter.__next__ = next_batch
