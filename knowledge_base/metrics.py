@@ -63,7 +63,7 @@ METRICS: dict[str, Metric] = {
     "cpu_demand": Metric("number", "torch_threads + busy workers × max(worker_torch_threads, 1); busy workers = min(num_workers, worker_fetch_ms / step_ms)"),
     "cpu_oversubscription": Metric("number", "cpu_demand / cpu_count; above 1 threads contend for cores"),
     "gc_share": Metric("number", "garbage-collection pauses in the main process per step / step_ms"),
-    "build_cpu_share": Metric("number", "CPU time / wall time of building batches; low means blocked on reads"),
+    "build_cpu_share": Metric("number", "time the batch builders ran or waited for a core / their wall time; low means blocked on reads"),
     "build_blocked_share": Metric("number", "build_wait_share × (1 - build_cpu_share): the step's wait for blocked builds (I/O)"),
     "sync_calls_per_step": Metric("number", ".item()/.cpu()/.tolist() calls on device tensors per step (full run)"),
     "sync_wait_share": Metric("number", "time inside those calls per step / step_ms (host waits for the device)"),

@@ -82,3 +82,24 @@ def test_quiet_pipeline_reports_no_pauses_and_no_autocast(tmp_path):
     assert metrics["autocast_used"] == 0
     found = [d.entry_id for d in diagnose(metrics)]
     assert "small_file_reads" not in found and "gc_pauses" not in found, found
+
+
+def test_runnable_time_counts_computing_not_sleeping():
+    import sys
+    import time
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "probe"))
+    try:
+        from perfloop_runtime import runnable_ms
+    finally:
+        sys.path.pop(0)
+    start = runnable_ms()
+    if start is None:
+        pytest.skip("this kernel has no /proc/thread-self/schedstat; CPU time alone is used")
+    time.sleep(0.05)
+    slept = runnable_ms() - start
+    begin = time.perf_counter()
+    while time.perf_counter() - begin < 0.05:
+        pass
+    busy = runnable_ms() - start - slept
+    assert slept < 25.0 and busy >= 40.0

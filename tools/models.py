@@ -84,8 +84,9 @@ class DataBuild(BaseModel):
     build_ms: float = Field(description="Median time to build one batch: __getitem__ calls + collate (ms).")
     collate_ms: float = Field(description="Median collate time per batch (ms).")
     collate_share: float = Field(description="Total collate time / total build time.")
-    cpu_share: float | None = Field(None, description="CPU time of the building thread / its wall time, over all "
-                                                      "batches; low means it blocked on reads, not computed.")
+    cpu_share: float | None = Field(None, description="Time the building thread ran or waited for a core (CPU time "
+                                                      "alone where Linux schedstat is missing) / its wall time, over "
+                                                      "all batches; low means it blocked on reads, not computed.")
 
 
 class GpuStats(BaseModel):

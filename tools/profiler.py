@@ -242,8 +242,15 @@ def _data_build(record: dict, out_dir: Path, loader: LoaderInfo | None) -> DataB
                      build_ms=statistics.median(f["fetch_ms"] for f in fetches),
                      collate_ms=statistics.median(f["collate_ms"] for f in fetches),
                      collate_share=sum(f["collate_ms"] for f in fetches) / total_build if total_build else 0.0,
-                     cpu_share=(min(1.0, sum(f["cpu_ms"] for f in fetches) / total_build)
-                                if total_build and all("cpu_ms" in f for f in fetches) else None))
+                     cpu_share=_cpu_share(fetches, total_build))
+
+
+def _cpu_share(fetches: list[dict], total_build: float) -> float | None:
+    """Time the builders were on a core or queued for one, over their wall time (1 - blocked share)."""
+    key = "runnable_ms" if all("runnable_ms" in f for f in fetches) else "cpu_ms"
+    if not total_build or not all(key in f for f in fetches):
+        return None
+    return min(1.0, sum(f[key] for f in fetches) / total_build)
 
 
 def _gpu_stats(record: dict, steps: list[dict]) -> GpuStats:

@@ -45,7 +45,7 @@ import traceback
 from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
-from perfloop_runtime import install_gc_timer, note_autocast, patch_sync_points, runtime_facts, worker_facts
+from perfloop_runtime import install_gc_timer, runnable_ms, note_autocast, patch_sync_points, runtime_facts, worker_facts
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
@@ -619,6 +619,7 @@ def _timed_fetch(probe: _Probe, original):
         _FETCH_STATE["collate_ms"] = 0.0
         _FETCH_STATE["active"] = True
         start, cpu_start = time.perf_counter(), time.thread_time()
+        wanted_start = runnable_ms() if _MODE == "full" else None
         try:
             return original(self, possibly_batched_index)
         finally:
@@ -627,6 +628,9 @@ def _timed_fetch(probe: _Probe, original):
             record = {"fetch_ms": (time.perf_counter() - start) * 1000.0,
                       "cpu_ms": (time.thread_time() - cpu_start) * 1000.0,
                       "collate_ms": _FETCH_STATE["collate_ms"], "end_wall": time.time()}
+            wanted_end = runnable_ms() if wanted_start is not None else None
+            if wanted_end is not None:
+                record["runnable_ms"] = wanted_end - wanted_start  # on a core or queued for one
             if in_main:
                 probe.main_fetches.append(record)
             else:

@@ -77,6 +77,33 @@ def note_autocast(torch) -> None:
     _STATE["autocast_seen"] = bool(seen)
 
 
+_SCHED: dict = {"pid": None, "file": None}
+
+
+def runnable_ms() -> float | None:
+    """Return the calling thread's CPU time plus run-queue wait (ms) so far, None where Linux does not say.
+
+    Wall time minus this is time the thread was blocked (reads, locks, sleeps), not time it lost
+    to other busy threads: on a crowded machine thread CPU time alone would call that blocking too.
+    """
+    pid = os.getpid()
+    if _SCHED["pid"] != pid:  # a forked worker must not read its parent's thread
+        _SCHED["pid"] = pid
+        try:
+            _SCHED["file"] = open("/proc/thread-self/schedstat", "rb", buffering=0)
+        except OSError:
+            _SCHED["file"] = None
+    handle = _SCHED["file"]
+    if handle is None:
+        return None
+    try:
+        handle.seek(0)
+        on_cpu, waiting = handle.read().split()[:2]
+        return (int(on_cpu) + int(waiting)) / 1e6
+    except (OSError, ValueError):
+        return None
+
+
 def worker_facts() -> dict:
     """Return what a DataLoader worker runs with: its intra-op threads (torch sets 1 unless changed)."""
     torch = sys.modules.get("torch")
