@@ -62,6 +62,7 @@ def test_bundled_entries_are_the_agreed_set():
             "batch_too_small",
             "memory_pressure",
             "hidden_input_contention",
+            "rank_straggler",
         ]
     )
     assert len(ENTRY_IDS) >= 16
@@ -152,6 +153,8 @@ def test_summary_cites_every_number(entry_id):
         ("no_mixed_precision", "autocast_used", 0, 1),
         # PyTorch TensorBoard plugin: peak memory > 90%.
         ("memory_pressure", "gpu_memory_peak_share", 0.90, 0.89),
+        # PyTorch TensorBoard plugin: communication > 10% of the step.
+        ("rank_straggler", "rank_wait_spread_share", 0.10, 0.099),
     ],
 )
 def test_thresholds_sit_at_the_documented_tiers(entry_id, metric, at, beyond):

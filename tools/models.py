@@ -146,6 +146,9 @@ class Profile(BaseModel):
                                                                 "tensors per step (full run; None when not measured).")
     sync_ms_per_step: float | None = Field(None, description="Mean time inside those calls per step (ms).")
     autocast_used: bool | None = Field(None, description="Whether the model ran under autocast (None: no model call seen).")
+    rank_data_wait_ms: list[float] = Field(default_factory=list, description="Mean data wait per measured step of "
+                                                                          "each rank whose probe record was found, by "
+                                                                          "rank (one entry for a single process).")
     headspace: float | None = Field(None, description="(step - step with free data) / step: the most any data-side "
                                                       "change can gain, from replaying stored batches; None when not "
                                                       "measured (see headspace_note).")
@@ -252,4 +255,7 @@ class Profile(BaseModel):
             "gpu_memory_peak_share": gpu.memory_peak_share,
             "gpu_alloc_retries": gpu.alloc_retries,
             "headspace_share": self.headspace,
+            "world_size": len(self.rank_data_wait_ms) or 1,
+            "rank_wait_spread_share": ((max(self.rank_data_wait_ms) - min(self.rank_data_wait_ms)) / step_ms
+                                       if len(self.rank_data_wait_ms) > 1 and step_ms else None),
         }

@@ -193,7 +193,20 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         warnings=warnings,
         **_runtime_fields(record, steps, out_dir),
         **headspace_fields(full, light, replay),
+        rank_data_wait_ms=_rank_data_waits(record, out_dir, settings),
     )
+
+
+def _rank_data_waits(record: dict, out_dir: Path, settings: ProbeSettings) -> list[float]:
+    """Mean data wait per measured step of every rank that wrote a record into this run's folder, by rank."""
+    waits: dict[int, float] = {}
+    for path in out_dir.glob("main-rank*.json"):
+        rank_record = record if path.name == f"main-rank{record.get('rank', '0')}.json" else json.loads(path.read_text())
+        steps = _measured(rank_record, settings)
+        rank = str(rank_record.get("rank", "0"))
+        if steps and rank.isdigit():
+            waits[int(rank)] = sum(s["data_ms"] for s in steps) / len(steps)
+    return [waits[rank] for rank in sorted(waits)]
 
 
 def _runtime_fields(record: dict, steps: list[dict], out_dir: Path) -> dict:
