@@ -24,5 +24,7 @@ def describe_profile(profile: Profile) -> list[str]:
     if profile.main_hot_functions and led.share("other") >= 0.05:
         hot = profile.main_hot_functions[0]
         lines.append(f"{hot.share:.0%} of step time is host code in {hot.name} ({hot.file}:{hot.line})")
+    if profile.ranks is not None:
+        lines.append(profile.ranks.sentence())
     lines.extend(f"warning: {w}" for w in profile.warnings)
     return lines

@@ -164,13 +164,14 @@ class VerifyStage(Event):
     name: ClassVar[str] = "verify_stage"
     stage: str
     passed: bool
+    reason: str = Field("", description="Why the stage failed.")
     undecided: bool = False
     pairs: int | None = None
     result: dict | None = Field(None, description="The stage's check (CheckResult, SpeedCheck, …) as JSON.")
 
     def lines(self, show_diff: bool = False) -> list[str]:
         result = self.result or {}
-        detail = result.get("detail") or result.get("reason") or ""
+        detail = self.reason or result.get("detail") or result.get("reason") or ""
         return [f"  {self.stage}: {'pass' if self.passed else 'FAIL'} {detail}".rstrip()]
 
 

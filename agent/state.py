@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from knowledge_base import Diagnosis
 from tools.datacheck import CheckResult
 from tools.models import Profile, RunMeasurement
-from tools.stats import SpeedCheck
+from tools.sideoutputs import SideOutputCheck
+from tools.stats import SpeedCheck, StartupCheck
 from tools.target import Target
 
 StopReason = Literal["max_iterations", "nothing_actionable", "user_quit", "profile_only", "awaiting_approval"]
@@ -98,10 +99,13 @@ class Verdict(BaseModel):
     proposal_id: str
     verdict: VerdictName
     reason: str
-    stage: str = Field(description="Verification stage that decided: approval, patch, smoke, data, loss, speed, commit.")
+    stage: str = Field(description="Verification stage that decided: approval, a name in "
+                                   "agent.nodes.verify.STAGES, or commit.")
     speed: SpeedCheck | None = None
     data: CheckResult | None = None
     loss: CheckResult | None = None
+    side_outputs: SideOutputCheck | None = Field(None, description="What the pipeline printed and wrote, compared.")
+    startup: StartupCheck | None = Field(None, description="Start-up judged with steady state (whole-run cost).")
     commit: str | None = None
     candidate_runs: list[RunMeasurement] = Field(default_factory=list)
 
@@ -125,6 +129,7 @@ class LoopState(BaseModel):
     settings: Settings
     state_dir: str = Field(description="Where this run keeps its audit log, probe files and checkpoints.")
     head: str = Field("", description="Current head of perfloop/<run_id>.")
+    base: str = Field("", description="The user's HEAD when the run started (the branch grew from it).")
     first_profile: Profile | None = Field(None, description="The unchanged pipeline's profile.")
     profile: Profile | None = Field(None, description="Profile of the current head.")
     diagnoses: list[Diagnosis] = Field(default_factory=list, description="Ranked, for the current head.")

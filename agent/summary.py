@@ -28,8 +28,11 @@ class IterationSummary(BaseModel):
     expected_speedup: float
     speedup: float | None
     ci: list[float] | None
-    data_check: str
-    loss_check: str
+    data_check: str = Field(description="identical | within_tolerance | changed | not_comparable | not_run.")
+    data_detail: str = Field("", description="The data check's label, e.g. 'within_tolerance (compared R of T rows)'.")
+    loss_check: str = Field(description="identical | within_tolerance | within_envelope | diverged | "
+                                        "not_comparable | not_run.")
+    side_outputs_check: str = Field("not_run", description="same | declared | changed | not_run.")
     commit: str | None
 
     @classmethod
@@ -38,8 +41,9 @@ class IterationSummary(BaseModel):
         return cls(proposal_id=p.id, diagnosis=p.diagnosis, evidence=p.evidence, change=p.change, source=p.source,
                    verdict=v.verdict, stage=v.stage, reason=v.reason, expected_speedup=p.expected_speedup,
                    speedup=v.speed.speedup if v.speed else None, ci=list(v.speed.ci) if v.speed else None,
-                   data_check=v.data.status if v.data else "not_run",
-                   loss_check=v.loss.status if v.loss else "not_run", commit=v.commit)
+                   data_check=v.data.status if v.data else "not_run", data_detail=v.data.label if v.data else "",
+                   loss_check=v.loss.status if v.loss else "not_run",
+                   side_outputs_check=v.side_outputs.status if v.side_outputs else "not_run", commit=v.commit)
 
 
 class RunSummary(BaseModel):
@@ -58,10 +62,14 @@ class RunSummary(BaseModel):
     bottleneck_summary: str = ""
     iterations: list[IterationSummary]
     runs_used: int
+    base: str = Field("", description="The user's HEAD the run started from.")
+    base_moved: bool = Field(False, description="The user's HEAD moved during the run (the run's branch is "
+                                                "unaffected; rebase or cherry-pick its commits onto the new HEAD).")
+    base_now: str | None = Field(None, description="The user's HEAD at the end, when it moved.")
 
 
 def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: float,
-                  speedup_ci: list[float] | None) -> RunSummary:
+                  speedup_ci: list[float] | None, user_head: str | None = None) -> RunSummary:
     """Assemble the summary from the state and the final measurement."""
     first = state.first_profile
     top = state.diagnoses[0] if state.diagnoses else None
@@ -71,7 +79,9 @@ def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: flo
         final=final, speedup=speedup, speedup_ci=speedup_ci,
         stop_reason=state.stop_reason, stop_detail=state.stop_detail,
         bottleneck=top.entry_id if top else None, bottleneck_summary=top.summary if top else "",
-        iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used)
+        iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used,
+        base=state.base, base_moved=bool(user_head and state.base and user_head != state.base),
+        base_now=user_head if user_head and user_head != state.base else None)
 
 
 class PausedSummary(BaseModel):

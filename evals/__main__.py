@@ -27,6 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--work-dir", type=Path, help="where copies and checkouts go (default: a new temp dir)")
     parser.add_argument("--pipeline-timeout", type=float, default=600.0, help="seconds per re-measuring run")
     parser.add_argument("--agent-timeout", type=float, default=3600.0, help="seconds per agent run")
+    parser.add_argument("--adversarial", action="store_true",
+                        help="serve the wrong edits of evals/adversarial/corpus.py through the LLM path and print "
+                             "where verify rejects each (--only filters by mutant or target name)")
     return parser
 
 
@@ -57,6 +60,9 @@ def parse_options(argv: list[str] | None) -> tuple[harness.Options, Path]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the suite, print the table, write the JSON; exit 1 on any false accept, 2 on bad flags."""
+    args = build_parser().parse_args(argv)
+    if args.adversarial:
+        return _adversarial(args)
     try:
         options, json_out = parse_options(argv)
     except ValueError as error:
@@ -68,6 +74,20 @@ def main(argv: list[str] | None = None) -> int:
     json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     harness.progress(f"results written to {json_out}")
     return harness.exit_code(report)
+
+
+def _adversarial(args: argparse.Namespace) -> int:
+    """Run the adversarial corpus; exit 1 when any mutant was accepted."""
+    from evals.adversarial.run import format_rows, rows_json, run_adversarial
+
+    work_dir = (args.work_dir or Path(tempfile.mkdtemp(prefix="perfloop-adversarial-"))).resolve()
+    work_dir.mkdir(parents=True, exist_ok=True)
+    harness.progress(f"working in {work_dir}")
+    rows = run_adversarial(work_dir, args.only)
+    print(format_rows(rows))
+    Path(args.json_out).write_text(json.dumps(rows_json(rows), indent=2) + "\n", encoding="utf-8")
+    accepted = [row for row in rows if row.verdict == "accepted" and not row.kind.endswith("(control)")]
+    return harness.EXIT_FALSE_ACCEPT if accepted else harness.EXIT_OK
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ METRICS: dict[str, Metric] = {
     "gpu_alloc_retries": Metric("number", "caching-allocator retries during the run (None without CUDA)"),
     "headspace_share": Metric("number", "(step - step with free data) / step from replaying stored batches: the most a data-side change can gain (None: not measured)"),
     "world_size": Metric("number", "ranks whose probe records the profile found (1 for a single process)"),
-    "rank_wait_spread_share": Metric("number", "(slowest - fastest rank's mean data wait) / step_ms; None with one rank"),
+    "rank_wait_spread_share": Metric("number", "the straggler rank's data wait beyond the median rank's / median step (tools/ranks.py); None with one rank"),
 }
 
 # Times in ms read better in a sentence than shares, so every stage share gets one.

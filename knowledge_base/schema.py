@@ -1,4 +1,4 @@
-"""Define knowledge-base entries (symptoms, gain, remedies) and the diagnoses they yield."""
+"""Define knowledge-base entries: symptoms, expected gain, remedies and how each is verified."""
 
 import operator
 from collections.abc import Sequence
@@ -9,12 +9,11 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationInfo,
-    computed_field,
     field_validator,
     model_validator,
 )
 
-from knowledge_base.metrics import KNOWN_METRICS, MetricValue, Metrics, check_template, is_number
+from knowledge_base.metrics import KNOWN_METRICS, Metrics, check_template, is_number
 
 Op = Literal["<", "<=", ">", ">=", "==", "!=", "contains", "in"]
 Category = Literal["input", "compute", "host", "memory"]
@@ -156,17 +155,35 @@ class ExpectedGain(_Record):
         return 1.0 / ((1.0 - p) + remaining)
 
 
+# The one table of data tolerances per dtype, |a - b| <= atol + rtol * |b| (FIELD_NOTES: fp32
+# 1e-5/1e-5, fp16 1e-3, bf16 1e-2). A remedy's `atol`/`rtol` default to the fp32 row; verify
+# enforces exactly what the remedy declares (tools/datacheck.py holds no table of its own).
+DTYPE_TOLERANCE: dict[str, tuple[float, float]] = {
+    "float64": (1e-8, 1e-7), "float32": (1e-5, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2),
+}
+# Per-step loss within_tolerance default: |a - b| <= atol + rtol * |b|.
+LOSS_TOLERANCE: tuple[float, float] = (1e-6, 1e-4)
+
+
 class Verification(_Record):
     """What must stay the same for a remedy to be kept."""
 
     data: Check
     """Batches versus the baseline for the same seed: bit-identical or within atol/rtol."""
     loss: Check
-    """Loss curve versus the baseline with a fixed seed: bit-identical or within atol/rtol."""
-    atol: float = Field(default=1e-5, ge=0.0)
-    """Absolute tolerance for within_tolerance (fp32 default; fp16 1e-3, bf16 1e-2)."""
-    rtol: float = Field(default=1e-5, ge=0.0)
-    """Relative tolerance: |a - b| <= atol + rtol * |b|."""
+    """Loss curve versus the baseline with a fixed seed: bit-identical or within loss_atol/loss_rtol."""
+    atol: float = Field(default=DTYPE_TOLERANCE["float32"][0], ge=0.0)
+    """Absolute data tolerance for within_tolerance (fp32 default; see DTYPE_TOLERANCE)."""
+    rtol: float = Field(default=DTYPE_TOLERANCE["float32"][1], ge=0.0)
+    """Relative data tolerance: |a - b| <= atol + rtol * |b|."""
+    loss_atol: float = Field(default=LOSS_TOLERANCE[0], ge=0.0)
+    """Absolute per-step loss tolerance for loss: within_tolerance."""
+    loss_rtol: float = Field(default=LOSS_TOLERANCE[1], ge=0.0)
+    """Relative per-step loss tolerance for loss: within_tolerance."""
+    side_output_changes: list[str] = []
+    """Regular expressions for stdout/stderr lines or output file paths the remedy may add, drop or change."""
+    one_off_cost: str | None = None
+    """What the remedy pays once per run (e.g. "compilation"); a slower start-up is then judged by break-even."""
     caveats: list[str] = []
     """Known ways the check can legitimately differ, told to the user, never hidden."""
     tolerance_class: ToleranceClass = "exact"
@@ -216,6 +233,18 @@ def derive_tolerance_class(data: str | None, loss: str | None) -> str:
     if loss == "within_tolerance":
         return "precision"
     return "exact"
+
+    @field_validator("side_output_changes")
+    @classmethod
+    def _check_patterns(cls, patterns: list[str]) -> list[str]:
+        import re
+
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"side_output_changes: {pattern!r} is not a regular expression ({error})") from None
+        return patterns
 
 
 class Remedy(_Record):
@@ -312,77 +341,3 @@ def check_unique_ids(entries: Sequence[Entry]) -> None:
             if key in seen:
                 raise ValueError(f"{key} is defined twice ({seen[key]}, {entry.id}); rename one")
             seen[key] = entry.id
-
-
-class Diagnosis(_Record):
-    """A matched entry with the numbers behind it; what the matcher hands to the agent."""
-
-    entry_id: str
-    """Id of the matched entry."""
-    title: str
-    """The entry's title."""
-    category: Category
-    """The entry's category."""
-    expected_speedup: float
-    """Amdahl bound on the step speedup from fixing this (×, >= 1)."""
-    evidence: dict[str, MetricValue]
-    """Cited metric -> value; None where the profile lacks it."""
-    remedies: list[Remedy]
-    """Changes to try, best first; empty means nothing actionable offline."""
-    summary: str
-    """One sentence with the numbers, for the user."""
-    confidence: Literal["high", "medium", "low"] = "medium"
-    """How far to trust the claim: low when evidence is missing or the gain is within the noise,
-    high when every threshold is cleared by a wide margin (see knowledge_base.match)."""
-    confidence_reason: str = ""
-    """Why the confidence is what it is, with the numbers."""
-    symptoms_held: list[str] = []
-    """The conditions that held, with their values, e.g. "data_wait_share = 0.62 >= 0.2"."""
-    confirm_by: str = ""
-    """The measurement that would confirm the diagnosis (what the next profile should show)."""
-    first_remedy: str | None = None
-    """Id of the remedy to try first (the entry's order); None when nothing is actionable."""
-    shares: dict[str, float | None] = {}
-    """input_share, compute_share and other_share of the profile diagnosed: where the step went,
-    kept so that the next profile can say whether the bottleneck moved."""
-
-
-class ConditionCheck(_Record):
-    """How one condition fared against a profile."""
-
-    condition: Condition
-    """The condition tested."""
-    actual: MetricValue
-    """The metric's value, None when missing."""
-    expected: Any
-    """The right-hand side used (the constant or the value_from metric's value)."""
-    status: Literal["held", "failed", "missing"]
-    """missing: a metric it needs is absent or None, so it counts as failed."""
-
-    @computed_field
-    @property
-    def text(self) -> str:
-        """Render the check for a human, e.g. "data_wait_share = 0.62 >= 0.2: held"."""
-        c = self.condition
-        rhs = repr(c.value) if c.value_from is None else f"{c.value_from} ({self.expected!r})"
-        return f"{c.metric} = {self.actual!r} {c.op} {rhs}: {self.status}"
-
-
-class Explanation(_Record):
-    """Which of an entry's conditions held for a profile; for `perfloop kb` and the audit log."""
-
-    entry_id: str
-    """Id of the entry explained."""
-    matched: bool
-    """Whether the entry's symptoms are present."""
-    all_of: list[ConditionCheck]
-    """One check per all_of condition."""
-    any_of: list[ConditionCheck]
-    """One check per any_of condition; empty when the entry has none."""
-
-    def render(self) -> str:
-        """Return a few lines of text: the verdict, then every check."""
-        lines = [f"{self.entry_id}: {'matched' if self.matched else 'not matched'}"]
-        lines += [f"  all of: {check.text}" for check in self.all_of]
-        lines += [f"  any of: {check.text}" for check in self.any_of]
-        return "\n".join(lines)

@@ -120,6 +120,22 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def stop_descendants(grace_s: float) -> None:
+    """SIGTERM every descendant, give them ``grace_s`` to finish (a worker flushing its record), then SIGKILL."""
+    deadline = time.monotonic() + grace_s
+    pids = descendants(os.getpid())
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.02)
+        reap()
+        pids = descendants(os.getpid())
+    kill_descendants()
+
+
 def kill_descendants() -> None:
     """SIGKILL every descendant until none is left, reaping them (we are their subreaper)."""
     deadline = time.monotonic() + 5.0
@@ -215,7 +231,7 @@ def main() -> None:
             break
         if pid == child:
             status = wait_status
-    kill_descendants()
+    stop_descendants(grace_s=1.0)
     if status is not None and os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
         signal.signal(signum, signal.SIG_DFL)

@@ -113,3 +113,21 @@ def test_no_terminal_pauses_on_start_and_on_resume(tmp_path):
     code, out, screen = in_terminal(["resume", waiting["run_id"], "--json"], ["r", ""])
     assert code == 0, screen
     assert _summary(out)["iterations"][0]["verdict"] == "declined"
+
+
+def test_base_moved_during_a_paused_run_is_reported(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    paused = perfloop("run", str(repo), *RUN)
+    waiting = _summary(paused.stdout)
+    assert waiting["stop_reason"] == "awaiting_approval"
+    (repo / "NOTES.md").write_text("the user keeps working\n")
+    git(repo, "add", "NOTES.md")
+    git(repo, "commit", "-qm", "user commit during the run")
+    moved_to = git(repo, "rev-parse", "HEAD").strip()
+    resumed = perfloop("resume", waiting["run_id"], "--auto-approve", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    summary = _summary(resumed.stdout)
+    assert summary["base_moved"] is True and summary["base_now"] == moved_to
+    assert "your HEAD moved during the run" in resumed.stderr
+    # The run's branch grew from the old base, untouched by the user's commit.
+    assert git(repo, "merge-base", summary["branch"], moved_to).strip() == summary["base"]

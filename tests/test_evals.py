@@ -292,3 +292,12 @@ def test_table_note_names_a_broken_oracle():
     row = {"label": "t", "top_diagnosis": "x", "diagnosis_ok": None, "oracle_error": "git apply failed\nhunk 2"}
     assert table.row_cells(row)[-1] == "oracle: git apply failed"
     assert table.row_cells({**row, "false_accept_reason": "why"})[-1] == "why"
+
+
+def test_overhead_measures_every_mode_by_the_targets_own_meter(tmp_path):
+    from evals.overhead import MODES, measure
+
+    targets = make_targets(tmp_path / "targets")
+    results = measure("tiny", runs=1, steps=8, warmup=2, targets_dir=targets)
+    assert set(results) == set(MODES)
+    assert all(len(values) == 1 and values[0] > 0 for values in results.values())  # measure() checks the probe attached

@@ -564,3 +564,14 @@ def test_hidden_contention_ranks_by_headspace():
     top = diagnose(metrics)[0]
     assert top.entry_id == "hidden_input_contention"
     assert top.expected_speedup == pytest.approx(1 / (1 - 0.34))
+
+
+def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
+    from knowledge_base.schema import LOSS_TOLERANCE
+
+    checks = [r.verification for e in load_entries() for r in e.remedies
+              if r.verification.tolerance_class == "precision"]
+    assert checks, "no precision remedy in the knowledge base"
+    for check in checks:
+        assert check.data == "identical" and check.loss == "within_tolerance"
+        assert check.loss_rtol > LOSS_TOLERANCE[1]

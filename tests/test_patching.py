@@ -1,5 +1,7 @@
 """Which files a patch may touch."""
-from tools.patching import adds_symlink, forbidden_paths, matches_any, touched_paths
+import pytest
+
+from tools.patching import adds_symlink, forbidden_paths, matches_any, scope_problems, touched_paths
 
 PATCH = """diff --git a/audio/configs/train.yaml b/audio/configs/train.yaml
 --- a/audio/configs/train.yaml
@@ -40,3 +42,35 @@ def test_symlink_patches_are_spotted():
     link = "diff --git a/data b/data\nnew file mode 120000\n--- /dev/null\n+++ b/data\n@@ -0,0 +1 @@\n+/etc\n"
     assert adds_symlink(link)
     assert not adds_symlink(PATCH)
+
+
+# Each of these passed the old header-regex check (which saw no or only editable paths).
+RENAME = "diff --git a/a.py b/b.py\nsimilarity index 100%\nrename from a.py\nrename to b.py\n"
+MODE = "diff --git a/train.py b/train.py\nold mode 100644\nnew mode 100755\n"
+BINARY = ("diff --git a/model.py b/model.py\nindex 1111111..2222222 100644\n"
+          "Binary files a/model.py and b/model.py differ\n")
+DELETE_DATA = ("diff --git a/data/rows.csv b/data/rows.csv\ndeleted file mode 100644\n--- a/data/rows.csv\n"
+               "+++ /dev/null\n@@ -1 +0,0 @@\n-1,2\n")
+IMPORT_PROBE = ("diff --git a/train.py b/train.py\n--- a/train.py\n+++ b/train.py\n@@ -1 +1,2 @@\n import torch\n"
+                "+import perfloop_probe\n")
+SET_VARIABLE = ("diff --git a/train.py b/train.py\n--- a/train.py\n+++ b/train.py\n@@ -1 +1,2 @@\n import os\n"
+                "+os.environ['PERFLOOP_MAX_STEPS'] = '3'\n")
+EDIT = ("diff --git a/train.py b/train.py\n--- a/train.py\n+++ b/train.py\n@@ -1 +1,2 @@\n import os\n"
+        "+import json\n")
+
+
+def test_plain_edit_in_scope_passes():
+    assert scope_problems(EDIT, "", ["**/*.py"]) == []
+
+
+@pytest.mark.parametrize("patch, words", [
+    (RENAME, "renames"), (MODE, "file mode"), (BINARY, "binary"), (DELETE_DATA, "may not"),
+    (IMPORT_PROBE, "perfloop_probe"), (SET_VARIABLE, "PERFLOOP_"),
+])
+def test_scope_read_by_git_refuses_what_headers_hide(patch, words):
+    problems = scope_problems(patch, "", ["**/*.py"])
+    assert problems and words in " ".join(problems)
+
+
+def test_touched_paths_sees_rename_only_patches():
+    assert touched_paths(RENAME) == ["a.py", "b.py"]

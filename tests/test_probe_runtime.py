@@ -104,16 +104,3 @@ def test_runnable_time_counts_computing_not_sleeping():
     busy = runnable_ms() - start - slept
     assert slept < 25.0 and busy >= 40.0
 
-
-def test_every_ranks_data_wait_is_read_from_its_record(tmp_path):
-    import json
-
-    from tools.profiler import _rank_data_waits
-
-    def record(rank: int, wait_ms: float) -> dict:
-        return {"rank": str(rank), "steps": [{"data_ms": wait_ms, "step_ms": 10.0}] * 4}
-
-    for rank, wait_ms in [(1, 4.0), (0, 1.0)]:
-        (tmp_path / f"main-rank{rank}.json").write_text(json.dumps(record(rank, wait_ms)))
-    waits = _rank_data_waits(record(0, 1.0), tmp_path, ProbeSettings(steps=2, warmup_steps=1))
-    assert waits == [1.0, 4.0]

@@ -1,7 +1,9 @@
 """The speed decision: interval and noise floor."""
 import pytest
 
-from tools.stats import RunSteps, check_speed, noise_pct, steps_ratio_ci
+from evals.calibration import simulate
+from tools.stats import (RunSteps, SpeedPlan, candidate_first, check_speed, check_startup, noise_pct,
+                         sequential_speed, steps_ratio_ci, t_quantile)
 
 
 def runs(*throughputs: float, jitter: float = 0.02) -> list[RunSteps]:
@@ -38,7 +40,7 @@ def test_noisy_steps_widen_the_interval():
 
 
 def test_spread_and_interval_bounds():
-    assert noise_pct([90, 100, 110]) == pytest.approx(2 * 1.4826 * 10)
+    assert noise_pct([90, 100, 110]) == pytest.approx(2 * 10)  # sample sd below ROBUST_FROM runs
     assert noise_pct([5.0]) == 0.0
     low, high = steps_ratio_ci(runs(10, 10, 10, jitter=0), runs(20, 20, 20, jitter=0))
     assert low == pytest.approx(2.0) and high == pytest.approx(2.0)
@@ -51,3 +53,69 @@ def test_one_disturbed_run_neither_sets_the_floor_nor_sinks_a_real_gain():
     assert noise_pct([r.samples_per_s for r in baseline]) < 5.0
     result = check_speed(baseline, candidate, profile_noise_pct=3.0, min_gain_pct=5.0)
     assert result.passed and result.ci[0] > 1.2
+
+
+def test_noise_does_not_collapse_on_three_runs():
+    # The median absolute deviation of [100, 101, 80] is 1: it gave a 3% floor.
+    assert noise_pct([100, 101, 80]) > 20.0
+    # From five runs on, one disturbed run does not set the floor, and agreeing runs do not hide spread.
+    assert noise_pct([100, 100, 100, 90, 110]) >= 10.0  # MAD alone: 0
+
+
+def test_pairs_alternate_their_order():
+    plan = SpeedPlan(ab_runs=3, max_ab_runs=6)
+    order = []
+
+    def run_pair(pair: int):
+        order.append("candidate first" if candidate_first(pair) else "head first")
+        return runs(100, jitter=0.0)[0], runs(100, jitter=0.0)[0]
+
+    sequential_speed(run_pair, 0.0, plan)
+    assert order[:3] == ["head first", "candidate first", "head first"]
+
+
+def test_looking_again_spends_the_error_rate():
+    base, cand = runs(100, 104, 97, 101), runs(109, 113, 106, 111)
+    once = check_speed(base, cand, 0.0, 1.0)
+    spent = check_speed(base, cand, 0.0, 1.0, num_looks=4)
+    assert spent.confidence == pytest.approx(1 - 0.05 / 4) and once.confidence == pytest.approx(0.95)
+    assert spent.ci[0] < once.ci[0] and spent.t_ci[0] < once.t_ci[0]
+    assert SpeedPlan(ab_runs=3, max_ab_runs=6).num_looks == 4
+
+
+def test_t_quantiles():
+    assert t_quantile(0.975, 2) == pytest.approx(4.303, abs=1e-3)
+    assert t_quantile(0.975, 1000) == pytest.approx(1.962, abs=1e-3)
+
+
+def test_simulated_false_accepts_stay_at_or_below_one_percent_at_ten_percent_noise():
+    # The real decision (sequential pairs, looks, floor) on runs whose speed varies by 10%;
+    # the old rule accepted about 4.7% of these.
+    result = simulate(400, run_noise=0.10, gain=0.0, seed=7, num_resamples=300, num_steps=10)
+    assert result.accepts <= 4, result.row()
+
+
+def test_startup_is_judged_with_steady_state():
+    def run(startup_s: float, step_ms: float) -> RunSteps:
+        return RunSteps(step_ms=[step_ms] * 10, samples=[10] * 10, startup_s=startup_s)
+
+    base = [run(2.0, 100), run(2.1, 100), run(1.9, 100)]
+    precomputed = [run(8.0, 80), run(8.1, 80), run(7.9, 80)]  # work moved before the first batch
+    slower = check_startup(base, precomputed, threshold_pct=5.0)
+    assert not slower.passed and "start-up slower by 6.00 s" in slower.reason
+    compiled = check_startup(base, precomputed, threshold_pct=5.0, one_off_cost="compilation")
+    assert compiled.passed and compiled.break_even_steps == pytest.approx(300)
+    assert "breaks even after 300 steps" in compiled.reason
+    short_run = check_startup(base, precomputed, threshold_pct=5.0, run_steps=100)
+    assert not short_run.passed and short_run.projected_speedup < 1.0
+    long_run = check_startup(base, precomputed, threshold_pct=5.0, run_steps=10_000)
+    assert long_run.passed and long_run.projected_speedup > 1.2
+
+
+def test_calibration_runs_the_real_pipeline_through_the_real_decision(tmp_path):
+    from evals.calibration import run_real_arm
+
+    plan = SpeedPlan(ab_runs=2, max_ab_runs=2, num_resamples=300)
+    result = run_real_arm(0.0, 1, tmp_path, steps=4, warmup=1, base_delay_ms=5.0, plan=plan)
+    assert result.trials == 1 and result.runs_per_decision == [5]
+    assert "false accepts" in result.row()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from tools.ranks import RankReport
+
 STAGES = ("data_wait", "h2d", "forward", "backward", "optimizer", "other")
 
 
@@ -146,9 +148,6 @@ class Profile(BaseModel):
                                                                 "tensors per step (full run; None when not measured).")
     sync_ms_per_step: float | None = Field(None, description="Mean time inside those calls per step (ms).")
     autocast_used: bool | None = Field(None, description="Whether the model ran under autocast (None: no model call seen).")
-    rank_data_wait_ms: list[float] = Field(default_factory=list, description="Mean data wait per measured step of "
-                                                                          "each rank whose probe record was found, by "
-                                                                          "rank (one entry for a single process).")
     headspace: float | None = Field(None, description="(step - step with free data) / step: the most any data-side "
                                                       "change can gain, from replaying stored batches; None when not "
                                                       "measured (see headspace_note).")
@@ -160,6 +159,7 @@ class Profile(BaseModel):
     gpu: GpuStats
     runs: list[RunMeasurement]
     warnings: list[str] = Field(default_factory=list)
+    ranks: RankReport | None = Field(None, description="Every rank of a multi-process (torchrun) job; None for one.")
 
     def metrics(self) -> dict[str, float | int | str | None]:
         """Flatten into the metric names the knowledge base's conditions use."""
@@ -255,7 +255,7 @@ class Profile(BaseModel):
             "gpu_memory_peak_share": gpu.memory_peak_share,
             "gpu_alloc_retries": gpu.alloc_retries,
             "headspace_share": self.headspace,
-            "world_size": len(self.rank_data_wait_ms) or 1,
-            "rank_wait_spread_share": ((max(self.rank_data_wait_ms) - min(self.rank_data_wait_ms)) / step_ms
-                                       if len(self.rank_data_wait_ms) > 1 and step_ms else None),
+            "world_size": len(self.ranks.ranks) if self.ranks else 1,
+            # The straggler's data wait beyond the median rank's: the others wait that long in all-reduce.
+            "rank_wait_spread_share": self.ranks.excess_pct / 100.0 if self.ranks else None,
         }

@@ -12,7 +12,9 @@ from pydantic import BaseModel, Field
 
 from sandbox.runner import RunLimits, RunResult, run_command
 from tools.headspace import headspace_fields
+from tools.ranks import read_ranks
 from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
+from tools import sideoutputs
 from tools.stats import noise_pct
 from tools.target import Target
 from tools.models import DataBuild, GpuStats, LoaderInfo, Profile, RunMeasurement, StageLedger
@@ -81,8 +83,10 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         "PYTHONUNBUFFERED": "1",
         **(extra_env or {}),
     }
+    before = sideoutputs.snapshot(target_dir)
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
                          stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
+    sideoutputs.record_written(target_dir, before, out_dir)  # files the run wrote, for the side-output check
     record_path = out_dir / "main-rank0.json"
     written = result.input_write_error()
     if written:
@@ -173,6 +177,7 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
     build = _data_build(record, out_dir, loader)
     throughput = [run.measurement.samples_per_s for run in light] or [full.measurement.samples_per_s]
     warnings = list(record["errors"])
+    ranks = read_ranks(out_dir, settings.warmup_steps, settings.steps)
     if full.measurement.exit_reason != "max_steps":
         warnings.append(f"the pipeline ended after {len(record['steps'])} steps, before the "
                         f"{settings.warmup_steps + settings.steps} perfloop asked for")
@@ -191,22 +196,11 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         gpu=_gpu_stats(record, steps),
         runs=[full.measurement] + [run.measurement for run in light],
         warnings=warnings,
+        ranks=ranks,
         **_runtime_fields(record, steps, out_dir),
         **headspace_fields(full, light, replay),
-        rank_data_wait_ms=_rank_data_waits(record, out_dir, settings),
     )
 
-
-def _rank_data_waits(record: dict, out_dir: Path, settings: ProbeSettings) -> list[float]:
-    """Mean data wait per measured step of every rank that wrote a record into this run's folder, by rank."""
-    waits: dict[int, float] = {}
-    for path in out_dir.glob("main-rank*.json"):
-        rank_record = record if path.name == f"main-rank{record.get('rank', '0')}.json" else json.loads(path.read_text())
-        steps = _measured(rank_record, settings)
-        rank = str(rank_record.get("rank", "0"))
-        if steps and rank.isdigit():
-            waits[int(rank)] = sum(s["data_ms"] for s in steps) / len(steps)
-    return [waits[rank] for rank in sorted(waits)]
 
 
 def _runtime_fields(record: dict, steps: list[dict], out_dir: Path) -> dict:

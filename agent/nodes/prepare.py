@@ -38,4 +38,4 @@ def prepare(state: LoopState) -> dict:
                           worktrees=[str(ws.base_tree), str(ws.candidate_tree)]))
     say(f"run {state.run_id}: branch {ws.branch}, audit log {ctx.audit.path}")
     fault_point("after_prepare")
-    return {"head": head}
+    return {"head": head, "base": state.base or head}

@@ -11,6 +11,7 @@ from agent.events import FinalCheck, RunFinished
 from agent.faults import fault_point
 from agent.state import LoopState
 from agent.summary import Numbers, build_summary
+from sandbox.git import head_of
 from tools.stats import RunSteps, steps_ratio_ci
 
 
@@ -48,7 +49,10 @@ def report(state: LoopState) -> dict:
     final, speedup, ci = _final_comparison(ctx)
     fault_point("mid_report")
     state = state.model_copy(update={"runs_used": ctx.runs_used})
-    summary = build_summary(state, str(ctx.audit.path), final, speedup, ci)
+    summary = build_summary(state, str(ctx.audit.path), final, speedup, ci, head_of(state.target.repo_root))
+    if summary.base_moved:
+        say(f"note: your HEAD moved during the run ({summary.base[:10]} → {summary.base_now[:10]}); "
+            f"{summary.branch} still grows from {summary.base[:10]}: rebase or cherry-pick its commits")
     Path(state.state_dir, "summary.json").write_text(json.dumps(summary.model_dump(mode="json"), indent=2))
     ctx.record(RunFinished(summary=summary.model_dump(mode="json")))
     accepted = [i for i in summary.iterations if i.verdict == "accepted"]

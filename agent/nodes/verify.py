@@ -1,5 +1,8 @@
-"""verify: the cascade, cheapest first: patch scope, smoke run, data, loss, interleaved speed; then commit."""
+"""verify: the cascade, cheapest first, one function per stage (STAGES); then commit or roll back."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from agent.console import say
 from agent.context import RunContext
@@ -7,112 +10,276 @@ from agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
 from agent.faults import fault_point
 from agent.memory import remember
 from agent.state import Iteration, LoopState, Proposal, Verdict
+from knowledge_base import Verification, load_entries
 from sandbox.workspace import PROPOSAL_TRAILER, PatchError
 from tools.datacheck import CheckResult, compare_data, compare_losses
-from tools.patching import adds_symlink, forbidden_paths
+from tools.models import RunMeasurement
+from tools.patching import scope_problems
 from tools.profiler import PipelineError
-from tools.stats import RunSteps, SpeedCheck, check_speed
+from tools.sideoutputs import SideOutputCheck, compare_side_outputs
+from tools.stats import (RunSteps, SpeedCheck, SpeedPlan, StartupCheck, candidate_first, check_startup,
+                         sequential_speed)
 
 DATA_OK = {"identical": ("identical",), "within_tolerance": ("identical", "within_tolerance")}
-LOSS_OK = {"identical": ("identical", "not_comparable"),
-           "within_tolerance": ("identical", "within_tolerance", "not_comparable")}
+# within_envelope: the baseline's own loss differs run to run and the candidate stays inside it;
+# not_comparable: no loss recorded on either side, which the verdict then states.
+LOSS_OK = {"identical": ("identical", "within_envelope", "not_comparable"),
+           "within_tolerance": ("identical", "within_tolerance", "within_envelope", "not_comparable")}
+SIDE_OK = ("same", "declared")
 
 
 class _Rejected(Exception):
-    """A verification stage failed; carries the stage and the verdict's fields."""
+    """A verification stage failed; carries the stage and the reason."""
 
-    def __init__(self, stage: str, reason: str, **fields) -> None:
+    def __init__(self, stage: str, reason: str) -> None:
         super().__init__(reason)
-        self.stage, self.reason, self.fields = stage, reason, fields
+        self.stage, self.reason = stage, reason
 
 
-def _undecided(speed: SpeedCheck) -> bool:
-    """More runs could still change the verdict: the interval reaches past the required gain."""
-    return speed.ci[1] > 1.0 + speed.threshold_pct / 100.0
+@dataclass
+class _Cascade:
+    """What the stages share: the proposal, its declared rule, the runs made and the checks so far."""
+
+    ctx: RunContext
+    proposal: Proposal
+    rule: Verification
+    # Whole-run length in steps when known (from the training config); None judges start-up alone.
+    run_steps: int | None = None
+    baseline: list[RunMeasurement] = field(default_factory=list)
+    smoke: RunMeasurement | None = None
+    base_runs: list[RunMeasurement] = field(default_factory=list)
+    cand_runs: list[RunMeasurement] = field(default_factory=list)
+    data: CheckResult | None = None
+    loss: CheckResult | None = None
+    side_outputs: SideOutputCheck | None = None
+    speed: SpeedCheck | None = None
+    startup: StartupCheck | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def state(self) -> LoopState:
+        return self.ctx.state
+
+    def passed(self, stage: str, **numbers) -> None:
+        self.ctx.record(VerifyStage(stage=stage, passed=True, **numbers))
+
+    def failed(self, stage: str, reason: str, **numbers) -> _Rejected:
+        self.ctx.record(VerifyStage(stage=stage, passed=False, reason=reason, **numbers))
+        return _Rejected(stage, reason)
 
 
-def _check_scope(state: LoopState, proposal: Proposal) -> None:
-    bad = forbidden_paths(proposal.touched, state.target.subdir, state.target.editable)
-    if adds_symlink(proposal.patch):
-        raise _Rejected("patch", "the patch creates a symbolic link; perfloop only accepts plain file edits")
-    if bad:
-        raise _Rejected("patch", f"the patch touches files it may not: {bad} (editable: {state.target.editable}"
-                        f"{', inside ' + state.target.subdir if state.target.subdir else ''})")
+@dataclass(frozen=True)
+class Stage:
+    """One verification stage: its name (a verdict's `stage`), what it checks, and the function doing it."""
+
+    name: str
+    checks: str
+    run: Callable[[_Cascade], None]
 
 
-def _run_cascade(ctx: RunContext, proposal: Proposal) -> dict:
-    state = ctx.state
-    ws = ctx.workspace
-    _check_scope(state, proposal)
+def _check_patch(c: _Cascade) -> None:
+    target = c.state.target
     try:
-        ws.apply_to_candidate(proposal.patch)
+        problems = scope_problems(c.proposal.patch, target.subdir, target.editable)
+    except ValueError as error:
+        raise c.failed("patch", str(error)) from None
+    if problems:
+        raise c.failed("patch", "the patch is refused: " + "; ".join(problems))
+    try:
+        c.ctx.workspace.apply_to_candidate(c.proposal.patch)
     except PatchError as error:
-        raise _Rejected("patch", f"the patch does not apply: {error}") from None
-    ctx.record(VerifyStage(stage="patch", passed=True, touched=proposal.touched))
+        raise c.failed("patch", f"the patch does not apply: {error}") from None
+    c.passed("patch", touched=c.proposal.touched)
 
-    baseline = [run for run in state.profile.runs if run.mode == "light"] or state.profile.runs
+
+def _check_smoke(c: _Cascade) -> None:
     try:
-        smoke = ctx.run(ws.candidate_tree, "candidate-smoke", role="candidate")
+        c.smoke = c.ctx.run(c.ctx.workspace.candidate_tree, "candidate-smoke", role="candidate").measurement
     except PipelineError as error:
-        raise _Rejected("smoke", f"the patched pipeline failed: {error}") from None
-    ctx.record(VerifyStage(stage="smoke", passed=True, measurement=smoke.measurement.model_dump(mode="json")))
+        raise c.failed("smoke", f"the patched pipeline failed: {error}") from None
+    c.cand_runs = [c.smoke]
+    c.passed("smoke", measurement=c.smoke.model_dump(mode="json"))
 
-    allow_tolerance = proposal.data_rule == "within_tolerance"
-    data = compare_data([r.probe_dir for r in baseline], [smoke.measurement.probe_dir], allow_tolerance)
-    ctx.record(VerifyStage(stage="data", passed=data.status in DATA_OK[proposal.data_rule],
-                           result=data.model_dump(mode="json")))
-    if data.status not in DATA_OK[proposal.data_rule]:
-        raise _Rejected("data", f"batch data {data.status}: {data.detail}", data=data)
-    loss = compare_losses([r.losses for r in baseline], [smoke.measurement.losses])
-    ctx.record(VerifyStage(stage="loss", passed=loss.status in LOSS_OK[proposal.loss_rule],
-                           result=loss.model_dump(mode="json")))
-    if loss.status not in LOSS_OK[proposal.loss_rule]:
-        raise _Rejected("loss", f"loss {loss.status}: {loss.detail}", data=data, loss=loss)
 
-    base_runs, cand_runs = [], [smoke.measurement]
-    target = state.target
-    say(f"timing: {target.ab_runs} interleaved runs each of the head and the candidate "
+def _data(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> CheckResult:
+    tolerant = c.proposal.data_rule == "within_tolerance"
+    return compare_data([r.probe_dir for r in baseline], [r.probe_dir for r in candidate], tolerant,
+                        atol=c.rule.atol if tolerant else None, rtol=c.rule.rtol if tolerant else None)
+
+
+def _loss(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> CheckResult:
+    return compare_losses([r.losses for r in baseline], [r.losses for r in candidate],
+                          rtol=c.rule.loss_rtol, atol=c.rule.loss_atol)
+
+
+def _side(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> SideOutputCheck:
+    rtol = c.rule.loss_rtol if c.proposal.loss_rule == "within_tolerance" else 0.0
+    return compare_side_outputs([r.probe_dir for r in baseline], [r.probe_dir for r in candidate],
+                                declared=c.rule.side_output_changes, rtol=rtol)
+
+
+def _check_data(c: _Cascade) -> None:
+    c.data = _data(c, c.baseline, [c.smoke])
+    if c.data.status not in DATA_OK[c.proposal.data_rule]:
+        raise c.failed("data", f"batch data {c.data.status}: {c.data.detail}", result=c.data.model_dump())
+    c.passed("data", result=c.data.model_dump())
+
+
+def _check_loss(c: _Cascade) -> None:
+    c.loss = _loss(c, c.baseline, [c.smoke])
+    if c.loss.status not in LOSS_OK[c.proposal.loss_rule]:
+        raise c.failed("loss", f"loss {c.loss.status}: {c.loss.detail}", result=c.loss.model_dump())
+    c.passed("loss", result=c.loss.model_dump())
+
+
+def _check_side_outputs(c: _Cascade) -> None:
+    c.side_outputs = _side(c, c.baseline, [c.smoke])
+    if c.side_outputs.status not in SIDE_OK:
+        raise c.failed("side_outputs", f"side outputs {c.side_outputs.status}: {c.side_outputs.detail}",
+                       result=c.side_outputs.model_dump())
+    c.passed("side_outputs", result=c.side_outputs.model_dump())
+
+
+def _run_timing(c: _Cascade) -> None:
+    state, target, ws = c.state, c.state.target, c.ctx.workspace
+    say(f"timing: {target.ab_runs} interleaved pairs of the head and the candidate, order alternating "
         f"(up to {target.max_ab_runs} while undecided)")
-    for pair in range(target.max_ab_runs):
+
+    def run_pair(pair: int) -> tuple[RunSteps, RunSteps]:
+        def head() -> RunMeasurement:
+            return c.ctx.run(ws.base_tree, "ab-base", role="baseline").measurement
+
+        def candidate() -> RunMeasurement:
+            return c.ctx.run(ws.candidate_tree, "ab-candidate", role="candidate").measurement
+
         try:
-            base_runs.append(ctx.run(ws.base_tree, "ab-base", role="baseline").measurement)
-            cand_runs.append(ctx.run(ws.candidate_tree, "ab-candidate", role="candidate").measurement)
+            if candidate_first(pair):
+                cand = candidate()
+                base = head()
+            else:
+                base = head()
+                cand = candidate()
         except PipelineError as error:
-            raise _Rejected("speed", f"a timing run failed: {error}", data=data, loss=loss) from None
+            raise c.failed("timing", f"a timing run failed: {error}") from None
+        c.base_runs.append(base)
+        c.cand_runs.append(cand)
         fault_point("between_ab_pairs")
-        if pair + 1 < target.ab_runs:
-            continue
-        speed = check_speed([RunSteps.of(r) for r in base_runs], [RunSteps.of(r) for r in cand_runs[1:]],
-                            state.profile.noise_pct, target.min_gain_pct)
-        if speed.passed or not _undecided(speed) or pair + 1 == target.max_ab_runs:
-            break
-        ctx.record(VerifyStage(stage="speed", passed=False, undecided=True, pairs=pair + 1,
-                               result=speed.model_dump(mode="json")))
-    data = compare_data([r.probe_dir for r in baseline + base_runs], [r.probe_dir for r in cand_runs],
-                        allow_tolerance)
-    if data.status not in DATA_OK[proposal.data_rule]:
-        raise _Rejected("data", f"batch data {data.status} in the timing runs: {data.detail}", data=data, loss=loss,
-                        candidate_runs=cand_runs)
-    ctx.record(VerifyStage(stage="speed", passed=speed.passed, pairs=len(base_runs),
-                           result=speed.model_dump(mode="json")))
+        return RunSteps.of(base), RunSteps.of(cand)
+
+    def undecided(speed: SpeedCheck, pairs: int) -> None:
+        c.ctx.record(VerifyStage(stage="speed", passed=False, undecided=True, pairs=pairs,
+                                 result=speed.model_dump(mode="json")))
+
+    plan = SpeedPlan(ab_runs=target.ab_runs, max_ab_runs=target.max_ab_runs, min_gain_pct=target.min_gain_pct)
+    c.speed, pairs = sequential_speed(run_pair, state.profile.noise_pct, plan, undecided)
+    c.passed("timing", pairs=pairs)
+
+
+def _check_all_runs(c: _Cascade) -> None:
+    baseline, candidate = c.baseline + c.base_runs, c.cand_runs
+    data, loss, side = _data(c, baseline, candidate), _loss(c, baseline, candidate), _side(c, baseline, candidate)
+    c.data, c.loss, c.side_outputs = data, loss, side
+    numbers = dict(data=data.model_dump(), loss=loss.model_dump(), side_outputs=side.model_dump())
+    if data.status not in DATA_OK[c.proposal.data_rule]:
+        raise c.failed("all_runs", f"batch data {data.status} in the timing runs: {data.detail}", **numbers)
+    if loss.status not in LOSS_OK[c.proposal.loss_rule]:
+        raise c.failed("all_runs", f"loss {loss.status} in the timing runs: {loss.detail}", **numbers)
+    if side.status not in SIDE_OK:
+        raise c.failed("all_runs", f"side outputs {side.status} in the timing runs: {side.detail}", **numbers)
+    c.passed("all_runs", **numbers)
+
+
+def _check_speed(c: _Cascade) -> None:
+    speed = c.speed
+    numbers = dict(pairs=len(c.base_runs), result=speed.model_dump())
     if not speed.passed:
-        raise _Rejected("speed", speed.reason, data=data, loss=loss, speed=speed, candidate_runs=cand_runs)
-    return {"data": data, "loss": loss, "speed": speed, "candidate_runs": cand_runs}
+        raise c.failed("speed", speed.reason, **numbers)
+    # Every run of each side counts for start-up (the profile's and the smoke run too): it is
+    # one number per run, and its noise needs as many runs as there are.
+    c.startup = check_startup([RunSteps.of(r) for r in c.baseline + c.base_runs],
+                              [RunSteps.of(r) for r in c.cand_runs], speed.threshold_pct, run_steps=c.run_steps,
+                              one_off_cost=c.rule.one_off_cost)
+    numbers["startup"] = c.startup.model_dump()
+    if not c.startup.passed:
+        raise c.failed("speed", f"whole-run cost: {c.startup.reason}", **numbers)
+    c.passed("speed", **numbers)
+
+
+STAGES: list[Stage] = [
+    Stage("patch", "git's own reading of the patch (`git apply --numstat --summary`): only content edits of "
+                   "`editable` files inside the target folder; no mode change, rename, copy, binary or link; no "
+                   "mention of the probe (`perfloop_probe`, `perfloop_sampler`, `sitecustomize`) or `PERFLOOP_*`; "
+                   "then it must apply to the branch head", _check_patch),
+    Stage("smoke", "one bounded run of the patched pipeline succeeds", _check_smoke),
+    Stage("data", "the smoke run against the profile's runs: same steps, samples and exit, then every row of "
+                  "every batch (see `data_check` below)", _check_data),
+    Stage("loss", "the smoke run's loss at every step (see `loss_check` below)", _check_loss),
+    Stage("side_outputs", "the smoke run's stdout, stderr and written files (see `side_outputs` below)",
+          _check_side_outputs),
+    Stage("timing", "interleaved pairs of runs of the head and the candidate, order alternating", _run_timing),
+    Stage("all_runs", "data, loss and side outputs again, of every timing run against every run of the head",
+          _check_all_runs),
+    Stage("speed", "the speed-up beats the noise (see `speed` below), and start-up is judged with steady "
+                   "state (whole-run cost)", _check_speed),
+]
+
+
+def cascade_markdown() -> str:
+    """Render STAGES as README's numbered list (tests/test_verify.py checks README holds it)."""
+    lines = [f"{number}. `{stage.name}`: {stage.checks};" for number, stage in enumerate(STAGES, start=1)]
+    return "\n".join(lines + [f"{len(STAGES) + 1}. `commit`: accepted."])
+
+
+def _declared_rule(state: LoopState, proposal: Proposal) -> Verification:
+    """Return the remedy's declared verification (tolerances, side-output changes, one-off cost)."""
+    for diagnosis in state.diagnoses:
+        for remedy in diagnosis.remedies:
+            if diagnosis.entry_id == proposal.diagnosis and remedy.id == proposal.remedy:
+                return remedy.verification
+    for entry in load_entries():
+        for remedy in entry.remedies:
+            if entry.id == proposal.diagnosis and remedy.id == proposal.remedy:
+                return remedy.verification
+    return Verification(data=proposal.data_rule, loss=proposal.loss_rule, caveats=proposal.caveats)
+
+
+def _start(ctx: RunContext, proposal: Proposal) -> _Cascade:
+    state = ctx.state
+    return _Cascade(ctx=ctx, proposal=proposal, rule=_declared_rule(state, proposal),
+                    # Target.run_steps is read from the training config by another change; until then None.
+                    run_steps=getattr(state.target, "run_steps", None),
+                    baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
+
+
+def _verdict_fields(c: _Cascade) -> dict:
+    return dict(data=c.data, loss=c.loss, side_outputs=c.side_outputs, speed=c.speed, startup=c.startup,
+                candidate_runs=c.cand_runs if c.base_runs else [])
+
+
+def _caveat(c: _Cascade) -> str:
+    """What was not checked, said in the reason rather than passed over."""
+    if c.loss is not None and c.loss.status == "not_comparable":
+        return f" (loss not checked: {c.loss.detail})"
+    return ""
 
 
 def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:
     """Rebuild the verdict of a proposal committed before a crash, from the stages the audit log kept."""
-    results: dict[str, dict] = {}
+    stages: dict[str, VerifyStage] = {}
     entered = False
     for logged in map(parse_record, ctx.audit.records()):
         event = logged.event
         entered = entered or (isinstance(event, NodeEntered) and event.proposal == proposal.id)
-        if entered and isinstance(event, VerifyStage) and event.passed and event.result:
-            results[event.stage] = event.result
-    speed = SpeedCheck.model_validate(results["speed"])
-    return Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit", reason=speed.reason, commit=sha,
-                   speed=speed, data=CheckResult.model_validate(results["data"]),
-                   loss=CheckResult.model_validate(results["loss"]))
+        if entered and isinstance(event, VerifyStage) and event.passed:
+            stages[event.stage] = event
+    speed, checks = stages["speed"].model_dump(), stages["all_runs"].model_dump()
+    speed_check = SpeedCheck.model_validate(speed["result"])
+    startup = StartupCheck.model_validate(speed["startup"]) if speed.get("startup") else None
+    return Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit", commit=sha,
+                   reason=f"{speed_check.reason}; {startup.reason if startup else ''} (recovered after a restart)",
+                   speed=speed_check, startup=startup, data=CheckResult.model_validate(checks["data"]),
+                   loss=CheckResult.model_validate(checks["loss"]),
+                   side_outputs=SideOutputCheck.model_validate(checks["side_outputs"]))
 
 
 def verify(state: LoopState) -> dict:
@@ -122,23 +289,26 @@ def verify(state: LoopState) -> dict:
     ws = ctx.workspace
     committed = ws.committed(proposal.id)  # a crash after the commit: the verdict was accepted
     ctx.record(NodeEntered(proposal=proposal.id))
+    if committed:
+        return _finish(ctx, proposal, _recovered(ctx, proposal, committed))
+    c = _start(ctx, proposal)
     try:
-        if committed:
-            return _finish(ctx, proposal, _recovered(ctx, proposal, committed))
-        result = _run_cascade(ctx, proposal)
+        for stage in STAGES:
+            stage.run(c)
     except _Rejected as rejection:
         verdict = Verdict(proposal_id=proposal.id, verdict="rejected", stage=rejection.stage,
-                          reason=rejection.reason, **rejection.fields)
+                          reason=rejection.reason + _caveat(c), **_verdict_fields(c))
     else:
-        speed = result["speed"]
-        message = f"perfloop: {proposal.change}\n\n{proposal.diagnosis}: {speed.reason}."
+        speed = c.speed
+        reason = f"{speed.reason}; {c.startup.reason}{_caveat(c)}"
+        message = f"perfloop: {proposal.change}\n\n{proposal.diagnosis}: {reason}."
         trailers = {"Perfloop-Run": state.run_id, "Perfloop-Diagnosis": proposal.diagnosis,
                     "Perfloop-Speedup": f"{speed.speedup:.3f}x", PROPOSAL_TRAILER: proposal.id}
         fault_point("before_commit")
         sha = ws.commit(proposal.patch, message, trailers)
         fault_point("after_commit")
-        verdict = Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit",
-                          reason=speed.reason, commit=sha, **result)
+        verdict = Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit", reason=reason, commit=sha,
+                          **_verdict_fields(c))
     finally:
         ws.reset_candidate()
     return _finish(ctx, proposal, verdict)

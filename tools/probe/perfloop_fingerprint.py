@@ -75,13 +75,17 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def fingerprint(batch, root: str = "batch") -> tuple[int, list[str], list]:
-    """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable."""
+def fingerprint(batch, root: str = "batch", values: list | None = None) -> tuple[int, list[str], list]:
+    """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable.
+
+    With ``values`` given, also append each row's layout-free value hash to it (see value_hashes).
+    """
     import torch
 
     fields = []
     rows = None
     tensors = []
+    numeric = []
     for path, value in _leaves(batch, root):
         if type(value).__module__ == "numpy":
             if not hasattr(value, "dtype") or value.dtype == object or value.ndim == 0:
@@ -98,13 +102,18 @@ def fingerprint(batch, root: str = "batch") -> tuple[int, list[str], list]:
             header = f"{path}|{tensor.dtype}|{tuple(tensor.shape[1:])}".encode()
             fields.append((count, header, raw))
             tensors.append((path, tensor.clone()))
+            numeric.append(tensor)
         else:
             seq = value if isinstance(value, (list, tuple)) else [value]
             if not all(_is_scalar(v) for v in seq):  # an object-dtype array of objects
                 raise Unfingerprintable(f"{path}: an array of Python objects")
             fields.append((len(seq), path.encode(), [repr(v).encode() for v in seq]))
+            if seq and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in seq):
+                numeric.append(torch.tensor(seq, dtype=torch.float64))
         rows = fields[-1][0] if rows is None else rows
     rows = rows or 0
+    _LAST_LAYOUT[:] = [f"{header.decode(errors='replace') if isinstance(header, bytes) else header}"
+                       for _, header, _ in fields][:64]
     # A field without one entry per row (e.g. a scalar) is hashed whole into every row.
     wholes = {}
     for number, (count, header, raw) in enumerate(fields):
@@ -120,7 +129,43 @@ def fingerprint(batch, root: str = "batch") -> tuple[int, list[str], list]:
             digest.update(header)
             digest.update(wholes[number] if number in wholes else _row_bytes(raw[row]))
         hashes.append(digest.hexdigest())
+    if values is not None:
+        values.extend(value_hashes(numeric, rows))
     return rows, hashes, tensors
+
+
+_LAST_LAYOUT: list[str] = []
+"""Leaf paths, dtypes and shapes of the batch fingerprinted last (for saying how a layout changed)."""
+
+
+def last_layout() -> list[str]:
+    """Return the leaves of the batch fingerprinted last, as 'path|dtype|shape' strings."""
+    return list(_LAST_LAYOUT)
+
+
+def value_hashes(leaves: list, rows: int) -> list[str]:
+    """Hash each row by its values alone, whatever the container layout and dtype held them.
+
+    Per row, every leaf's slice for that row is read as float64 (exact for every float32,
+    float16, bfloat16 and integer below 2**53) and concatenated in leaf order, with no path,
+    dtype or shape: a list of per-position tensors and one stacked tensor hash alike, and so
+    do float64 values that round-trip to float32. A leaf without one entry per row is left
+    out here (the layout-bound row hash covers it).
+    """
+    import torch
+
+    parts = []
+    for tensor in leaves:
+        if tensor.dim() == 0 or tensor.shape[0] != rows or tensor.is_complex():
+            continue
+        values = tensor.reshape(rows, -1)
+        parts.append(values if values.dtype == torch.float64 else values.to(torch.float64))
+    if not parts:
+        return []
+    joined = torch.cat(parts, dim=1).contiguous()
+    raw = joined.view(torch.uint8).reshape(rows, -1) if joined.numel() else None
+    return [hashlib.blake2b(raw[row].numpy().tobytes() if raw is not None else b"", digest_size=8).hexdigest()
+            for row in range(rows)]
 
 
 def count_rows(batch) -> int:

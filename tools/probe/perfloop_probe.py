@@ -37,12 +37,13 @@ import atexit
 import json
 import multiprocessing.util
 import os
+import signal
 import sys
 import threading
 import time
 import traceback
 
-from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint
+from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
 from perfloop_runtime import install_gc_timer, runnable_ms, note_autocast, patch_sync_points, runtime_facts, worker_facts
@@ -77,6 +78,7 @@ class _Probe:
         self.step_loader: int | None = None
         self.step_source: str | None = None  # "loader" or "optimizer", whichever ends a step first
         self.model_id: int | None = None  # the module whose inputs are the batch in optimizer steps
+        self.layout: list[str] | None = None  # leaves of the first batch, for the data check's message
         self.step_tensors: list = []  # model inputs of the open optimizer step, kept at its close
         self.step_calls = 0  # model calls recorded in the open optimizer step
         self.num_module_calls = 0
@@ -181,6 +183,7 @@ class _Probe:
         step = self.current
         if step is None:
             return
+        step.pop("inputs_seen", None)
         step["step_ms"] = (end - step.pop("start")) * 1000.0
         counted = sum(step[s + "_ms"] for s in _STAGES)
         if self.step_source == "optimizer":
@@ -242,6 +245,7 @@ class _Probe:
             "seen": self.seen(), "steps": self.steps,
             "main_fetches": self.main_fetches, "errors": self.errors,
             "stacks": self.sampler.snapshot() if self.sampler else None,
+            "layout": self.layout,
             "sampler": self.sampler.kind if self.sampler else None,
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
             "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
@@ -399,9 +403,9 @@ def _patch_next_batch(probe: _Probe) -> None:
             probe.open_step(call_start, loader_id)
             probe.current["data_ms"] += wait_ms
             probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
-            _record_batch(probe, batch)
+            _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
             if _MODE == "full":
-                keep_for_replay(batch)
+                _guarded(probe, keep_for_replay, batch)
         return batch
 
     dl._BaseDataLoaderIter.__next__ = next_batch
@@ -421,7 +425,9 @@ def _patch_module_call(torch, probe: _Probe) -> None:
 
     def module_call(self, *args, **kwargs):
         if _MODE != "full" and probe.step_source == "loader":
-            return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing to do
+            if not probe.stages and probe.current is not None and not probe.current.get("inputs_seen"):
+                _guarded(probe, _model_inputs, probe, self, args, kwargs)
+            return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing more
         if not probe.stages:
             _guarded(probe, note_autocast, torch)
             _guarded(probe, _outermost_call, probe, self, args, kwargs)
@@ -446,7 +452,11 @@ def _guarded(probe: _Probe, function, *args) -> None:
 def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
     """Count a model call outside every stage; until a DataLoader defines steps, record its inputs."""
     probe.num_module_calls += 1
-    if probe.step_source == "loader" or _is_worker_process(probe):
+    if probe.step_source == "loader":
+        if probe.current is not None and not probe.current.get("inputs_seen"):
+            _model_inputs(probe, module, args, kwargs)
+        return
+    if _is_worker_process(probe):
         return
     if probe.model_id is None:
         probe.model_id = id(module)  # later outermost calls of other modules (a loss, a metric) are not data
@@ -458,6 +468,28 @@ def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
         _record_batch(probe, (args, kwargs) if kwargs else args, root=f"inputs[{probe.step_calls}]")
     finally:
         probe.step_calls += 1
+
+
+def _model_inputs(probe: _Probe, module, args, kwargs) -> None:
+    """With DataLoader steps, hash what the step's first outermost module call was given (the model's input).
+
+    The data check falls back on these when a change rearranges the loader's output but the
+    model still sees the same tensors (a cheaper collate, a normalisation moved into the loop).
+    """
+    if _is_worker_process(probe):
+        return
+    if probe.model_id is None:
+        probe.model_id = id(module)
+    if id(module) != probe.model_id:
+        return
+    step = probe.current
+    step["inputs_seen"] = True
+    try:
+        _, hashes, _ = fingerprint((args, kwargs) if kwargs else args, "inputs")
+    except Exception as error:  # the loader-output check still applies; this fallback is just unavailable
+        step["input_hashes_error"] = f"{type(error).__name__}: {error}"
+        return
+    step["input_hashes"] = hashes
 
 
 def _patch_optimizer(torch, probe: _Probe) -> None:
@@ -580,8 +612,9 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     if probe.first_batch_wall is None:
         probe.first_batch_wall = time.time()
     step = probe.current
+    values: list[str] = []
     try:
-        rows, hashes, tensors = fingerprint(batch, root)
+        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" else None)
     except Exception as error:  # keep timing; the data check treats this step as not comparable
         why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
         step["fingerprint_error"] = why
@@ -595,6 +628,9 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     if "fingerprint_error" not in step:
         step["row_hashes"].extend(hashes)
     if root == "batch":
+        step["value_hashes"] = values
+        if probe.layout is None:
+            probe.layout = last_layout()
         probe._keep(step["index"], tensors)
     else:
         probe.step_tensors.extend(tensors)
@@ -678,6 +714,13 @@ def _start_worker(probe: _Probe) -> None:
     multiprocessing.util.Finalize(None, dump, exitpriority=10)
     threading.Thread(target=dump_every_quarter_second, name="perfloop-dump", daemon=True).start()
 
+    def dump_and_exit(signum, frame) -> None:
+        # The sandbox stops leftover workers with SIGTERM (then SIGKILL) once the main process ends.
+        dump()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, dump_and_exit)
+
 
 def _is_worker_process(probe: _Probe) -> bool:
     """Tell DataLoader workers (forked, or spawned with --multiprocessing-fork) from the main process."""
@@ -741,10 +784,18 @@ def _start_watchdog(probe: _Probe) -> None:
     threading.Thread(target=watch, name="perfloop-watchdog", daemon=True).start()
 
 
+def _is_launcher() -> bool:
+    """Tell torchrun's launcher (it starts the ranks and trains nothing) from a training process."""
+    if "RANK" in os.environ:
+        return False
+    program = sys.argv[0] if sys.argv else ""
+    return os.path.basename(program) == "torchrun" or program.replace(os.sep, "/").endswith("torch/distributed/run.py")
+
+
 def install() -> None:
-    """Arm the probe in this process (idempotent)."""
+    """Arm the probe in this process (idempotent); the ranks of a torchrun job each get their own."""
     global _PROBE
-    if _PROBE is not None or not _OUT_DIR:
+    if _PROBE is not None or not _OUT_DIR or _is_launcher():
         return
     _PROBE = _Probe()
     if "torch" in sys.modules:

@@ -1,0 +1,88 @@
+"""What the probe costs: interleaved runs of a target with and without it, by the target's own meter.
+
+    python -m evals.overhead [--only NAME ...] [--runs K] [--steps N]
+
+Each round runs the bare pipeline, then the same pipeline under the probe in light
+mode (what timing runs use) and in full mode (what the one profile run per head uses),
+in turns so drift hits all three alike. The figure is the ratio of median steady-state
+samples/s (the target's evalkit meter, which knows nothing of the probe): 1.00 means
+free, 0.98 means the probe costs 2%.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from evals.measure import EVALKIT_PREFIX, last_line, pipeline_env, render_command, run_and_wait
+from evals.workspace import copy_target, read_contract
+
+TARGETS_DIR = Path(__file__).resolve().parent / "targets"
+DEFAULT_TARGETS = ("data_bound", "compute_bound", "per_step_metrics")
+PROBE_DIR = Path(__file__).resolve().parents[1] / "tools" / "probe"
+MODES = ("bare", "light", "full")
+
+
+def _env(mode: str, steps: int, warmup: int, out_dir: Path) -> dict[str, str]:
+    env = pipeline_env(steps, warmup)
+    if mode != "bare":
+        out_dir.mkdir(parents=True, exist_ok=True)
+        env.update(PYTHONPATH=str(PROBE_DIR), PERFLOOP_PROBE_DIR=str(out_dir), PERFLOOP_PROBE_MODE=mode,
+                   # The meter stops the run; the probe's own bound must not come first.
+                   PERFLOOP_MAX_STEPS=str(steps + 1000))
+    return env
+
+
+def _samples_per_s(cwd: Path, command: str, env: dict[str, str]) -> float:
+    import json
+
+    done = run_and_wait(["/bin/sh", "-c", command], cwd, env, timeout_s=900)
+    lines = [line[len(EVALKIT_PREFIX):] for line in done.stdout.splitlines() if line.startswith(EVALKIT_PREFIX)]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"`{command}` in {cwd} failed: {last_line(done.stderr) or last_line(done.stdout)}")
+    return float(json.loads(lines[-1])["steady_samples_per_s"])
+
+
+def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = TARGETS_DIR) -> dict[str, list[float]]:
+    """Return mode -> samples/s of each run, the modes interleaved round by round."""
+    with tempfile.TemporaryDirectory(prefix=f"perfloop-overhead-{name}-") as folder:
+        repo = copy_target(targets_dir, name, Path(folder) / name)
+        contract = read_contract(repo)
+        command = render_command(contract.command, contract.config)
+        results: dict[str, list[float]] = {mode: [] for mode in MODES}
+        for round_number in range(runs):
+            order = MODES if round_number % 2 == 0 else tuple(reversed(MODES))
+            for mode in order:
+                out_dir = Path(folder) / "probe" / f"{round_number}-{mode}"
+                results[mode].append(_samples_per_s(repo, command, _env(mode, steps, warmup, out_dir)))
+                if mode != "bare" and not (out_dir / "main-rank0.json").exists():
+                    raise RuntimeError(f"the probe did not attach to {name} in {mode} mode (no record in {out_dir})")
+        return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.overhead", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=list(DEFAULT_TARGETS), help="targets to measure")
+    parser.add_argument("--runs", type=int, default=5, help="rounds (each runs every mode once)")
+    parser.add_argument("--steps", type=int, default=60, help="steps per run (the meter's bound)")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--targets-dir", type=Path, default=TARGETS_DIR)
+    args = parser.parse_args(argv)
+    print(f"# probe overhead, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
+          f"{args.runs} interleaved rounds of {args.steps} steps")
+    print("| target | bare samples/s | light / bare | full / bare |")
+    print("|---|---|---|---|")
+    for name in args.only:
+        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir)
+        bare = statistics.median(results["bare"])
+        ratios = {mode: statistics.median(results[mode]) / bare for mode in ("light", "full")}
+        print(f"| {name} | {bare:.1f} | {ratios['light']:.3f} | {ratios['full']:.3f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

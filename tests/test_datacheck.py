@@ -1,0 +1,124 @@
+"""The data and loss checks: same work, every row of every run, declared tolerance, loss envelope."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from knowledge_base.schema import DTYPE_TOLERANCE, LOSS_TOLERANCE, Verification
+from tests.conftest import ROOT
+from tools import datacheck
+from tools.datacheck import compare_data, compare_losses
+
+FP32 = dict(atol=1e-5, rtol=1e-5)
+
+
+def probe_dir(folder: Path, batches: list[torch.Tensor], exit_reason: str = "max_steps", keep: int | None = None,
+              fingerprint_error: dict[int, str] | None = None, errors: list[str] = ()) -> str:
+    """Write a probe folder as the probe does: one record, row hashes of every step, the kept batches."""
+    folder.mkdir(parents=True)
+    steps = []
+    for index, batch in enumerate(batches):
+        step = {"index": index, "samples": batch.shape[0], "step_ms": 1.0,
+                "row_hashes": [row.numpy().tobytes().hex()[:16] + str(hash(row.numpy().tobytes())) for row in batch]}
+        if fingerprint_error and index in fingerprint_error:
+            step.update(row_hashes=[], fingerprint_error=fingerprint_error[index])
+        steps.append(step)
+    record = {"exit_reason": exit_reason, "steps": steps, "errors": list(errors)}
+    (folder / "main-rank0.json").write_text(json.dumps(record))
+    kept = [(i, [("batch[0]", b.clone())]) for i, b in enumerate(batches)][:keep]
+    torch.save(kept, folder / "batches-rank0.pt")
+    return str(folder)
+
+
+def batches(num_steps: int = 6, seed: int = 0) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.rand(4, 3, generator=generator) for _ in range(num_steps)]
+
+
+def test_a_short_run_is_changed_not_a_common_prefix(tmp_path):
+    data = batches(6)
+    base = probe_dir(tmp_path / "base", data)
+    short = probe_dir(tmp_path / "short", data[:2], exit_reason="exit")
+    result = compare_data([base], [short], allow_tolerance=False)
+    assert result.status == "changed" and "ran 2 of 6 steps" in result.detail
+    losses = compare_losses([[1.0, 0.9, 0.8]], [[1.0, 0.9]])
+    assert losses.status == "diverged" and "ran 2 of 3 steps" in losses.detail
+
+
+def test_an_unfingerprinted_step_is_not_comparable(tmp_path):
+    data = batches(3)
+    base = probe_dir(tmp_path / "base", data, fingerprint_error={1: "BatchEncoding: no tensor leaves"})
+    cand = probe_dir(tmp_path / "cand", data, fingerprint_error={1: "BatchEncoding: no tensor leaves"})
+    result = compare_data([base], [cand], allow_tolerance=False)
+    assert result.status == "not_comparable" and "BatchEncoding" in result.detail
+    old = probe_dir(tmp_path / "old", data, errors=["fingerprint of step 2: TypeError()"])
+    assert compare_data([old], [old], allow_tolerance=False).status == "not_comparable"
+
+
+def test_tolerance_checks_every_candidate_run_not_only_the_first(tmp_path):
+    data = batches(4)
+    close = [b + 1e-7 for b in data]
+    far = [b.clone() for b in data]
+    far[3][2, 1] += 0.5
+    base = probe_dir(tmp_path / "base", data)
+    runs = [probe_dir(tmp_path / "close", close), probe_dir(tmp_path / "far", far)]
+    result = compare_data([base], runs, allow_tolerance=True, **FP32)
+    assert result.status == "changed" and "step 3" in result.detail
+
+
+def test_the_declared_tolerance_is_enforced(tmp_path):
+    data = batches(2)
+    off = [b + 5e-4 for b in data]  # inside fp16's 1e-3, outside fp32's 1e-5
+    base, cand = probe_dir(tmp_path / "base", data), probe_dir(tmp_path / "cand", off)
+    assert compare_data([base], [cand], allow_tolerance=True, **FP32).status == "changed"
+    loose = compare_data([base], [cand], allow_tolerance=True, atol=1e-3, rtol=1e-3)
+    assert loose.status == "within_tolerance" and (loose.atol, loose.rtol) == (1e-3, 1e-3)
+
+
+def test_float_reordering_is_within_tolerance_with_max_diff_and_rows(tmp_path):
+    generator = torch.Generator().manual_seed(1)
+    raw = [torch.randn(4, 3, 256, generator=generator) for _ in range(5)]
+    # The same sums in another order: what a vectorized rewrite of a Python loop does.
+    data = [x.sum(-1) for x in raw]
+    reordered = [x.flip(-1).cumsum(-1)[..., -1] for x in raw]
+    base = probe_dir(tmp_path / "base", data)
+    cand = [probe_dir(tmp_path / f"cand{i}", reordered) for i in range(2)]
+    result = compare_data([base], cand, allow_tolerance=True, **FP32)
+    assert result.status == "within_tolerance"
+    assert result.rows_differing > 0 and result.rows_compared == result.rows_differing
+    assert result.rows_total == 2 * 5 * 4 and 0 < result.max_abs_diff < 1e-5
+    assert f"compared {result.rows_compared} of {result.rows_differing} differing rows" in result.detail
+
+
+def test_rows_beyond_the_storage_budget_are_counted_not_claimed(tmp_path):
+    data = batches(4)
+    off = [b + 1e-7 for b in data]
+    base = probe_dir(tmp_path / "base", data, keep=2)
+    cand = probe_dir(tmp_path / "cand", off, keep=2)
+    result = compare_data([base], [cand], allow_tolerance=True, **FP32)
+    assert result.status == "within_tolerance" and result.rows_compared == 8 and result.rows_differing == 16
+    assert result.label == "within_tolerance (compared 8 of 16 differing rows)"
+
+
+def test_a_nondeterministic_loss_gives_an_envelope_the_candidate_must_stay_in():
+    baseline = [[1.0, 0.90, 0.80], [1.0, 0.91, 0.79]]
+    inside = compare_losses(baseline, [[1.0, 0.905, 0.795]])
+    assert inside.status == "within_envelope"
+    outside = compare_losses(baseline, [[1.0, 0.905, 0.5]])
+    assert outside.status == "diverged" and "step 2" in outside.detail
+
+
+def test_one_source_for_tolerances():
+    assert not hasattr(datacheck, "DTYPE_TOLERANCE"), "datacheck enforces what the remedy declares, no table"
+    default = Verification(data="within_tolerance", loss="within_tolerance")
+    assert (default.atol, default.rtol) == DTYPE_TOLERANCE["float32"]
+    assert (default.loss_atol, default.loss_rtol) == LOSS_TOLERANCE
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## What the verdicts mean", 1)[1].split("\n## ", 1)[0]
+    for dtype in ("float32", "float16", "bfloat16"):
+        atol, rtol = DTYPE_TOLERANCE[dtype]
+        text = f"{dtype} {atol:.0e}/{rtol:.0e}".replace("e-0", "e-")
+        assert text in section, f"README's {dtype} tolerance disagrees with DTYPE_TOLERANCE: want {text!r}"

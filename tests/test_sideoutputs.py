@@ -1,0 +1,83 @@
+"""Side outputs: what the pipeline prints and writes, with only what varies between baseline runs masked."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.profiler import ProbeSettings, run_probed
+from tools.sideoutputs import compare_side_outputs, record_written, snapshot
+from tests.conftest import PIPELINES
+
+
+def run_dir(folder: Path, stdout: list[str], files: dict[str, str] | None = None) -> str:
+    """A probe folder as run_probed leaves it: stdout.txt, stderr.txt and the written-files manifest."""
+    folder.mkdir(parents=True)
+    (folder / "stdout.txt").write_text("".join(line + "\n" for line in stdout))
+    (folder / "stderr.txt").write_text("")
+    tree = folder / "tree"
+    tree.mkdir()
+    before = snapshot(tree)
+    for name, text in (files or {}).items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    record_written(tree, before, folder)
+    return str(folder)
+
+
+def log(step_ms: list[float], every: int = 1, loss: float = 0.5) -> list[str]:
+    return ["starting at 06:0%d" % (len(step_ms) % 10)] + [
+        f"step {i} loss {loss + i / 100:.4f} took {ms:.1f} ms" for i, ms in enumerate(step_ms) if i % every == 0]
+
+
+def baselines(tmp_path: Path) -> list[str]:
+    return [run_dir(tmp_path / f"base{i}", log([10.0 + i, 11.0 - i, 12.0 + 2 * i, 9.0 + i]),
+                    {"out/metrics.csv": "step,loss\n0,0.5\n1,0.51\n"}) for i in range(3)]
+
+
+def test_timings_are_masked_metrics_are_not(tmp_path):
+    base = baselines(tmp_path)
+    same = run_dir(tmp_path / "same", log([30.0, 31.0, 32.0, 29.0]), {"out/metrics.csv": "step,loss\n0,0.5\n1,0.51\n"})
+    result = compare_side_outputs(base, [same])
+    assert result.status == "same" and result.numbers_masked >= 4 and "file out/metrics.csv" in result.compared
+    drifted = run_dir(tmp_path / "drifted", log([10.0, 11.0, 12.0, 9.0], loss=0.6),
+                      {"out/metrics.csv": "step,loss\n0,0.5\n1,0.51\n"})
+    assert compare_side_outputs(base, [drifted]).status == "changed"
+
+
+def test_a_thinned_metric_or_a_dropped_file_is_changed_unless_declared(tmp_path):
+    base = baselines(tmp_path)
+    thinned = run_dir(tmp_path / "thinned", log([10.0, 11.0, 12.0, 9.0], every=2),
+                      {"out/metrics.csv": "step,loss\n0,0.5\n1,0.51\n"})
+    result = compare_side_outputs(base, [thinned])
+    assert result.status == "changed" and "stdout.txt" in result.differences[0]
+    dropped = run_dir(tmp_path / "dropped", log([10.0, 11.0, 12.0, 9.0]))
+    result = compare_side_outputs(base, [dropped])
+    assert result.status == "changed" and "out/metrics.csv no longer written" in result.detail
+    declared = compare_side_outputs(base, [dropped], declared=[r"out/metrics\.csv"])
+    assert declared.status == "declared" and declared.declared
+
+
+def test_printed_numbers_within_the_remedys_tolerance(tmp_path):
+    base = baselines(tmp_path)
+    close = run_dir(tmp_path / "close", log([10.0, 11.0, 12.0, 9.0], loss=0.5004),
+                    {"out/metrics.csv": "step,loss\n0,0.5\n1,0.51\n"})
+    assert compare_side_outputs(base, [close]).status == "changed"
+    assert compare_side_outputs(base, [close], rtol=1e-3).status == "same"
+
+
+def test_run_probed_records_the_files_a_run_writes(tmp_path):
+    import shutil
+
+    tree = tmp_path / "tiny"
+    shutil.copytree(PIPELINES / "tiny", tree)
+    command = "python -c \"import pathlib; pathlib.Path('out').mkdir(); pathlib.Path('out/done.txt').write_text('ok')\" && python train.py --config configs/train.yaml"
+    run = run_probed(command, tree, tmp_path / "probe", ProbeSettings(steps=2, warmup_steps=1))
+    result = compare_side_outputs([run.measurement.probe_dir], [run.measurement.probe_dir])
+    assert "file out/done.txt" in result.compared and result.status == "same"
+
+
+def test_the_worktree_a_run_ran_in_is_no_difference(tmp_path):
+    def warning(tree: str) -> list[str]:
+        return [f"/repo/.git/perfloop/worktrees/r1/{tree}/train.py:9: UserWarning: slow"]
+
+    base = [run_dir(tmp_path / f"base{i}", warning("base")) for i in range(2)]
+    assert compare_side_outputs(base, [run_dir(tmp_path / "cand", warning("candidate"))]).status == "same"
