@@ -104,3 +104,20 @@ def test_runnable_time_counts_computing_not_sleeping():
     busy = runnable_ms() - start - slept
     assert slept < 25.0 and busy >= 40.0
 
+
+
+def test_a_real_straggler_rank_triggers_rank_straggler(tmp_path):
+    import shutil
+
+    from tests.conftest import PIPELINES
+
+    target = tmp_path / "ranks"
+    shutil.copytree(PIPELINES / "ranks", target)
+    command = "torchrun --standalone --nproc_per_node=2 train.py --config configs/train.yaml"
+    settings = ProbeSettings(steps=10, warmup_steps=2)
+    full = run_probed(command, target, tmp_path / "out", settings, mode="full")
+    metrics = build_profile(full, [], command, target, settings).metrics()
+    assert metrics["world_size"] == 2
+    # Rank 1's loader sleeps four times longer per sample, so it waits far longer than the median rank.
+    assert metrics["rank_wait_spread_share"] >= 0.10
+    assert "rank_straggler" in [d.entry_id for d in diagnose(metrics)]
