@@ -121,3 +121,17 @@ def test_a_real_straggler_rank_triggers_rank_straggler(tmp_path):
     # Rank 1's loader sleeps four times longer per sample, so it waits far longer than the median rank.
     assert metrics["rank_wait_spread_share"] >= 0.10
     assert "rank_straggler" in [d.entry_id for d in diagnose(metrics)]
+
+
+def test_a_real_character_tokenizer_triggers_per_sample_tokenization(tmp_path):
+    import shutil
+
+    from tests.conftest import PIPELINES
+
+    target = tmp_path / "tokenizer"
+    shutil.copytree(PIPELINES / "tokenizer", target)
+    settings = ProbeSettings(steps=10, warmup_steps=1)
+    full = run_probed("python train.py", target, tmp_path / "out", settings, mode="full")
+    metrics = build_profile(full, [], "python train.py", target, settings).metrics()
+    found = [d.entry_id for d in diagnose(metrics)]
+    assert "per_sample_tokenization" in found, (metrics["hot_function"], metrics["hot_function_source"], found)
