@@ -135,3 +135,52 @@ def test_a_real_character_tokenizer_triggers_per_sample_tokenization(tmp_path):
     metrics = build_profile(full, [], "python train.py", target, settings).metrics()
     found = [d.entry_id for d in diagnose(metrics)]
     assert "per_sample_tokenization" in found, (metrics["hot_function"], metrics["hot_function_source"], found)
+
+
+DECODE_PIPELINE = '''
+import glob
+import numpy as np
+import torch
+from PIL import Image
+from torch.utils.data import DataLoader, Dataset
+
+torch.set_num_threads(1)
+
+
+class Photos(Dataset):
+    def __init__(self):
+        self.paths = sorted(glob.glob("images/*.png"))
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, i):
+        pixels = np.asarray(Image.open(self.paths[i]).convert("RGB").resize((32, 32)), dtype=np.float32)
+        return torch.from_numpy(pixels).mean()
+
+
+model = torch.nn.Linear(1, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+for epoch in range(100):
+    for x in DataLoader(Photos(), batch_size=4):
+        loss = model(x[:, None]).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+'''
+
+
+def test_real_image_decoding_triggers_decode_heavy_samples(tmp_path):
+    image = pytest.importorskip("PIL.Image")
+    import numpy as np
+
+    (tmp_path / "images").mkdir()
+    rng = np.random.default_rng(0)
+    for n in range(16):  # noise compresses badly, so decoding it costs real time
+        image.fromarray(rng.integers(0, 255, (384, 384, 3), dtype=np.uint8)).save(tmp_path / "images" / f"{n}.png")
+    (tmp_path / "train.py").write_text(DECODE_PIPELINE)
+    settings = ProbeSettings(steps=10, warmup_steps=1)
+    full = run_probed("python train.py", tmp_path, tmp_path / "out", settings, mode="full")
+    metrics = build_profile(full, [], "python train.py", tmp_path, settings).metrics()
+    found = [d.entry_id for d in diagnose(metrics)]
+    assert "decode_heavy_samples" in found, (metrics["hot_function"], metrics["hot_function_source"], found)
