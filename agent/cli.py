@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_USAGE,
-                           InternalError, save_traceback)
+                           InternalError, save_traceback, set_json_mode)
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
     _add_target_args(profile)
+    profile.add_argument("--trace", metavar="FILE", help="also write the full run's timeline as a Chrome trace "
+                         "(JSON; open it in https://ui.perfetto.dev or chrome://tracing)")
     resume = sub.add_parser("resume", help="continue a stopped or interrupted run")
     resume.add_argument("run", help="run id or run folder")
     resume.add_argument("--auto-approve", action="store_true")
@@ -82,7 +84,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "profile":
         from agent.driver import profile_target
 
-        return profile_target(_target(args), args.json)
+        return profile_target(_target(args), args.json, trace=args.trace)
     if args.command == "log":
         from agent.logview import print_log
 
@@ -107,6 +109,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `perfloop` console script."""
     args = build_parser().parse_args(argv)
+    set_json_mode(getattr(args, "json", False))  # no live progress line under --json
     from tools.audit import AuditLogDamaged, AuditWriteError
     from tools.profiler import PipelineError
 

@@ -15,6 +15,20 @@ EXIT_INTERNAL = 5  # a bug in perfloop: the traceback is saved, the run stays re
 EXIT_INTERRUPTED = 130  # Ctrl-C; the run is resumable
 
 
+_JSON_MODE = False
+
+
+def set_json_mode(enabled: bool) -> None:
+    """Remember that --json was given: stdout is reserved and no live progress line is drawn."""
+    global _JSON_MODE
+    _JSON_MODE = bool(enabled)
+
+
+def json_mode() -> bool:
+    """Tell whether --json was given (see set_json_mode)."""
+    return _JSON_MODE
+
+
 def say(message: str) -> None:
     """Print one progress line to stderr."""
     print(f"perfloop: {message}", file=sys.stderr, flush=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.events import Event
+from agent.progress import run_progress
 from agent.state import LoopState
 from sandbox.workspace import Workspace
 from tools.audit import AuditLog
@@ -51,5 +52,7 @@ class RunContext:
         """
         ws = self.workspace
         ws.clean_outputs(tree)
-        return run_probed(self.state.target.rendered_command(), ws.target_dir(tree), self.next_run(label),
-                          self.protected(tree), mode=mode, label=role or label)
+        folder = self.next_run(label)
+        with run_progress(label, role, folder, self.state.target, self.probe.warmup_steps + self.probe.steps):
+            return run_probed(self.state.target.rendered_command(), ws.target_dir(tree), folder,
+                              self.protected(tree), mode=mode, label=role or label)

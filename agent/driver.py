@@ -189,8 +189,11 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
         return _drive(state_dir, run_id, None, as_json)
 
 
-def profile_target(target: Target, as_json: bool) -> int:
-    """`perfloop profile`: the loop's prepare, profile and diagnose nodes; leave no branch or worktree."""
+def profile_target(target: Target, as_json: bool, trace: str | None = None) -> int:
+    """`perfloop profile`: the loop's prepare, profile and diagnose nodes; leave no branch or worktree.
+
+    With ``trace``, also write the full run's timeline there as a Chrome trace.
+    """
     from agent.graph import build_graph
     from sandbox.lock import RunLock
 
@@ -204,6 +207,10 @@ def profile_target(target: Target, as_json: bool) -> int:
                **final.profile.model_dump(mode="json"), "metrics": final.profile.metrics(),
                "diagnoses": [d.model_dump(mode="json") for d in final.diagnoses]}
     Path(state.state_dir, "profile.json").write_text(json.dumps(payload, indent=2))
+    if trace:
+        from agent.trace import write_profile_trace
+
+        write_profile_trace(final.profile, Path(state.state_dir), Path(trace))
     if as_json:
         emit_json(payload)
     return EXIT_OK

@@ -150,6 +150,21 @@ class ProposalEdited(Event):
         return out + (["  " + row for row in self.edited_patch.splitlines()] if show_diff else [])
 
 
+class ReplayChecked(Event):
+    name: ClassVar[str] = "replay"
+    file: str
+    function: str
+    ok: bool
+    verdict: str = Field(description="identical, within_tolerance, different, no_calls or error.")
+    reason: str
+    num_calls: int = 0
+    speedup: float | None = Field(None, description="Old over new time on the captured calls (rough).")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        speed = f", {self.speedup:.1f}x on them" if self.speedup else ""
+        return [f"replay of {self.function} ({self.file}): {self.verdict}{speed}: {self.reason}"]
+
+
 class RemedySkipped(Event):
     name: ClassVar[str] = "remedy_skipped"
     diagnosis: str
@@ -263,7 +278,7 @@ class Unrecognised(Event):
 
 EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
-    ProposalMade, Approval, ProposalEdited, RemedySkipped, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed)}
+    ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed)}
 
 
 class Logged(BaseModel):

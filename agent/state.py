@@ -91,6 +91,11 @@ class Proposal(BaseModel):
     loss_rule: Literal["identical", "within_tolerance"] = "identical"
     caveats: list[str] = Field(default_factory=list)
     base_head: str = Field(description="Branch head the patch was made against.")
+    atol: float | None = Field(None, description="Tolerance the change itself declares (e.g. a vectorised "
+                                                 "math.exp); overrides the remedy's.")
+    rtol: float | None = None
+    one_off_cost_s: float | None = Field(None, description="One-off start-up cost the change declares "
+                                                          "(torch.compile's first compile).")
 
 
 class Verdict(BaseModel):

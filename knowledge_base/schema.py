@@ -191,14 +191,16 @@ class Verification(_Record):
     reassociation, data and loss within the dtype table); precision (AMP/TF32: data identical, a
     wider loss tolerance); changes-data (batch size, subsampling, resolution: not equivalent, never
     auto-approved, accepted only with explicit approval). Omitted: derived from data and loss
-    (within_tolerance data -> reorder, within_tolerance loss only -> precision, else exact)."""
+    (within_tolerance data -> reorder; within_tolerance loss only -> precision when loss_rtol is
+    wider than the default, else reorder; otherwise exact)."""
 
     @model_validator(mode="before")
     @classmethod
     def _derive_class(cls, values: Any) -> Any:
         if isinstance(values, dict) and values.get("tolerance_class") is None:
             values = dict(values)
-            values["tolerance_class"] = derive_tolerance_class(values.get("data"), values.get("loss"))
+            values["tolerance_class"] = derive_tolerance_class(values.get("data"), values.get("loss"),
+                                                               values.get("loss_rtol"))
         return values
 
     @model_validator(mode="after")
@@ -226,12 +228,17 @@ class Verification(_Record):
         }[self.tolerance_class]
 
 
-def derive_tolerance_class(data: str | None, loss: str | None) -> str:
-    """Return the class implied by the data and loss rules of entries written before classes existed."""
+def derive_tolerance_class(data: str | None, loss: str | None, loss_rtol: float | None = None) -> str:
+    """Return the class implied by the data and loss rules of remedies that declare none.
+
+    Same data with a loss tolerance is float reordering (fused kernels, compile, thread counts)
+    unless the loss tolerance is wider than the default, which only lower precision needs.
+    """
     if data == "within_tolerance":
         return "reorder"
     if loss == "within_tolerance":
-        return "precision"
+        wider = loss_rtol is not None and float(loss_rtol) > LOSS_TOLERANCE[1]
+        return "precision" if wider else "reorder"
     return "exact"
 
     @field_validator("side_output_changes")

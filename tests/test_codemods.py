@@ -339,4 +339,13 @@ def test_unknown_codemod_id_lists_the_known_ones(tmp_path):
     with pytest.raises(ValueError, match="unknown codemod 'set_batch_size'.*set_num_workers"):
         apply_codemod("set_batch_size", ctx)
     assert set(REGISTRY) == {"set_num_workers", "set_persistent_workers", "set_pin_memory",
-                             "set_prefetch_factor"}
+                             "set_prefetch_factor", "vectorize_hot_function", "enable_torch_compile",
+                             "set_optimizer_flag", "set_zero_grad_to_none", "set_intra_op_threads",
+                             "zero_copy_conversion"}
+
+
+def test_every_knowledge_base_codemod_is_registered():
+    from knowledge_base import load_entries
+
+    named = {r.codemod for e in load_entries() for r in e.remedies if r.kind == "codemod"}
+    assert named <= set(REGISTRY), named - set(REGISTRY)

@@ -188,8 +188,10 @@ def test_dataloader_starved_diagnosis_reads_with_its_numbers():
     assert any("random augmentation" in c for c in diagnosis.remedies[0].verification.caveats)
 
 
-def test_compute_bound_offers_no_codemod():
-    assert all(r.kind != "codemod" for r in entry("compute_bound").remedies)
+def test_compute_bound_offers_model_side_codemods():
+    assert [r.codemod for r in entry("compute_bound").remedies] == [
+        "set_optimizer_flag", "enable_torch_compile", "set_optimizer_flag", "set_intra_op_threads",
+        "set_zero_grad_to_none"]
     assert entry("compute_bound").expected_gain.stage_speedup == 1.3
 
 
@@ -291,7 +293,7 @@ def test_diagnosis_round_trips_through_json():
 
 def test_duplicate_entry_ids_are_refused():
     entries = load_entries()
-    with pytest.raises(ValueError, match="entry dataloader_starved is defined twice"):
+    with pytest.raises(ValueError, match=f"entry {entries[0].id} is defined twice"):
         diagnose({}, entries + [entries[0]])
 
 
@@ -394,14 +396,15 @@ def test_stage_speedup_can_come_from_a_metric():
 
 # -- tolerance classes ------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("data", "loss", "derived"),
-    [("identical", "identical", "exact"), ("within_tolerance", "within_tolerance", "reorder"),
-     ("within_tolerance", "identical", "reorder"), ("identical", "within_tolerance", "precision")],
+    ("data", "loss", "wider", "derived"),
+    [("identical", "identical", {}, "exact"), ("within_tolerance", "within_tolerance", {}, "reorder"),
+     ("within_tolerance", "identical", {}, "reorder"), ("identical", "within_tolerance", {}, "reorder"),
+     ("identical", "within_tolerance", {"loss_rtol": 1e-2}, "precision")],
 )
-def test_tolerance_class_defaults_from_the_data_and_loss_rules(data, loss, derived):
+def test_tolerance_class_defaults_from_the_data_and_loss_rules(data, loss, wider, derived):
     from knowledge_base import Verification
 
-    assert Verification(data=data, loss=loss).tolerance_class == derived
+    assert Verification(data=data, loss=loss, **wider).tolerance_class == derived
 
 
 def test_every_bundled_remedy_has_a_tolerance_class_and_old_entries_keep_theirs():
@@ -505,7 +508,8 @@ def test_confidence_falls_near_thresholds_in_noise_and_without_evidence(update, 
 
 
 def test_informational_entry_names_no_first_remedy():
-    diagnosis = describe(entry("compute_bound"), fixture("compute_bound")["triggers"])
+    informational = entry("compute_bound").model_copy(update={"remedies": []})
+    diagnosis = describe(informational, fixture("compute_bound")["triggers"])
     assert diagnosis.first_remedy is None and diagnosis.confirm_by.startswith("a change aimed at it")
 
 

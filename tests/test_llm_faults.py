@@ -127,6 +127,10 @@ def test_run_with_a_broken_endpoint_skips_the_llm_remedy_and_exits_0(tmp_path, m
     repo = make_repo(tmp_path / "repo")
     config = repo / "configs" / "train.yaml"
     config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
+    # An early exit the vectoriser must refuse, so the LLM's remedy is the only one left.
+    train = repo / "train.py"
+    train.write_text(train.read_text().replace(
+        "        for j in range(width):\n", "        for j in range(width):\n            if width < 0:\n                break\n"))
     git(repo, "commit", "-qam", "workers")
     before = user_view(repo)
     echo = json.dumps({"error": f"invalid key {KEY}"}).encode()

@@ -108,6 +108,35 @@ class GpuStats(BaseModel):
                                                         "flushed, tried again): memory pressure.")
 
 
+class StageSpan(BaseModel):
+    """One stretch of a step spent in one stage, as the probe timed it."""
+
+    stage: str = Field(description="Probe stage: 'data', 'h2d', 'forward', 'backward' or 'optimizer'.")
+    start_ms: float = Field(description="Offset from the step's start (ms).")
+    duration_ms: float
+
+
+class WorkerFetch(BaseModel):
+    """One batch built by a DataLoader worker (or the main process), placed on a step's clock."""
+
+    pid: int = Field(description="Process that built the batch.")
+    start_ms: float = Field(description="Offset from the step's start (ms); negative when it began before the step.")
+    duration_ms: float = Field(description="__getitem__ calls + collate (ms).")
+
+
+class StepTimeline(BaseModel):
+    """One measured step laid out in time: the main process's stages and the batch builds around it."""
+
+    index: int = Field(description="Step number in the run (warm-up included).")
+    start_wall: float = Field(description="Wall-clock start of the step (s since the epoch).")
+    step_ms: float
+    main_pid: int = 0
+    spans: list[StageSpan] = Field(default_factory=list, description="Main-process stages in time order; "
+                                                                     "uncovered time is 'other'.")
+    fetches: list[WorkerFetch] = Field(default_factory=list, description="Batch builds overlapping the step "
+                                                                         "or the step-long window before it.")
+
+
 class RunMeasurement(BaseModel):
     """One bounded pipeline run under the probe."""
 
@@ -124,6 +153,8 @@ class RunMeasurement(BaseModel):
     data_digest: str = Field(description="Hash over the row hashes of every step's batch, in order.")
     step_ms: list[float] = Field(default_factory=list, description="Wall time of each measured step (ms).")
     step_samples: list[int] = Field(default_factory=list, description="Samples in each measured step.")
+    timeline: StepTimeline | None = Field(None, description="The median measured step laid out in time (full "
+                                                            "runs of probes that record a timeline; else None).")
 
 
 class Profile(BaseModel):

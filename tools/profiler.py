@@ -17,6 +17,7 @@ from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_targ
 from tools import sideoutputs
 from tools.stats import noise_pct
 from tools.target import Target
+from tools.timeline import median_step_timeline
 from tools.models import DataBuild, GpuStats, LoaderInfo, Profile, RunMeasurement, StageLedger
 
 PROBE_DIR = Path(__file__).resolve().parent / "probe"
@@ -150,6 +151,7 @@ def _measure(record: dict, result: RunResult, settings: ProbeSettings, out_dir: 
         exit_reason=record["exit_reason"], probe_dir=str(out_dir),
         losses=[s.get("loss") for s in record["steps"]], data_digest=digest.hexdigest(),
         step_ms=[s["step_ms"] for s in steps], step_samples=[s["samples"] for s in steps],
+        timeline=median_step_timeline(record, out_dir, steps) if mode == "full" else None,
     )
 
 

@@ -46,10 +46,6 @@ def _after_accepted_change(state: LoopState, diagnoses: list[Diagnosis]) -> tupl
 def diagnose(state: LoopState) -> dict:
     """Rank diagnoses by expected gain; choose the first untried remedy the loop can produce."""
     ctx = RunContext(state, "diagnose")
-    if len(state.history) >= state.settings.max_iters:
-        ctx.record(Stopped(reason="max_iterations", iterations=len(state.history)))
-        return {"stop_reason": "max_iterations", "next_remedy": None,
-                "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
     diagnoses = state.diagnoses
     skipped: list[Skip] = []
     if state.needs_diagnosis:
@@ -67,6 +63,11 @@ def diagnose(state: LoopState) -> dict:
         if not diagnoses:
             say("no known bottleneck matches this profile")
     updates: dict = {"diagnoses": diagnoses, "needs_diagnosis": False}
+    # Checked after ranking, so the summary's bottleneck is the final profile's.
+    if len(state.history) >= state.settings.max_iters:
+        ctx.record(Stopped(reason="max_iterations", iterations=len(state.history)))
+        return updates | {"stop_reason": "max_iterations", "next_remedy": None,
+                          "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
     if state.settings.profile_only:
         return updates | {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
     memory = Memory()

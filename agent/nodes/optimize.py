@@ -3,15 +3,35 @@ from __future__ import annotations
 
 from agent.console import say
 from agent.context import RunContext
-from agent.events import ProposalMade, RemedyNotApplicable
+from agent.events import ProposalMade, RemedyNotApplicable, ReplayChecked
 from agent.faults import fault_point
 from agent.state import Attempt, LoopState, Proposal, Skip
 from tools.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
 from tools.patching import touched_paths
 
 
-def _codemod_patch(ctx: RunContext, remedy) -> tuple[str, str]:
-    """Run the codemod in the candidate worktree; return (one-line change, diff)."""
+def _replayed(ctx: RunContext, result, root) -> None:
+    """Replay a source rewrite on captured real calls of the function it changed; NotApplicable when it differs.
+
+    A rewrite that fails replay is never run in the pipeline. Where no call could be captured
+    (a method whose ``self`` is too large to keep), the data check of the pipeline runs decides.
+    """
+    from tools.profiler import ProbeSettings
+    from tools.replay import check_rewrite
+
+    settings = ProbeSettings(steps=2, warmup_steps=0, limits=ctx.protected(ctx.workspace.candidate_tree).limits,
+                             first_step_timeout_s=ctx.state.target.first_step_timeout_s)
+    outcome = check_rewrite(result, root, ctx.state.target.rendered_command(), ctx.next_run("replay"), settings)
+    ctx.record(ReplayChecked(file=result.replay.file, function=result.replay.function, ok=outcome.ok,
+                             verdict=outcome.verdict, reason=outcome.reason, num_calls=outcome.num_calls,
+                             speedup=outcome.speedup))
+    say(f"replay of {result.replay.function}: {outcome.reason}")
+    if not outcome.ok and outcome.verdict != "no_calls":
+        raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
+
+
+def _codemod_patch(ctx: RunContext, remedy):
+    """Run the codemod in the candidate worktree; return (one-line change, diff, the codemod's result)."""
     ws = ctx.workspace
     ws.reset_candidate()
     root = ws.target_dir(ws.candidate_tree)
@@ -25,13 +45,15 @@ def _codemod_patch(ctx: RunContext, remedy) -> tuple[str, str]:
     codemod_ctx = CodemodContext(root=root, config_path=ctx.state.target.config, sites=sites,
                                  metrics=profile.metrics(), params=dict(remedy.params))
     result = apply_codemod(remedy.codemod, codemod_ctx)
+    if result.replay is not None:
+        _replayed(ctx, result, root)
     try:
         for relative, text in result.files.items():
             (root / relative).write_text(text, encoding="utf-8")
         patch = ws.diff_candidate()
     finally:
         ws.reset_candidate()
-    return result.summary, patch
+    return result.summary, patch, result
 
 
 def optimize(state: LoopState) -> dict:
@@ -42,9 +64,15 @@ def optimize(state: LoopState) -> dict:
     remedy = next(r for r in diagnosis.remedies if r.id == ref.remedy)
     attempt = Attempt(head=state.head, remedy=ref)
     try:
+        declared: dict = {}
         if remedy.kind == "codemod":
-            change, patch = _codemod_patch(ctx, remedy)
+            change, patch, result = _codemod_patch(ctx, remedy)
             source = "codemod"
+            if result.tolerance is not None:  # the change itself needs a tolerance (a reordered reduction)
+                declared = {"atol": result.tolerance.atol, "rtol": result.tolerance.rtol,
+                            "data_rule": "within_tolerance", "loss_rule": "within_tolerance"}
+            if result.one_off_cost_s is not None:
+                declared["one_off_cost_s"] = result.one_off_cost_s
         else:
             from agent.llm import propose_with_llm
 
@@ -65,7 +93,7 @@ def optimize(state: LoopState) -> dict:
         source=source, change=change, patch=patch, touched=touched_paths(patch),
         expected_speedup=diagnosis.expected_speedup, evidence=diagnosis.evidence,
         data_rule=remedy.verification.data, loss_rule=remedy.verification.loss,
-        caveats=list(remedy.verification.caveats), base_head=ctx.workspace.head())
+        caveats=list(remedy.verification.caveats), base_head=ctx.workspace.head()).model_copy(update=declared)
     ctx.record(ProposalMade(proposal=proposal))
     say(f"proposal {proposal.id} ({source}): {change}")
     return {"tried": [attempt], "proposal": proposal}

@@ -231,6 +231,17 @@ def cascade_markdown() -> str:
 
 
 def _declared_rule(state: LoopState, proposal: Proposal) -> Verification:
+    """Return the remedy's declared verification, with what the change itself declares on top."""
+    rule = _remedy_rule(state, proposal)
+    update: dict = {}
+    if proposal.atol is not None:
+        update.update(atol=proposal.atol, rtol=proposal.rtol)
+    if proposal.one_off_cost_s is not None and not rule.one_off_cost:
+        update["one_off_cost"] = f"{proposal.one_off_cost_s:g} s declared by the change"
+    return rule.model_copy(update=update) if update else rule
+
+
+def _remedy_rule(state: LoopState, proposal: Proposal) -> Verification:
     """Return the remedy's declared verification (tolerances, side-output changes, one-off cost)."""
     for diagnosis in state.diagnoses:
         for remedy in diagnosis.remedies:

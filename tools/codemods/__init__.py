@@ -2,17 +2,30 @@
 
 from collections.abc import Callable
 
-from tools.codemods.base import CodemodContext, CodemodResult, DataLoaderSite, NotApplicable
+from tools.codemods.base import (
+    CodemodContext, CodemodResult, DataLoaderSite, NotApplicable, ReplayTarget, Tolerance,
+)
 from tools.codemods.dataloader import set_dataloader_option
 from tools.codemods.remedies import (
     set_num_workers, set_persistent_workers, set_pin_memory, set_prefetch_factor,
 )
+from tools.codemods.model_side import (
+    enable_torch_compile, set_intra_op_threads, set_optimizer_flag, set_zero_grad_to_none,
+)
+from tools.codemods.roundtrip import zero_copy_conversion
+from tools.codemods.vectorize import vectorize_hot_function
 
 REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "set_num_workers": set_num_workers,
     "set_persistent_workers": set_persistent_workers,
     "set_pin_memory": set_pin_memory,
     "set_prefetch_factor": set_prefetch_factor,
+    "vectorize_hot_function": vectorize_hot_function,
+    "enable_torch_compile": enable_torch_compile,
+    "set_optimizer_flag": set_optimizer_flag,
+    "set_zero_grad_to_none": set_zero_grad_to_none,
+    "set_intra_op_threads": set_intra_op_threads,
+    "zero_copy_conversion": zero_copy_conversion,
 }
 
 
@@ -25,6 +38,7 @@ def apply_codemod(codemod_id: str, ctx: CodemodContext) -> CodemodResult:
 
 
 __all__ = [
-    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable",
+    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable", "ReplayTarget",
+    "Tolerance",
     "apply_codemod", "set_dataloader_option",
 ]

@@ -31,6 +31,29 @@ class CodemodContext(BaseModel):
     """Remedy parameters from the knowledge base, e.g. {"value": "auto"} or {"value": 4}."""
 
 
+class Tolerance(BaseModel):
+    """A declared tolerance: where the change reorders floating-point work, and how far it may drift."""
+
+    atol: float
+    """Absolute tolerance: |a - b| <= atol + rtol * |b|."""
+    rtol: float
+    """Relative tolerance."""
+    reason: str
+    """Why results may differ, e.g. "math.exp -> np.exp may differ in the last bit"."""
+
+
+class ReplayTarget(BaseModel):
+    """The function a rewrite changed, to replay on captured calls before any pipeline run."""
+
+    file: str
+    """Path relative to the target folder, e.g. "data.py"."""
+    function: str
+    """Qualified name in that file, e.g. "frame_energy" or "ClipDataset.__getitem__"."""
+    lists_became_arrays: bool = False
+    """The rewrite returns arrays where the old code returned lists of numbers, on purpose:
+    replay compares values, shapes and dtype kinds, not the container type."""
+
+
 class CodemodResult(BaseModel):
     """One proposed change: the new text of every file it touches, and what it does."""
 
@@ -46,6 +69,15 @@ class CodemodResult(BaseModel):
     """Its value after the change."""
     location: str
     """Where the change is, as "relative/path:line"."""
+    tolerance: Tolerance | None = None
+    """None: data (and loss) must stay bit-identical; else the tolerance the change needs and why."""
+    replay: ReplayTarget | None = None
+    """Set by source rewrites: replay this function (tools.replay) before any pipeline run."""
+    one_off_cost_s: float | None = None
+    """Declared one-off cost (e.g. torch.compile's first compile) that start-up pays once; the verify
+    stage measures the real extra start-up and the break-even step count against it."""
+    notes: list[str] = Field(default_factory=list)
+    """What a reviewer should know: loops left alone and why, numerics caveats."""
 
 
 class NotApplicable(Exception):

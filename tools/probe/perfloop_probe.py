@@ -72,6 +72,8 @@ class _Probe:
     def __init__(self) -> None:
         self.main_pid = os.getpid()
         self.install_wall = time.time()
+        self.install_perf = time.perf_counter()  # pairs with install_wall: perf_counter instants -> wall time
+        self.progress_written = 0.0  # perf_counter of the last progress file
         self.first_batch_wall: float | None = None
         self.errors: list[str] = []
         self.loaders: list[dict] = []
@@ -155,12 +157,27 @@ class _Probe:
             self.cuda.pop(stage)
         if accumulate and self.current is not None:
             self.current[stage + "_ms"] += (now - running[2]) * 1000.0
+            self.span(stage, running[2], now)
+
+    # -- timeline (full mode) --------------------------------------------------
+    def span(self, stage: str, start: float, end: float) -> None:
+        """Add ``[stage, start_offset_ms, duration_ms]`` to the open step's timeline (full mode only)."""
+        spans = self.current.get("spans") if self.current is not None else None
+        if spans is not None:
+            spans.append([stage, round((start - self.current["start"]) * 1000.0, 3),
+                          round((end - start) * 1000.0, 3)])
+
+    def wall(self, instant: float) -> float:
+        """Return the wall-clock time of a perf_counter ``instant``."""
+        return self.install_wall + (instant - self.install_perf)
 
     def open_step(self, start: float, loader_id: int) -> None:
         self.step_calls = 0
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
                         "epoch_start": False, "samples": 0, "row_hashes": [],
                         "loss": None, **{s + "_ms": 0.0 for s in _STAGES}}
+        if _MODE == "full":
+            self.current.update(start_wall=self.wall(start), spans=[])
         if not self.cuda_checked:
             self.cuda_checked = True
             self._arm_cuda()
@@ -195,6 +212,7 @@ class _Probe:
         step["other_ms"] = max(0.0, step["step_ms"] - counted)
         self.steps.append(step)
         self.current = None
+        _write_progress(self, end)
         if _MAX_STEPS and len(self.steps) >= _MAX_STEPS:
             self.finish("max_steps")
             sys.stdout.flush()
@@ -288,6 +306,19 @@ def _usable_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def _write_progress(probe: _Probe, now: float) -> None:
+    """Write the steps so far to ``progress.json`` (at most every 0.25 s) for perfloop's live progress line."""
+    if now - probe.progress_written < 0.25 and not (_MAX_STEPS and len(probe.steps) >= _MAX_STEPS):
+        return
+    probe.progress_written = now
+    try:
+        _write_text("progress.json", json.dumps({"steps": len(probe.steps), "max_steps": _MAX_STEPS,
+                                                 "wall": time.time()}))
+    except OSError as error:  # progress is a courtesy; the run goes on
+        if not any(e.startswith("progress file") for e in probe.errors):
+            probe.errors.append(f"progress file: {error}")
 
 
 def _write_text(name: str, text: str) -> None:
@@ -402,6 +433,7 @@ def _patch_next_batch(probe: _Probe) -> None:
                 probe.close_step(call_start)
             probe.open_step(call_start, loader_id)
             probe.current["data_ms"] += wait_ms
+            probe.span("data", call_start, call_start + wait_ms / 1000.0)
             probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
             _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
             if _MODE == "full":
@@ -667,6 +699,8 @@ def _timed_fetch(probe: _Probe, original):
             wanted_end = runnable_ms() if wanted_start is not None else None
             if wanted_end is not None:
                 record["runnable_ms"] = wanted_end - wanted_start  # on a core or queued for one
+            if _MODE == "full":  # the timeline's worker lanes
+                record.update(start_wall=record["end_wall"] - record["fetch_ms"] / 1000.0, pid=os.getpid())
             if in_main:
                 probe.main_fetches.append(record)
             else:

@@ -33,3 +33,13 @@ if os.environ.get("PERFLOOP_PROBE_DIR"):
     import perfloop_probe
 
     perfloop_probe.install()
+
+if os.environ.get("PERFLOOP_CAPTURE"):
+    # Function-level replay's argument capture (tools/replay.py); optional, so a
+    # failure to arm it is reported and the pipeline runs on.
+    try:
+        import perfloop_capture
+
+        perfloop_capture.install()
+    except Exception as error:  # noqa: BLE001 - never break the user's pipeline
+        sys.stderr.write(f"perfloop: argument capture not armed: {type(error).__name__}: {error}\n")

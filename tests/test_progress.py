@@ -1,0 +1,60 @@
+"""The live progress line: drawn on a terminal (through a pseudo-terminal here), plain lines elsewhere."""
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+
+from conftest import ROOT, make_repo, perfloop
+
+LIVE = re.compile(r"profiling run 1/2, full · step \d+/10 · \d+\.\d s")
+PLAIN = re.compile(r"^perfloop: profiling run 1/2, full: 10 steps in \d+\.\d s$", re.M)
+CLOSING = re.compile(r"perfloop: profiling run 1/2, full: 10 steps in \d+\.\d s")  # after the live line's erase codes
+
+
+def _on_terminal(*args: str, timeout: float = 300) -> tuple[int, str]:
+    """Run the CLI with stderr on a pseudo-terminal (stdout a pipe); return its exit code and what the terminal got."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "agent.cli", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([leader], [], [], timeout)
+        if not ready:
+            process.kill()
+            raise AssertionError("no output on the terminal for %s s" % timeout)
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.stdout.read()
+    os.close(leader)
+    return process.wait(), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_live_line_on_a_terminal(tmp_path):
+    target = make_repo(tmp_path / "repo", "waiting")
+    code, screen = _on_terminal("profile", str(target))
+    assert code == 0, screen
+    assert LIVE.search(screen), screen
+    assert "stage ~" in screen  # the estimate, once steps or an earlier run give a pace
+    assert CLOSING.search(screen), screen  # the run's closing line stays
+
+
+def test_plain_lines_without_a_terminal_and_under_json(tmp_path):
+    target = make_repo(tmp_path / "repo", "waiting")
+    done = perfloop("profile", str(target))
+    assert done.returncode == 0, done.stderr
+    assert PLAIN.search(done.stderr), done.stderr
+    assert " · step " not in done.stderr and "\x1b[" not in done.stderr
+    code, screen = _on_terminal("profile", str(target), "--json")
+    assert code == 0, screen
+    assert not LIVE.search(screen) and "\x1b[" not in screen, screen
+    assert PLAIN.search(screen.replace("\r\n", "\n")), screen

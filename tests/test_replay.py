@@ -1,0 +1,104 @@
+"""Function-level replay on a real pipeline, and the vectorising codemod end to end."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, make_repo
+from tools.codemods import CodemodContext, apply_codemod
+from tools.codemods.base import Tolerance
+from tools.profiler import ProbeSettings, build_profile, run_probed
+from tools.replay import capture_calls, check_rewrite, replay
+
+COMMAND = "python train.py --config configs/train.yaml"
+SHORT = ProbeSettings(steps=2, warmup_steps=0)
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory):
+    """Calls of the tiny pipeline's frame_energy, captured once for this module's tests."""
+    repo = make_repo(tmp_path_factory.mktemp("replay") / "repo")
+    calls = capture_calls(COMMAND, repo, repo.parent / "capture", "train.py", "frame_energy", SHORT, max_calls=4)
+    return repo, calls
+
+
+def test_capture_records_bounded_real_calls_without_breaking_the_pipeline(captured):
+    repo, calls = captured
+    assert calls.returncode == 0
+    assert calls.num_calls == 4  # the bound, although the run made many more calls
+    assert git(repo, "status", "--porcelain") == ""  # nothing written into the target
+
+
+def test_replay_accepts_a_correct_rewrite_and_catches_a_wrong_one(captured):
+    repo, calls = captured
+    old = (repo / "train.py").read_text()
+    ctx = CodemodContext(root=repo, metrics={"hot_function": "frame_energy (train.py:10)"})
+    # round_trip off: frame_energy keeps returning a list, so replay compares like with like.
+    loops_only = ctx.model_copy(update={"params": {"round_trip": False}})
+    new = apply_codemod("vectorize_hot_function", loops_only).files["train.py"]
+    good = replay(repo, "train.py", "frame_energy", old, new, Path(calls.directory))
+    assert good.ok and good.verdict == "identical" and good.num_identical == 4
+
+    # Off by one window element: plausible-looking, and wrong.
+    wrong = new.replace("np.arange(width)", "np.arange(width - 1)")
+    assert wrong != new
+    bad = replay(repo, "train.py", "frame_energy", old, wrong, Path(calls.directory))
+    assert not bad.ok and bad.verdict == "different" and "values differ" in bad.reason
+
+    # A tiny numeric drift fails when exactness was promised, passes within a declared tolerance.
+    drift = new.replace("** 2,", "** 2 * (1 + 1e-9),")
+    assert drift != new
+    assert replay(repo, "train.py", "frame_energy", old, drift, Path(calls.directory)).verdict == "different"
+    loose = replay(repo, "train.py", "frame_energy", old, drift, Path(calls.directory),
+                   tolerance=Tolerance(atol=1e-5, rtol=1e-5, reason="test"))
+    assert loose.ok and loose.verdict == "within_tolerance"
+
+
+def test_replay_reports_a_rewrite_that_raises(captured):
+    repo, calls = captured
+    old = (repo / "train.py").read_text()
+    broken = old.replace("    out = []\n", "    out = []\n    values = values[: len(values) // 0]\n", 1)
+    result = replay(repo, "train.py", "frame_energy", old, broken, Path(calls.directory))
+    assert not result.ok and "ZeroDivisionError" in result.reason
+
+
+def test_vectorised_pipeline_feeds_identical_batches(tmp_path):
+    """Profile the real pipeline, vectorise what it names, replay, then compare every batch."""
+    repo = make_repo(tmp_path / "repo")
+    settings = ProbeSettings(steps=6, warmup_steps=1)
+    full = run_probed(COMMAND, repo, tmp_path / "full", settings, mode="full")
+    metrics = build_profile(full, [], COMMAND, repo, settings).metrics()
+    result = apply_codemod("vectorize_hot_function", CodemodContext(root=repo, metrics=metrics))
+    assert result.replay.function == "frame_energy" and result.tolerance is None
+    # One change: the loops become numpy, and __getitem__ takes the array without a list round trip.
+    new = result.files["train.py"]
+    assert "torch.as_tensor(frame_energy(self.frames[index], self.width), dtype=torch.get_default_dtype())" in new
+    assert result.replay.lists_became_arrays and ".tolist()" not in new
+
+    checked = check_rewrite(result, repo, COMMAND, tmp_path / "replay", SHORT)
+    assert checked.ok and checked.verdict == "identical", checked.reason
+
+    for path, text in result.files.items():
+        (repo / path).write_text(text)
+    git(repo, "commit", "-qam", "vectorise frame_energy")
+    after = run_probed(COMMAND, repo, tmp_path / "after", settings)
+    assert after.measurement.data_digest == full.measurement.data_digest
+    assert after.measurement.losses == full.measurement.losses
+
+
+def test_capture_works_in_dataloader_workers_and_never_breaks_the_pipeline(tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    config = repo / "configs" / "train.yaml"
+    config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
+    calls = capture_calls(COMMAND, repo, tmp_path / "capture", "train.py", "frame_energy", SHORT, max_calls=2)
+    assert calls.returncode == 0
+    pids = {path.name.split("-")[1] for path in Path(calls.directory).glob("call-*.pkl")}
+    assert len(pids) == 2 and calls.num_calls == 4  # two calls in each of the two worker processes
+
+    # Arguments too big to keep: the calls are skipped and said, and the pipeline still runs.
+    tiny = capture_calls(COMMAND, repo, tmp_path / "tiny", "train.py", "frame_energy", SHORT, max_bytes=10)
+    assert tiny.returncode == 0 and tiny.num_calls == 0
+    assert any("skipped" in note for note in tiny.notes)
+    result = replay(repo, "train.py", "frame_energy", "", "", Path(tiny.directory))
+    assert not result.ok and result.verdict == "no_calls"

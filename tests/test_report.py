@@ -1,0 +1,88 @@
+"""`perfloop report`: the HTML page of a real run, rendered in headless Chromium, and of older logs."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent.html_report import render
+from conftest import ROOT, make_repo, perfloop
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+OLD_LOG = ROOT / "tests" / "data" / "audit" / "before_events.jsonl"
+HEADLESS = ["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--window-size=1280,2400"]
+
+
+@pytest.fixture(scope="module")
+def real_report(tmp_path_factory) -> Path:
+    """Run the loop once on the data-waiting pipeline (one accepted change) and write its report."""
+    root = tmp_path_factory.mktemp("report")
+    target = make_repo(root / "repo", "waiting")
+    env = {**os.environ, "PERFLOOP_HOME": str(root / "home")}
+    done = perfloop("run", str(target), "--auto-approve", "--max-iters", "1", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    run_id = json.loads(done.stdout.splitlines()[-1])["run_id"]
+    page = root / "out" / "report.html"
+    page.parent.mkdir()
+    report = perfloop("report", run_id, "-o", str(page), env=env)
+    assert report.returncode == 0, report.stderr
+    assert report.stdout.strip() == str(page)
+    return page
+
+
+def _chromium(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([CHROMIUM, *HEADLESS, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HOME": os.environ.get("HOME", "/tmp")})
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (scripts/test.sh installs Debian's "
+                                             "`chromium` where apt-get can); the report was not rendered")
+def test_real_run_report_renders_in_chromium(real_report):
+    dump = _chromium("--enable-logging=stderr", "--v=0", "--dump-dom", real_report.as_uri())
+    assert dump.returncode == 0, dump.stderr
+    console = [line for line in dump.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == [], console
+    dom = dump.stdout
+    assert dom.count('class="chart ledger"') == 1 and dom.count('class="chart speed"') == 1
+    assert dom.count('class="chart gantt"') == 2  # one step before and after the accepted change
+    assert len(re.findall(r'<rect class="bar"', dom)) >= 8 and len(re.findall(r'<rect class="span"', dom)) >= 8
+    assert re.search(r">worker \d+: batch build<", dom)  # after num_workers 0 → 2, worker lanes
+    assert "ACCEPTED" in dom and "num_workers: 2" in dom and "intact" in dom
+    shot = real_report.parent / "report.png"
+    taken = _chromium(f"--screenshot={shot}", real_report.as_uri())
+    assert taken.returncode == 0 and shot.stat().st_size > 10_000, taken.stderr
+
+
+def test_report_links_a_trace_per_profile(real_report):
+    links = re.findall(r"href='([^']+\.json)'", real_report.read_text())
+    assert links
+    for href in links:
+        path = Path(href.removeprefix("file://")) if href.startswith("file://") else real_report.parent / href
+        trace = json.loads(path.read_text())
+        assert any(e["name"].startswith("perfloop:") for e in trace["traceEvents"])
+
+
+def _old_records() -> list[dict]:
+    return [json.loads(line) for line in OLD_LOG.read_text().splitlines() if line]
+
+
+def test_old_log_renders_without_timeline():
+    page = render(_old_records(), [])
+    assert 'class="chart ledger"' in page and 'class="chart speed"' in page
+    assert "no timeline in this profile" in page and 'class="chart gantt"' not in page
+    assert "<details>" in page and "REJECTED" in page and "<h2>Diagnoses</h2>" in page
+
+
+def test_side_outputs_render_when_a_verdict_has_them():
+    records = _old_records()
+    verdict = next(r for r in records if r["event"] == "verdict")
+    verdict["data"]["verdict"]["side_outputs"] = [
+        {"name": "checkpoints/model.pt", "status": "identical", "detail": "same bytes"}]
+    page = render(records, ["record 3: hash mismatch"])
+    assert "checkpoints/model.pt" in page and "same bytes" in page
+    assert "BROKEN: record 3: hash mismatch" in page

@@ -1,0 +1,455 @@
+"""The vectorising codemod on real loops: each rule on differently written loops, each refusal reason."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tools.codemods import CodemodContext, NotApplicable, apply_codemod
+
+HEADER = "import math\nimport random\n\nimport numpy as np\n\n"
+
+
+def vectorise(tmp_path: Path, source: str, function: str, **params):
+    """Write `source` as mod.py, run the codemod on `function`; return (old module, new module, result)."""
+    text = HEADER + source
+    (tmp_path / "mod.py").write_text(text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(f"def {function}("))
+    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": f"{function} (mod.py:{line})"}, params=params)
+    result = apply_codemod("vectorize_hot_function", ctx)
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    return old[function], new[function], result
+
+
+def signal(n=300, seed=0):
+    """A list of Python floats, as `array.tolist()` gives."""
+    return np.random.default_rng(seed).standard_normal(n).astype(np.float32).tolist()
+
+
+def assert_same(old, new):
+    assert type(old) is type(new)
+    assert old == new  # bit-identical: == on Python floats
+
+
+# element-wise --------------------------------------------------------------------------
+def _dedent_all(table: dict) -> dict:
+    return {k: (textwrap.dedent(v[0]), v[1]) if isinstance(v, tuple) else textwrap.dedent(v) for k, v in table.items()}
+
+
+ELEMENTWISE = {
+    "if_elif_else": """
+        def gate(xs, lo, hi):
+            out = []
+            for v in xs:
+                if v < lo:
+                    y = lo
+                elif v > hi:
+                    y = hi * 0.5
+                else:
+                    y = v * 2.0 + 1.0
+                out.append(y)
+            return out
+    """,
+    "comprehension_math": """
+        def gate(xs, lo, hi):
+            return [math.sqrt(abs(v)) + lo - hi for v in xs]
+    """,
+    "index_loop_clip": """
+        def gate(xs, lo, hi):
+            res = []
+            for i in range(len(xs)):
+                scaled = xs[i] * 3.0 - xs[(i + 1) % len(xs)]
+                res.append(min(max(scaled, lo), hi))
+            return res
+    """,
+    "zip_ifexp_filter": """
+        def gate(xs, lo, hi):
+            return [a - b if a > b else lo for a, b in zip(xs, xs[::-1]) if a != hi]
+    """,
+    "appends_in_branches": """
+        def gate(xs, lo, hi):
+            out = []
+            for k, v in enumerate(xs):
+                if v > 0 and k % 2 == 0:
+                    out.append(v / hi)
+                else:
+                    out.append(-v * lo)
+            return out
+    """,
+}
+
+ELEMENTWISE = _dedent_all(ELEMENTWISE)
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_loops_become_array_expressions_with_identical_results(tmp_path, name):
+    old, new, result = vectorise(tmp_path, ELEMENTWISE[name], "gate")
+    xs = signal()
+    assert_same(old(xs, -0.5, 0.75), new(xs, -0.5, 0.75))
+    assert result.tolerance is None and result.replay.function == "gate"
+    assert "for " not in result.files["mod.py"].split("def gate")[1].split("return")[0] or "zip" in name
+
+
+def test_if_elif_else_becomes_nested_np_where(tmp_path):
+    _, _, result = vectorise(tmp_path, ELEMENTWISE["if_elif_else"], "gate")
+    body = result.files["mod.py"].split("def gate")[1]
+    assert "np.where(xs_arr < lo, lo, np.where(xs_arr > hi, hi * 0.5, xs_arr * 2.0 + 1.0))" in body
+    assert "np.clip" in vectorise(tmp_path, ELEMENTWISE["index_loop_clip"], "gate")[2].files["mod.py"]
+
+
+def test_only_the_function_changes(tmp_path):
+    source = ELEMENTWISE["if_elif_else"] + "\n\ndef untouched(x):\n    # a comment that must stay\n    return [x]\n"
+    _, _, result = vectorise(tmp_path, source, "gate")
+    new = result.files["mod.py"]
+    assert new.endswith("def untouched(x):\n    # a comment that must stay\n    return [x]\n")
+    assert new.startswith(HEADER)  # numpy was imported already: no second import
+
+
+# reductions --------------------------------------------------------------------------
+REDUCTIONS = {
+    "sum_of_squares": ("""
+        def reduce(xs, ys):
+            total = 0.0
+            for v in xs:
+                total += v * v
+            return total
+    """, "np.cumsum"),
+    "dot_product_over_range": ("""
+        def reduce(xs, ys):
+            acc = 0.0
+            for i in range(len(xs)):
+                acc = acc + xs[i] * ys[i]
+            return acc
+    """, "np.cumsum"),
+    "running_max_if": ("""
+        def reduce(xs, ys):
+            best = -math.inf
+            for a, b in zip(xs, ys):
+                if a - b > best:
+                    best = a - b
+            return best
+    """, "np.max"),
+    "min_builtin": ("""
+        def reduce(xs, ys):
+            low = float("inf")
+            for v in ys:
+                low = min(low, abs(v))
+            return low
+    """, "np.min"),
+}
+
+REDUCTIONS = _dedent_all(REDUCTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reductions_become_vectorised_reductions_with_identical_results(tmp_path, name):
+    source, marker = REDUCTIONS[name]
+    old, new, result = vectorise(tmp_path, source, "reduce")
+    xs, ys = signal(257, 1), signal(257, 2)
+    assert old(xs, ys) == new(xs, ys)
+    assert marker in result.files["mod.py"] and result.tolerance is None
+    assert old([], []) == new([], [])  # an empty loop keeps its start value
+
+
+WINDOWS = {
+    "slice_rms": """
+        def frames(signal, width, hop):
+            energies = []
+            for start in range(0, len(signal) - width + 1, hop):
+                acc = 0.0
+                for v in signal[start:start + width]:
+                    acc += v * v
+                energies.append(math.sqrt(acc / width))
+            return energies
+    """,
+    "modulo_index": """
+        def frames(signal, width, hop):
+            out = []
+            for i in range(len(signal)):
+                total = 0.0
+                for j in range(width):
+                    total += signal[(i + j) % len(signal)] ** 2
+                out.append(total * hop)
+            return out
+    """,
+    "two_features_zip": """
+        def frames(signal, width, hop):
+            levels, lengths = [], []
+            for start in range(0, len(signal) - width + 1, hop):
+                total = 0.0
+                for v in signal[start:start + width]:
+                    total += v
+                levels.append(total / width)
+                total = 0.0
+                for a, b in zip(signal[start:start + width - 1], signal[start + 1:start + width]):
+                    total += abs(b - a)
+                lengths.append(total / (width - 1))
+            return levels, lengths
+    """,
+    "window_max_range": """
+        def frames(signal, width, hop):
+            peaks = []
+            for s in range(0, len(signal) - width + 1, hop):
+                m = signal[s]
+                for j in range(s, s + width):
+                    m = max(m, signal[j])
+                peaks.append(m)
+            return peaks
+    """,
+}
+
+WINDOWS = _dedent_all(WINDOWS)
+
+
+@pytest.mark.parametrize("name", sorted(WINDOWS))
+def test_sliding_window_reductions_are_bit_identical(tmp_path, name):
+    old, new, result = vectorise(tmp_path, WINDOWS[name], "frames")
+    xs = signal(400, 3)
+    assert_same(old(xs, 24, 5), new(xs, 24, 5))
+    assert result.tolerance is None
+    body = result.files["mod.py"].split("def frames")[1]
+    assert "for " not in body
+
+
+def test_slice_windows_use_sliding_window_view(tmp_path):
+    _, _, result = vectorise(tmp_path, WINDOWS["slice_rms"], "frames")
+    assert "np.lib.stride_tricks.sliding_window_view(signal_arr, width)[:len(signal) - width + 1:hop]" \
+        in result.files["mod.py"]
+
+
+def test_transcendental_math_declares_a_tolerance(tmp_path):
+    old, new, result = vectorise(tmp_path, "def soft(xs):\n    return [math.exp(-v) for v in xs]\n", "soft")
+    assert result.tolerance is not None and "math.exp" in result.tolerance.reason
+    np.testing.assert_allclose(old(signal()), new(signal()), rtol=1e-12)
+
+
+def test_reordered_sum_on_request_declares_a_tolerance(tmp_path):
+    _, new, result = vectorise(tmp_path, REDUCTIONS["sum_of_squares"][0], "reduce", exact=False)
+    assert result.tolerance is not None and "reordered" in result.tolerance.reason
+    assert ".sum(axis=-1" in result.files["mod.py"]
+
+
+def test_the_hot_functions_callee_is_rewritten_when_it_owns_the_loop(tmp_path):
+    source = WINDOWS["slice_rms"] + "\n\ndef item(signal):\n    return frames(signal, 8, 2)\n"
+    old, new, result = vectorise(tmp_path, source, "item")
+    assert result.replay.function == "frames"
+    assert old(signal()) == new(signal())
+
+
+# refusals --------------------------------------------------------------------------
+REFUSED = {
+    "loop-carried dependency": """
+        def f(xs):
+            out = []
+            prev = 0.0
+            for v in xs:
+                out.append(v - prev)
+                prev = v
+            return out
+    """,
+    "loop-carried dependency: `acc`": """
+        def f(xs):
+            out = []
+            acc = 0.0
+            for v in xs:
+                acc += v
+                out.append(acc)
+            return out
+    """,
+    "side effect": """
+        def f(xs):
+            seen = {}
+            out = []
+            for i in range(len(xs)):
+                seen[i] = xs[i]
+                out.append(xs[i] * 2.0)
+            return out
+    """,
+    "may have side effects": """
+        def f(xs):
+            out = []
+            for v in xs:
+                print(v)
+                out.append(v * 2.0)
+            return out
+    """,
+    "early exit (break)": """
+        def f(xs):
+            out = []
+            for v in xs:
+                if v < 0:
+                    break
+                out.append(v)
+            return out
+    """,
+    "early exit (return)": """
+        def f(xs):
+            total = 0.0
+            for v in xs:
+                if v > 10.0:
+                    return total
+                total += v
+            return total
+    """,
+    "random draw random.gauss()": """
+        def f(xs):
+            return [v + random.gauss(0.0, 1.0) for v in xs]
+    """,
+    "random draw np.random.normal()": """
+        def f(xs):
+            out = []
+            for v in xs:
+                out.append(v * np.random.normal())
+            return out
+    """,
+}
+
+REFUSED = _dedent_all(REFUSED)
+
+
+@pytest.mark.parametrize("reason", sorted(REFUSED))
+def test_loops_that_cannot_be_vectorised_are_refused_with_the_reason(tmp_path, reason):
+    with pytest.raises(NotApplicable, match=re_escape(reason)):
+        vectorise(tmp_path, REFUSED[reason], "f")
+
+
+def re_escape(text: str) -> str:
+    import re
+
+    return re.escape(text)
+
+
+def test_a_value_read_after_the_loop_is_refused(tmp_path):
+    source = textwrap.dedent("""
+        def f(xs):
+            out = []
+            for v in xs:
+                y = v * 2.0
+                out.append(y)
+            return out, y
+    """)
+    with pytest.raises(NotApplicable, match="read after the loop"):
+        vectorise(tmp_path, source, "f")
+
+
+# tolist → Python → torch.tensor round trips ------------------------------------------
+ROUND_TRIP = textwrap.dedent('''
+    import numpy as np
+    import torch
+
+
+    def energy(signal, width):
+        out = []
+        for start in range(len(signal) - width + 1):
+            acc = 0.0
+            for v in signal[start:start + width]:
+                acc += v * v
+            out.append(acc / width)
+        return out
+
+
+    def item(images, labels, i):
+        pixels = images[i].tolist()
+        image = torch.tensor(pixels, dtype=torch.float32) / 255.0
+        feats = energy(images[i].reshape(-1).tolist(), 5)
+        return image, torch.tensor(feats), torch.tensor(labels[i].tolist(), dtype=torch.int64)
+''')
+
+
+def test_round_trips_become_zero_copy_conversions_with_identical_tensors(tmp_path):
+    (tmp_path / "mod.py").write_text(ROUND_TRIP)
+    first = apply_codemod("vectorize_hot_function", CodemodContext(
+        root=tmp_path, metrics={"hot_function": "energy (mod.py:6)"}, params={"round_trip": False}))
+    (tmp_path / "mod.py").write_text(first.files["mod.py"])
+    result = apply_codemod("zero_copy_conversion", CodemodContext(
+        root=tmp_path, metrics={"hot_function": "item (mod.py:17)"}))
+    new = result.files["mod.py"]
+    assert "torch.as_tensor(images[i], dtype=torch.float32) / 255.0" in new
+    assert "pixels" not in new  # the list variable went with its round trip
+    assert "torch.as_tensor(feats, dtype=torch.get_default_dtype())" in new
+    assert "energy(images[i].reshape(-1), 5)" in new and "    out = acc / width\n    return out" in new
+    assert "torch.as_tensor(labels[i], dtype=torch.int64)" in new
+    assert "tolist" not in new
+    old_ns, new_ns = {}, {}
+    exec(ROUND_TRIP, old_ns)
+    exec(new, new_ns)
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 255, (4, 3, 6, 6), dtype=np.uint8)
+    labels = rng.integers(0, 9, 4)
+    for i in range(4):
+        for a, b in zip(old_ns["item"](images, labels, i), new_ns["item"](images, labels, i)):
+            assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+
+
+def test_round_trips_without_a_dtype_or_changed_in_place_are_left_alone(tmp_path):
+    (tmp_path / "mod.py").write_text(textwrap.dedent('''
+        import torch
+
+
+        def item(images, i):
+            image = torch.tensor(images[i].tolist(), dtype=torch.float32)
+            image.mul_(2.0)
+            return image, torch.tensor(images[i].tolist())
+    '''))
+    with pytest.raises(NotApplicable, match="without dtype.*changed in place|changed in place.*without dtype"):
+        apply_codemod("zero_copy_conversion", CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:5)"}))
+
+
+def test_a_comprehension_named_by_the_profile_rewrites_its_function(tmp_path):
+    source = "def soft(xs):\n    return [abs(v) * 2.0 for v in xs]\n"
+    (tmp_path / "mod.py").write_text(HEADER + source)
+    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": "soft.<locals>.<listcomp> (mod.py:7)"})
+    result = apply_codemod("vectorize_hot_function", ctx)
+    assert result.replay.function == "soft"
+    assert "return (np.abs(xs_arr) * 2.0).tolist()" in result.files["mod.py"]
+
+
+def test_a_helper_returning_two_lists_feeds_as_tensor_directly(tmp_path):
+    source = textwrap.dedent('''
+        import numpy as np
+        import torch
+
+
+        def features(signal, width):
+            levels, peaks = [], []
+            for s in range(0, len(signal) - width + 1, 2):
+                total = 0.0
+                for v in signal[s:s + width]:
+                    total += v
+                levels.append(total / width)
+                top = -np.inf
+                for v in signal[s:s + width]:
+                    top = max(top, v)
+                peaks.append(top * 1.0)
+            return levels, peaks
+
+
+        def item(rows, i):
+            levels, peaks = features(rows[i].tolist(), 4)
+            return {"level": torch.tensor(levels, dtype=torch.float32), "peak": torch.tensor(peaks, dtype=torch.float64)}
+    ''')
+    (tmp_path / "mod.py").write_text(source)
+    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:22)"})
+    # By default the vectoriser hands its arrays over in the same change.
+    combined = apply_codemod("vectorize_hot_function", ctx)
+    assert combined.replay.function == "features" and combined.replay.lists_became_arrays
+    assert "torch.tensor(list) → torch.as_tensor" in combined.summary
+    alone = ctx.model_copy(update={"params": {"round_trip": False}})
+    (tmp_path / "mod.py").write_text(apply_codemod("vectorize_hot_function", alone).files["mod.py"])
+    new = apply_codemod("zero_copy_conversion", ctx).files["mod.py"]
+    assert new == combined.files["mod.py"]
+    assert "features(rows[i], 4)" in new and "tolist" not in new
+    assert "torch.as_tensor(levels, dtype=torch.float32)" in new
+    old_ns, new_ns = {}, {}
+    exec(source, old_ns)
+    exec(new, new_ns)
+    rows = np.random.default_rng(1).standard_normal((3, 40)).astype(np.float32)
+    for i in range(3):
+        old, fresh = old_ns["item"](rows, i), new_ns["item"](rows, i)
+        for key in old:
+            assert old[key].dtype == fresh[key].dtype and torch.equal(old[key], fresh[key])

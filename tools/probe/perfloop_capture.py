@@ -1,0 +1,100 @@
+"""Record real arguments of one function during a pipeline run, for function-level replay.
+
+Armed by sitecustomize when PERFLOOP_CAPTURE="path/to/file.py:qualname" is set;
+writes one pickle per call to PERFLOOP_CAPTURE_DIR as {"args": [...], "kwargs": {...}}.
+A profile hook compares each Python call's code object against the target (file and
+name), copies the arguments by pickling them at entry (before the function can change
+them), and unhooks itself after PERFLOOP_CAPTURE_MAX_CALLS calls in this process.
+Works in DataLoader workers: forked ones inherit the hook, spawned ones re-run
+sitecustomize. Stdlib only; any failure disarms the capture and never reaches the
+pipeline.
+"""
+import os
+import pickle
+import sys
+import threading
+
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+
+
+class _Capture:
+    def __init__(self, file: str, function: str, out_dir: str, max_calls: int, max_bytes: int) -> None:
+        self.file = os.path.realpath(file)
+        self.name = function.split(".")[-1]
+        self.qualname = function
+        self.out_dir = out_dir
+        self.max_calls, self.max_bytes = max_calls, max_bytes
+        self.calls = 0
+        self.bytes = 0
+        self.previous = sys.getprofile()
+        self.files: dict[str, bool] = {}
+
+    def hook(self, frame, event, arg):
+        if self.previous is not None:
+            self.previous(frame, event, arg)
+        if event != "call" or frame.f_code.co_name != self.name:
+            return
+        try:
+            if self._matches(frame.f_code):
+                self._record(frame)
+        except Exception as error:  # never let a capture problem reach the pipeline
+            self._note(f"capture failed: {type(error).__name__}: {error}")
+            self.disarm()
+
+    def _matches(self, code) -> bool:
+        filename = code.co_filename
+        if filename not in self.files:
+            self.files[filename] = os.path.realpath(filename) == self.file
+        qualname = getattr(code, "co_qualname", self.qualname)
+        return self.files[filename] and qualname == self.qualname
+
+    def _record(self, frame) -> None:
+        code, local = frame.f_code, frame.f_locals
+        names = code.co_varnames
+        positional = [local[n] for n in names[:code.co_argcount]]
+        kwargs = {n: local[n] for n in names[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]}
+        extra = code.co_argcount + code.co_kwonlyargcount
+        if code.co_flags & _CO_VARARGS:
+            positional += list(local[names[extra]])
+            extra += 1
+        if code.co_flags & _CO_VARKEYWORDS:
+            kwargs.update(local[names[extra]])
+        try:
+            blob = pickle.dumps({"args": positional, "kwargs": kwargs}, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:
+            self._note(f"arguments not picklable: {type(error).__name__}: {error}")
+            self.disarm()
+            return
+        if len(blob) > self.max_bytes or self.bytes + len(blob) > 4 * self.max_bytes * self.max_calls:
+            self._note(f"call of {len(blob)} bytes skipped (limit {self.max_bytes})")
+        else:
+            path = os.path.join(self.out_dir, f"call-{os.getpid()}-{self.calls}.pkl")
+            with open(path, "wb") as handle:
+                handle.write(blob)
+            self.bytes += len(blob)
+        self.calls += 1
+        if self.calls >= self.max_calls:
+            self.disarm()
+
+    def _note(self, text: str) -> None:
+        with open(os.path.join(self.out_dir, f"notes-{os.getpid()}.txt"), "a") as handle:
+            handle.write(text + "\n")
+
+    def disarm(self) -> None:
+        sys.setprofile(self.previous)
+        threading.setprofile(self.previous)
+
+
+def install() -> None:
+    """Arm the capture from the environment; do nothing when it is not configured."""
+    spec = os.environ.get("PERFLOOP_CAPTURE", "")
+    out_dir = os.environ.get("PERFLOOP_CAPTURE_DIR", "")
+    if ":" not in spec or not out_dir:
+        return
+    file, function = spec.rsplit(":", 1)
+    os.makedirs(out_dir, exist_ok=True)
+    capture = _Capture(file, function, out_dir,
+                       max_calls=int(os.environ.get("PERFLOOP_CAPTURE_MAX_CALLS", "8")),
+                       max_bytes=int(os.environ.get("PERFLOOP_CAPTURE_MAX_BYTES", str(1 << 20))))
+    sys.setprofile(capture.hook)
+    threading.setprofile(capture.hook)
