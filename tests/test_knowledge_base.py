@@ -579,3 +579,14 @@ def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
     for check in checks:
         assert check.data == "identical" and check.loss == "within_tolerance"
         assert check.loss_rtol > LOSS_TOLERANCE[1]
+
+
+def test_no_codemod_is_offered_by_two_entries():
+    # Memory and "tried" are per (entry, remedy): the same edit under two entries would be tried twice.
+    owners: dict[str, str] = {}
+    for e in load_entries():
+        for r in e.remedies:
+            if r.kind == "codemod":
+                key = f"{r.codemod} {sorted(r.params.items())}"
+                assert key not in owners, f"{key} in {owners.get(key)} and {e.id}"
+                owners[key] = e.id
