@@ -31,7 +31,8 @@ def print_kb(entry_id: str | None) -> int:
     entries = load_entries()
     if entry_id is None:
         for entry in entries:
-            remedies = ", ".join(f"{r.id} ({r.kind})" for r in entry.remedies) or "none offline"
+            remedies = ", ".join(f"{r.id} ({r.kind}, {r.verification.tolerance_class})"
+                                 for r in entry.remedies) or "none offline"
             print(f"{entry.id:28s} {entry.category:8s} {entry.title}\n{'':28s} remedies: {remedies}")
         return EXIT_OK
     match = [e for e in entries if e.id == entry_id]
@@ -47,8 +48,10 @@ def print_kb(entry_id: str | None) -> int:
     if entry.symptoms.any_of:
         print("symptoms (any of): " + "; ".join(show(c) for c in entry.symptoms.any_of))
     for remedy in entry.remedies:
-        print(f"remedy {remedy.id} ({remedy.kind}): {remedy.summary}; verify data {remedy.verification.data}, "
-              f"loss {remedy.verification.loss}")
+        check = remedy.verification
+        approval = "; needs explicit approval" if check.needs_explicit_approval else ""
+        print(f"remedy {remedy.id} ({remedy.kind}): {remedy.summary}; tolerance class {check.tolerance_class} "
+              f"({check.equivalence}{approval}); verify data {check.data}, loss {check.loss}")
     print("references: " + "; ".join(entry.references))
     _print_track_record(entry.id)
     return EXIT_OK

@@ -1,19 +1,10 @@
 """Known training-pipeline bottlenecks: the entries, their schema and the matcher."""
 
+from knowledge_base.claims import ConditionCheck, Diagnosis, Explanation
 from knowledge_base.loader import ENTRIES_DIR, load_entries, load_entry
-from knowledge_base.match import describe, diagnose, explain
+from knowledge_base.match import bottleneck_moved, compare, describe, diagnose, explain
 from knowledge_base.metrics import KNOWN_METRICS, METRICS, Metric, Metrics, MetricValue
-from knowledge_base.schema import (
-    Condition,
-    ConditionCheck,
-    Diagnosis,
-    Entry,
-    ExpectedGain,
-    Explanation,
-    Remedy,
-    Symptoms,
-    Verification,
-)
+from knowledge_base.schema import Condition, Entry, ExpectedGain, Remedy, Symptoms, Verification
 
 __all__ = [
     "ENTRIES_DIR",
@@ -31,6 +22,8 @@ __all__ = [
     "Remedy",
     "Symptoms",
     "Verification",
+    "bottleneck_moved",
+    "compare",
     "describe",
     "diagnose",
     "explain",

@@ -1,4 +1,4 @@
-"""Define knowledge-base entries (symptoms, gain, remedies) and the diagnoses they yield."""
+"""Define knowledge-base entries: symptoms, expected gain, remedies and how each is verified."""
 
 import operator
 from collections.abc import Sequence
@@ -9,16 +9,17 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationInfo,
-    computed_field,
     field_validator,
     model_validator,
 )
 
-from knowledge_base.metrics import KNOWN_METRICS, MetricValue, Metrics, check_template, is_number
+from knowledge_base.metrics import KNOWN_METRICS, Metrics, check_template, is_number
 
 Op = Literal["<", "<=", ">", ">=", "==", "!=", "contains", "in"]
 Category = Literal["input", "compute", "host", "memory"]
 Check = Literal["identical", "within_tolerance"]
+ToleranceClass = Literal["exact", "reorder", "precision", "changes-data"]
+TOLERANCE_CLASSES: tuple[str, ...] = ("exact", "reorder", "precision", "changes-data")
 Scalar = bool | int | float | str
 SNAKE_CASE = r"^[a-z][a-z0-9_]*$"
 ORDERING_OPS = ("<", "<=", ">", ">=")
@@ -185,6 +186,60 @@ class Verification(_Record):
     """What the remedy pays once per run (e.g. "compilation"); a slower start-up is then judged by break-even."""
     caveats: list[str] = []
     """Known ways the check can legitimately differ, told to the user, never hidden."""
+    tolerance_class: ToleranceClass = "exact"
+    """How far the change may move numbers: exact (bit-identical data and loss); reorder (float
+    reassociation, data and loss within the dtype table); precision (AMP/TF32: data identical, a
+    wider loss tolerance); changes-data (batch size, subsampling, resolution: not equivalent, never
+    auto-approved, accepted only with explicit approval). Omitted: derived from data and loss
+    (within_tolerance data -> reorder; within_tolerance loss only -> precision when loss_rtol is
+    wider than the default, else reorder; otherwise exact)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_class(cls, values: Any) -> Any:
+        if isinstance(values, dict) and values.get("tolerance_class") is None:
+            values = dict(values)
+            values["tolerance_class"] = derive_tolerance_class(values.get("data"), values.get("loss"),
+                                                               values.get("loss_rtol"))
+        return values
+
+    @model_validator(mode="after")
+    def _check_class(self) -> "Verification":
+        if self.tolerance_class == "exact" and (self.data, self.loss) != ("identical", "identical"):
+            raise ValueError("tolerance_class exact needs data: identical and loss: identical")
+        if self.tolerance_class == "precision" and self.data != "identical":
+            raise ValueError("tolerance_class precision keeps the data identical (data: identical); "
+                             "use reorder or changes-data")
+        return self
+
+    @property
+    def needs_explicit_approval(self) -> bool:
+        """Whether a human must approve the change explicitly (never --auto-approve): changes-data."""
+        return self.tolerance_class == "changes-data"
+
+    @property
+    def equivalence(self) -> str:
+        """Say in a few words what the class promises, as shown to the human."""
+        return {
+            "exact": "equivalent: bit-identical data and loss",
+            "reorder": "equivalent within dtype tolerance (float reordering)",
+            "precision": "same data, lower precision arithmetic: loss within a wider tolerance",
+            "changes-data": "not equivalent: the data fed to the model change",
+        }[self.tolerance_class]
+
+
+def derive_tolerance_class(data: str | None, loss: str | None, loss_rtol: float | None = None) -> str:
+    """Return the class implied by the data and loss rules of remedies that declare none.
+
+    Same data with a loss tolerance is float reordering (fused kernels, compile, thread counts)
+    unless the loss tolerance is wider than the default, which only lower precision needs.
+    """
+    if data == "within_tolerance":
+        return "reorder"
+    if loss == "within_tolerance":
+        wider = loss_rtol is not None and float(loss_rtol) > LOSS_TOLERANCE[1]
+        return "precision" if wider else "reorder"
+    return "exact"
 
     @field_validator("side_output_changes")
     @classmethod
@@ -261,11 +316,14 @@ class Entry(_Record):
     """Changes to try, best first; empty means informational, nothing actionable offline."""
     references: list[str] = Field(min_length=1)
     """Tools or documents the thresholds and remedies come from."""
+    confirm: str | None = None
+    """The check that would confirm the diagnosis, a template like summary_template; omitted, the
+    matcher says what the first remedy should do to the entry's share metric."""
 
-    @field_validator("summary_template")
+    @field_validator("summary_template", "confirm")
     @classmethod
-    def _check_template(cls, template: str) -> str:
-        return check_template(template)
+    def _check_template(cls, template: str | None) -> str | None:
+        return None if template is None else check_template(template)
 
     @field_validator("evidence")
     @classmethod
@@ -290,63 +348,3 @@ def check_unique_ids(entries: Sequence[Entry]) -> None:
             if key in seen:
                 raise ValueError(f"{key} is defined twice ({seen[key]}, {entry.id}); rename one")
             seen[key] = entry.id
-
-
-class Diagnosis(_Record):
-    """A matched entry with the numbers behind it; what the matcher hands to the agent."""
-
-    entry_id: str
-    """Id of the matched entry."""
-    title: str
-    """The entry's title."""
-    category: Category
-    """The entry's category."""
-    expected_speedup: float
-    """Amdahl bound on the step speedup from fixing this (×, >= 1)."""
-    evidence: dict[str, MetricValue]
-    """Cited metric -> value; None where the profile lacks it."""
-    remedies: list[Remedy]
-    """Changes to try, best first; empty means nothing actionable offline."""
-    summary: str
-    """One sentence with the numbers, for the user."""
-
-
-class ConditionCheck(_Record):
-    """How one condition fared against a profile."""
-
-    condition: Condition
-    """The condition tested."""
-    actual: MetricValue
-    """The metric's value, None when missing."""
-    expected: Any
-    """The right-hand side used (the constant or the value_from metric's value)."""
-    status: Literal["held", "failed", "missing"]
-    """missing: a metric it needs is absent or None, so it counts as failed."""
-
-    @computed_field
-    @property
-    def text(self) -> str:
-        """Render the check for a human, e.g. "data_wait_share = 0.62 >= 0.2: held"."""
-        c = self.condition
-        rhs = repr(c.value) if c.value_from is None else f"{c.value_from} ({self.expected!r})"
-        return f"{c.metric} = {self.actual!r} {c.op} {rhs}: {self.status}"
-
-
-class Explanation(_Record):
-    """Which of an entry's conditions held for a profile; for `perfloop kb` and the audit log."""
-
-    entry_id: str
-    """Id of the entry explained."""
-    matched: bool
-    """Whether the entry's symptoms are present."""
-    all_of: list[ConditionCheck]
-    """One check per all_of condition."""
-    any_of: list[ConditionCheck]
-    """One check per any_of condition; empty when the entry has none."""
-
-    def render(self) -> str:
-        """Return a few lines of text: the verdict, then every check."""
-        lines = [f"{self.entry_id}: {'matched' if self.matched else 'not matched'}"]
-        lines += [f"  all of: {check.text}" for check in self.all_of]
-        lines += [f"  any of: {check.text}" for check in self.any_of]
-        return "\n".join(lines)

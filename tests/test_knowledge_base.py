@@ -49,21 +49,50 @@ def test_bundled_entries_are_the_agreed_set():
             "per_step_python_overhead",
             "worker_startup_every_epoch",
             "compute_bound",
+            "thread_oversubscription",
+            "too_many_workers",
+            "small_file_reads",
+            "decode_heavy_samples",
+            "per_sample_tokenization",
+            "gc_pauses",
+            "host_sync_every_step",
+            "pageable_h2d",
+            "kernel_launch_overhead",
+            "no_mixed_precision",
+            "batch_too_small",
+            "memory_pressure",
+            "hidden_input_contention",
+            "rank_straggler",
         ]
     )
+    assert len(ENTRY_IDS) >= 16
     assert sorted(e.id for e in load_entries()) == ENTRY_IDS
 
 
 def test_every_entry_has_fixtures_and_every_fixture_an_entry():
     assert FIXTURE_IDS == ENTRY_IDS, "entries/<id>.yaml and tests/data/kb/<id>.json go in pairs"
     for entry_id in ENTRY_IDS:
-        assert set(fixture(entry_id)) == {"triggers", "does_not_trigger"}, entry_id
+        assert set(fixture(entry_id)) - {"provenance"} == {"triggers", "does_not_trigger"}, entry_id
+
+
+def _needs_cuda(entry_id: str) -> bool:
+    return any(c.metric == "device" and c.value == "cuda" for c in entry(entry_id).symptoms.all_of)
+
+
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_gpu_only_fixtures_say_where_they_come_from(entry_id):
+    # A GPU-shaped profile that was not measured on this machine must say so, so nobody mistakes it.
+    if _needs_cuda(entry_id):
+        assert "GPU" in fixture(entry_id).get("provenance", ""), entry_id
+        assert fixture(entry_id)["triggers"]["device"] == "cuda"
 
 
 @pytest.mark.parametrize("entry_id", FIXTURE_IDS)
 def test_fixtures_use_only_known_metrics(entry_id):
     # A misspelt metric would silently never trigger, making the fixture test vacuous.
     for case, metrics in fixture(entry_id).items():
+        if case == "provenance":
+            continue
         assert set(metrics) <= set(METRICS), f"{entry_id}.{case}: {set(metrics) - set(METRICS)}"
 
 
@@ -104,6 +133,28 @@ def test_summary_cites_every_number(entry_id):
         ("worker_startup_every_epoch", "epoch_stall_share", 0.10, 0.09),
         ("worker_startup_every_epoch", "num_workers", 1, 0),
         ("dataloader_starved", "num_workers", 15, 16),  # the fixture has 16 cores
+        # workers x threads > usable cores.
+        ("thread_oversubscription", "cpu_oversubscription", 1.01, 1.0),
+        ("too_many_workers", "epoch_stall_share", 0.05, 0.049),
+        ("small_file_reads", "build_cpu_share", 0.49, 0.5),
+        ("small_file_reads", "build_wait_share", 0.20, 0.19),
+        ("decode_heavy_samples", "hot_function_share", 0.30, 0.29),
+        ("per_sample_tokenization", "build_wait_share", 0.20, 0.19),
+        ("gc_pauses", "gc_share", 0.05, 0.049),
+        ("host_sync_every_step", "sync_wait_share", 0.05, 0.049),
+        ("host_sync_every_step", "sync_calls_per_step", 1, 0),
+        # TF profiler: 5-20% input is moderately input-bound.
+        ("pageable_h2d", "h2d_share", 0.05, 0.049),
+        # PyTorch TensorBoard plugin: GPU busy < 50% suggests a bigger batch.
+        ("kernel_launch_overhead", "gpu_busy_share", 0.49, 0.50),
+        ("batch_too_small", "gpu_idle_share", 0.51, 0.50),
+        ("batch_too_small", "input_share", 0.19, 0.20),
+        ("no_mixed_precision", "cuda_capability", 8.0, 7.5),
+        ("no_mixed_precision", "autocast_used", 0, 1),
+        # PyTorch TensorBoard plugin: peak memory > 90%.
+        ("memory_pressure", "gpu_memory_peak_share", 0.90, 0.89),
+        # PyTorch TensorBoard plugin: communication > 10% of the step.
+        ("rank_straggler", "rank_wait_spread_share", 0.10, 0.099),
     ],
 )
 def test_thresholds_sit_at_the_documented_tiers(entry_id, metric, at, beyond):
@@ -341,3 +392,201 @@ def test_stage_speedup_can_come_from_a_metric():
     assert gain.expected_speedup({"data_wait_share": 0.5, "worker_scaling": 2.0}) == pytest.approx(1 / 0.75)
     # Without the metric the stage is assumed to vanish: the Amdahl bound.
     assert gain.expected_speedup({"data_wait_share": 0.5}) == pytest.approx(2.0)
+
+
+# -- tolerance classes ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("data", "loss", "wider", "derived"),
+    [("identical", "identical", {}, "exact"), ("within_tolerance", "within_tolerance", {}, "reorder"),
+     ("within_tolerance", "identical", {}, "reorder"), ("identical", "within_tolerance", {}, "reorder"),
+     ("identical", "within_tolerance", {"loss_rtol": 1e-2}, "precision")],
+)
+def test_tolerance_class_defaults_from_the_data_and_loss_rules(data, loss, wider, derived):
+    from knowledge_base import Verification
+
+    assert Verification(data=data, loss=loss, **wider).tolerance_class == derived
+
+
+def test_every_bundled_remedy_has_a_tolerance_class_and_old_entries_keep_theirs():
+    classes = {r.id: r.verification.tolerance_class for e in load_entries() for r in e.remedies}
+    assert set(classes.values()) <= {"exact", "reorder", "precision", "changes-data"}
+    assert classes["raise_num_workers"] == "exact"
+    assert classes["vectorize_hot_function"] == "reorder"
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [({"data": "within_tolerance", "loss": "identical", "tolerance_class": "exact"}, "exact needs"),
+     ({"data": "within_tolerance", "loss": "within_tolerance", "tolerance_class": "precision"}, "precision keeps"),
+     ({"data": "identical", "loss": "identical", "tolerance_class": "approximate"}, "exact")],
+)
+def test_inconsistent_tolerance_class_is_refused(fields, says):
+    from knowledge_base import Verification
+
+    with pytest.raises(ValueError, match=says):
+        Verification(**fields)
+
+
+def test_changes_data_needs_explicit_approval_and_says_not_equivalent():
+    from knowledge_base import Verification
+
+    check = Verification(data="within_tolerance", loss="within_tolerance", tolerance_class="changes-data")
+    assert check.needs_explicit_approval and check.equivalence.startswith("not equivalent")
+    assert not Verification(data="identical", loss="within_tolerance").needs_explicit_approval
+
+
+def test_kb_command_lists_each_remedys_tolerance_class():
+    import subprocess
+
+    root = PACKAGE_DIR.parent
+    run = subprocess.run([sys.executable, "-m", "agent.cli", "kb", "transform_hotspot"], cwd=root,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "tolerance class reorder (equivalent within dtype tolerance" in run.stdout
+    listing = subprocess.run([sys.executable, "-m", "agent.cli", "kb"], cwd=root,
+                             capture_output=True, text=True, timeout=120)
+    assert "raise_num_workers (codemod, exact)" in listing.stdout
+
+
+@pytest.mark.parametrize("entry_id", ["host_sync_every_step", "pageable_h2d", "kernel_launch_overhead",
+                                      "no_mixed_precision", "batch_too_small", "memory_pressure"])
+def test_gpu_only_entries_stay_quiet_on_a_cpu_run(entry_id):
+    metrics = fixture(entry_id)["triggers"] | {"device": "cpu"}
+    assert entry_id not in matched_ids(metrics)
+
+
+def test_changes_data_remedies_are_marked_not_equivalent():
+    classes = {r.id: r.verification for e in load_entries() for r in e.remedies}
+    assert classes["raise_batch_size"].tolerance_class == "changes-data"
+    assert classes["decode_at_reduced_size"].needs_explicit_approval
+    assert {classes[r].tolerance_class for r in ("allow_tf32", "bf16_autocast")} == {"precision"}
+    assert classes["cuda_graphs_reduce_overhead"].tolerance_class == "reorder"
+
+
+def test_oversubscription_counts_only_busy_workers():
+    from tests.test_models import profile
+
+    # 2 workers taking 8 ms a batch against a 20 ms step: 0.4 of a worker is busy on average.
+    busy = profile(num_workers=2, data_wait_ms=5.0, build_ms=8.0).model_copy(update={"torch_threads": 4})
+    metrics = busy.metrics()
+    assert metrics["cpu_demand"] == pytest.approx(4 + 0.4)
+    assert metrics["cpu_oversubscription"] == pytest.approx(4.4 / 4)
+
+
+def test_too_many_workers_fires_past_the_cores_or_past_twice_the_need():
+    metrics = fixture("too_many_workers")["triggers"] | {"num_workers": 12}  # within the 16 cores
+    assert "too_many_workers" in matched_ids(metrics | {"worker_scaling": 0.5})
+    assert "too_many_workers" not in matched_ids(metrics | {"worker_scaling": 0.51})
+    assert "too_many_workers" in matched_ids(metrics | {"num_workers": 17, "worker_scaling": 0.51})
+
+
+def test_allocator_retries_alone_mean_memory_pressure():
+    metrics = fixture("memory_pressure")["does_not_trigger"]
+    assert "memory_pressure" in matched_ids(metrics | {"gpu_alloc_retries": 3})
+
+
+# -- each diagnosis as a claim ------------------------------------------------------
+def test_diagnosis_is_a_claim_with_confidence_evidence_check_and_first_remedy():
+    (diagnosis,) = diagnose(fixture("dataloader_starved")["triggers"])
+    assert diagnosis.confidence == "high"
+    assert "data_wait_share = 0.62 vs 0.2" in diagnosis.confidence_reason
+    assert diagnosis.symptoms_held == ["data_wait_share = 0.62 >= 0.2", "num_workers = 2 < cpu_count (16)"]
+    assert diagnosis.first_remedy == "raise_num_workers"
+    assert diagnosis.confirm_by.startswith("re-profile after raise_num_workers: data_wait_share should fall from 62%")
+    assert diagnosis.shares == {"input_share": 0.63, "compute_share": 0.33, "other_share": 0.04}
+
+
+@pytest.mark.parametrize(
+    ("update", "level", "says"),
+    [({"data_wait_share": 0.22}, "medium", "within 25% of its threshold 0.2"),
+     ({"noise_pct": 300.0}, "low", "within the run-to-run noise"),
+     ({"worker_fetch_ms": None}, "low", "lacks worker_fetch_ms")],
+)
+def test_confidence_falls_near_thresholds_in_noise_and_without_evidence(update, level, says):
+    (diagnosis,) = diagnose(fixture("dataloader_starved")["triggers"] | update)
+    assert diagnosis.confidence == level and says in diagnosis.confidence_reason
+
+
+def test_informational_entry_names_no_first_remedy():
+    informational = entry("compute_bound").model_copy(update={"remedies": []})
+    diagnosis = describe(informational, fixture("compute_bound")["triggers"])
+    assert diagnosis.first_remedy is None and diagnosis.confirm_by.startswith("a change aimed at it")
+
+
+def test_compare_says_the_bottleneck_moved_with_both_shares():
+    from knowledge_base import compare
+
+    before_metrics = {"input_share": 0.80, "compute_share": 0.15, "data_wait_share": 0.80, "num_workers": 0,
+                      "cpu_count": 8}
+    after_metrics = {"input_share": 0.04, "compute_share": 0.70}
+    before, after = diagnose(before_metrics)[0], diagnose(after_metrics)[0]
+    assert compare(before_metrics, after_metrics, before, after) == (
+        "bottleneck moved: was input-bound 80% (dataloader_starved), now compute-bound 70% (compute_bound)")
+    assert compare(before_metrics, {}, before, None) == (
+        "bottleneck moved: was input-bound 80% (dataloader_starved), now no known bottleneck matches")
+
+
+def test_compare_says_the_bottleneck_stayed():
+    from knowledge_base import bottleneck_moved, compare
+
+    before_metrics = {"input_share": 0.80, "data_wait_share": 0.80, "num_workers": 0, "cpu_count": 8}
+    after_metrics = {"input_share": 0.55, "data_wait_share": 0.55, "num_workers": 2, "cpu_count": 8}
+    before, after = diagnose(before_metrics)[0], diagnose(after_metrics)[0]
+    assert not bottleneck_moved(before, after)
+    assert compare(before_metrics, after_metrics, before, after) == (
+        "bottleneck stayed: still input-bound, 80% -> 55% of the step (dataloader_starved -> dataloader_starved)")
+
+
+def test_old_diagnoses_without_claim_fields_still_load():
+    old = {"entry_id": "x", "title": "t", "category": "input", "expected_speedup": 1.5, "evidence": {},
+           "remedies": [], "summary": "s"}
+    diagnosis = Diagnosis.model_validate(old)
+    assert diagnosis.confidence == "medium" and diagnosis.first_remedy is None and diagnosis.shares == {}
+
+
+
+# -- headspace ------------------------------------------------------------------------
+def test_small_headspace_says_the_input_side_is_not_the_problem():
+    metrics = fixture("dataloader_starved")["triggers"]
+    assert "dataloader_starved" in matched_ids(metrics | {"headspace_share": 0.05})
+    assert matched_ids(metrics | {"headspace_share": 0.049}) == []
+
+
+def test_large_headspace_bounds_data_side_gains():
+    metrics = fixture("dataloader_starved")["triggers"]
+    (unbounded,) = diagnose(metrics)
+    (bounded,) = diagnose(metrics | {"headspace_share": 0.30})
+    assert unbounded.expected_speedup == pytest.approx(2.63, abs=0.01)
+    assert bounded.expected_speedup == pytest.approx(1 / 0.7)
+    assert "expected gain up to 1.43x" in bounded.summary
+    (between,) = diagnose(metrics | {"headspace_share": 0.08})  # 5-10%: the bound stands
+    assert between.expected_speedup == unbounded.expected_speedup
+
+
+def test_hidden_contention_ranks_by_headspace():
+    metrics = fixture("hidden_input_contention")["triggers"]
+    top = diagnose(metrics)[0]
+    assert top.entry_id == "hidden_input_contention"
+    assert top.expected_speedup == pytest.approx(1 / (1 - 0.34))
+
+
+def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
+    from knowledge_base.schema import LOSS_TOLERANCE
+
+    checks = [r.verification for e in load_entries() for r in e.remedies
+              if r.verification.tolerance_class == "precision"]
+    assert checks, "no precision remedy in the knowledge base"
+    for check in checks:
+        assert check.data == "identical" and check.loss == "within_tolerance"
+        assert check.loss_rtol > LOSS_TOLERANCE[1]
+
+
+def test_no_codemod_is_offered_by_two_entries():
+    # Memory and "tried" are per (entry, remedy): the same edit under two entries would be tried twice.
+    owners: dict[str, str] = {}
+    for e in load_entries():
+        for r in e.remedies:
+            if r.kind == "codemod":
+                key = f"{r.codemod} {sorted(r.params.items())}"
+                assert key not in owners, f"{key} in {owners.get(key)} and {e.id}"
+                owners[key] = e.id

@@ -86,6 +86,9 @@ class DataBuild(BaseModel):
     build_ms: float = Field(description="Median time to build one batch: __getitem__ calls + collate (ms).")
     collate_ms: float = Field(description="Median collate time per batch (ms).")
     collate_share: float = Field(description="Total collate time / total build time.")
+    cpu_share: float | None = Field(None, description="Time the building thread ran or waited for a core (CPU time "
+                                                      "alone where Linux schedstat is missing) / its wall time, over "
+                                                      "all batches; low means it blocked on reads, not computed.")
 
 
 class GpuStats(BaseModel):
@@ -98,6 +101,11 @@ class GpuStats(BaseModel):
     util_p50: float | None = None
     util_p95: float | None = None
     stage_gpu_ms: dict[str, float] = Field(default_factory=dict, description="Mean GPU ms per stage from CUDA events.")
+    capability: float | None = Field(None, description="CUDA compute capability, e.g. 8.0 (TF32/BF16 from 8.0).")
+    tf32_allowed: bool | None = Field(None, description="TF32 allowed for float32 matmuls.")
+    memory_peak_share: float | None = Field(None, description="Peak reserved device memory / device memory.")
+    alloc_retries: int | None = Field(None, description="Caching-allocator retries (cudaMalloc failed, cache "
+                                                        "flushed, tried again): memory pressure.")
 
 
 class StageSpan(BaseModel):
@@ -163,6 +171,20 @@ class Profile(BaseModel):
     main_hot_functions: list[HotFunction] = Field(default_factory=list, description="Main-process 'other' hot spots.")
     epoch_stall_share: float = 0.0
     step_time_cv: float = 0.0
+    torch_threads: int | None = Field(None, description="Intra-op threads of the main process (torch.get_num_threads).")
+    worker_torch_threads: int | None = Field(None, description="Largest intra-op thread count seen in a DataLoader "
+                                                               "worker (torch sets 1 unless the pipeline changes it).")
+    gc_ms_per_step: float = Field(0.0, description="Mean garbage-collection pause per measured step, main process (ms).")
+    sync_calls_per_step: float | None = Field(None, description="Mean .item()/.cpu()/.tolist() calls on device "
+                                                                "tensors per step (full run; None when not measured).")
+    sync_ms_per_step: float | None = Field(None, description="Mean time inside those calls per step (ms).")
+    autocast_used: bool | None = Field(None, description="Whether the model ran under autocast (None: no model call seen).")
+    headspace: float | None = Field(None, description="(step - step with free data) / step: the most any data-side "
+                                                      "change can gain, from replaying stored batches; None when not "
+                                                      "measured (see headspace_note).")
+    step_ms_free_data: float | None = Field(None, description="Median step time of the replay run, where the "
+                                                              "loader was bypassed (ms).")
+    headspace_note: str = Field("", description="How headspace was measured, or why it could not be.")
     cpu_count: int = 1
     device: str = "cpu"
     gpu: GpuStats
@@ -226,4 +248,45 @@ class Profile(BaseModel):
             "device": self.device,
             "step_time_cv": self.step_time_cv,
             "gpu_util_p50": self.gpu.util_p50,
+            **self._runtime_metrics(build_wait_share),
+        }
+
+    def _runtime_metrics(self, build_wait_share: float | None) -> dict[str, float | int | str | None]:
+        """Threads, GC, syncs, precision and device memory, as knowledge-base metrics."""
+        led, gpu, loader, build = self.ledger, self.gpu, self.loader, self.data_build
+        step_ms = led.step_ms if led.step_ms > 0 else None
+        demand = None
+        if self.torch_threads is not None and loader is not None:
+            # Workers idle once their prefetch queue is full: on average build_ms / step_ms of them
+            # are busy, since every step consumes one batch.
+            busy = loader.num_workers
+            if build is not None and step_ms:
+                busy = min(busy, build.build_ms / step_ms)
+            demand = self.torch_threads + busy * max(self.worker_torch_threads or 1, 1)
+        compute_gpu_ms = sum(gpu.stage_gpu_ms.get(s, 0.0) for s in ("forward", "backward", "optimizer"))
+        return {
+            "torch_threads": self.torch_threads,
+            "worker_torch_threads": self.worker_torch_threads,
+            "cpu_demand": demand,
+            "cpu_oversubscription": demand / max(self.cpu_count, 1) if demand is not None else None,
+            "gc_share": self.gc_ms_per_step / step_ms if step_ms else None,
+            "build_cpu_share": build.cpu_share if build else None,
+            "build_blocked_share": (build_wait_share * (1.0 - build.cpu_share)
+                                    if build and build.cpu_share is not None and build_wait_share is not None
+                                    else None),
+            "sync_calls_per_step": self.sync_calls_per_step,
+            "sync_wait_share": (self.sync_ms_per_step / step_ms
+                                if self.sync_ms_per_step is not None and step_ms else None),
+            "autocast_used": int(self.autocast_used) if self.autocast_used is not None else None,
+            "tf32_allowed": int(gpu.tf32_allowed) if gpu.tf32_allowed is not None else None,
+            "cuda_capability": gpu.capability,
+            "gpu_busy_share": (min(compute_gpu_ms / step_ms, 1.0)
+                               if gpu.available and gpu.stage_gpu_ms and step_ms else None),
+            "gpu_idle_share": 1.0 - gpu.util_p50 / 100.0 if gpu.util_p50 is not None else None,
+            "gpu_memory_peak_share": gpu.memory_peak_share,
+            "gpu_alloc_retries": gpu.alloc_retries,
+            "headspace_share": self.headspace,
+            "world_size": len(self.ranks.ranks) if self.ranks else 1,
+            # The straggler's data wait beyond the median rank's: the others wait that long in all-reduce.
+            "rank_wait_spread_share": self.ranks.excess_pct / 100.0 if self.ranks else None,
         }

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from sandbox.runner import RunLimits, RunResult, run_command
+from tools.headspace import headspace_fields
 from tools.ranks import read_ranks
 from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
 from tools import sideoutputs
@@ -64,8 +65,11 @@ class ProbeRun(BaseModel):
 
 
 def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSettings,
-               mode: str = "light", label: str = "") -> ProbeRun:
-    """Run ``command`` in ``target_dir`` with the probe attached; raise PipelineError on failure."""
+               mode: str = "light", label: str = "", extra_env: dict[str, str] | None = None) -> ProbeRun:
+    """Run ``command`` in ``target_dir`` with the probe attached; raise PipelineError on failure.
+
+    ``extra_env`` adds probe settings, e.g. PERFLOOP_REPLAY_FROM for a headspace run (tools/headspace.py).
+    """
     if out_dir.exists():
         shutil.rmtree(out_dir)  # a re-run after a crash must not mix in the earlier attempt's files
     out_dir.mkdir(parents=True)
@@ -78,6 +82,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         "PERFLOOP_SAMPLE_MS": str(settings.sample_ms),
         "PERFLOOP_FIRST_STEP_TIMEOUT_S": str(settings.first_step_timeout_s),
         "PYTHONUNBUFFERED": "1",
+        **(extra_env or {}),
     }
     before = sideoutputs.snapshot(target_dir)
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
@@ -151,8 +156,11 @@ def _measure(record: dict, result: RunResult, settings: ProbeSettings, out_dir: 
 
 
 def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_dir: Path,
-                  settings: ProbeSettings) -> Profile:
-    """Combine one full run (where time goes) with light runs (throughput, noise) into a Profile."""
+                  settings: ProbeSettings, replay: ProbeRun | str | None = None) -> Profile:
+    """Combine one full run (where time goes) with light runs (throughput, noise) into a Profile.
+
+    ``replay`` is the headspace run (tools/headspace.py), or the reason there is none.
+    """
     record = full.record
     steps = _measured(record, settings)
     count = len(steps)
@@ -191,7 +199,29 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         runs=[full.measurement] + [run.measurement for run in light],
         warnings=warnings,
         ranks=ranks,
+        **_runtime_fields(record, steps, out_dir),
+        **headspace_fields(full, light, replay),
     )
+
+
+
+def _runtime_fields(record: dict, steps: list[dict], out_dir: Path) -> dict:
+    """Threads, GC pauses, host syncs and autocast from the probe's ``runtime`` facts and step records."""
+    facts = record.get("runtime") or {}
+    worker_threads = [json.loads(path.read_text()).get("torch_threads")
+                      for path in sorted(out_dir.glob("worker-facts-*.json"))]
+    worker_threads = [t for t in worker_threads if isinstance(t, int)]
+    count = max(len(steps), 1)
+    full = record.get("mode") == "full"
+    autocast = facts.get("autocast_seen")
+    return {
+        "torch_threads": facts.get("torch_threads"),
+        "worker_torch_threads": max(worker_threads) if worker_threads else None,
+        "gc_ms_per_step": sum(s.get("gc_ms", 0.0) for s in steps) / count,
+        "sync_calls_per_step": sum(s.get("sync_calls", 0) for s in steps) / count if full else None,
+        "sync_ms_per_step": sum(s.get("sync_ms", 0.0) for s in steps) / count if full else None,
+        "autocast_used": bool(autocast) if autocast is not None else None,
+    }
 
 
 def _loader_info(record: dict, target_dir: Path) -> LoaderInfo | None:
@@ -220,7 +250,16 @@ def _data_build(record: dict, out_dir: Path, loader: LoaderInfo | None) -> DataB
     return DataBuild(where=where, num_batches=len(fetches),
                      build_ms=statistics.median(f["fetch_ms"] for f in fetches),
                      collate_ms=statistics.median(f["collate_ms"] for f in fetches),
-                     collate_share=sum(f["collate_ms"] for f in fetches) / total_build if total_build else 0.0)
+                     collate_share=sum(f["collate_ms"] for f in fetches) / total_build if total_build else 0.0,
+                     cpu_share=_cpu_share(fetches, total_build))
+
+
+def _cpu_share(fetches: list[dict], total_build: float) -> float | None:
+    """Time the builders were on a core or queued for one, over their wall time (1 - blocked share)."""
+    key = "runnable_ms" if all("runnable_ms" in f for f in fetches) else "cpu_ms"
+    if not total_build or not all(key in f for f in fetches):
+        return None
+    return min(1.0, sum(f[key] for f in fetches) / total_build)
 
 
 def _gpu_stats(record: dict, steps: list[dict]) -> GpuStats:
@@ -235,5 +274,10 @@ def _gpu_stats(record: dict, steps: list[dict]) -> GpuStats:
     utils = sorted(sample[1] for sample in nvml.get("samples", []))
     def pct(q: float) -> float | None:
         return float(utils[min(len(utils) - 1, int(q * len(utils)))]) if utils else None
+    device = (record.get("runtime") or {}).get("cuda") or {}
+    total = device.get("total_bytes")
     return GpuStats(available=True, reason=nvml.get("reason", ""), device_name=cuda.get("device", ""),
-                    util_p5=pct(0.05), util_p50=pct(0.5), util_p95=pct(0.95), stage_gpu_ms=stage_ms)
+                    util_p5=pct(0.05), util_p50=pct(0.5), util_p95=pct(0.95), stage_gpu_ms=stage_ms,
+                    capability=device.get("capability"), tf32_allowed=device.get("matmul_allow_tf32"),
+                    memory_peak_share=device.get("peak_reserved_bytes", 0) / total if total else None,
+                    alloc_retries=device.get("alloc_retries"))

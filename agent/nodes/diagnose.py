@@ -7,6 +7,7 @@ from agent.events import Diagnosed, RemedyChosen, RemedySkipped, Stopped
 from agent.faults import fault_point
 from agent.memory import Memory
 from agent.state import LoopState, RemedyRef, Skip
+from knowledge_base import Diagnosis, bottleneck_moved, compare
 from knowledge_base import diagnose as match_entries
 
 
@@ -22,15 +23,43 @@ def _remembered_rejection(state: LoopState, memory: Memory, ref: RemedyRef) -> s
             "--retry-rejected tries it again")
 
 
+def _after_accepted_change(state: LoopState, diagnoses: list[Diagnosis]) -> tuple[str | None, list[Skip]]:
+    """Say whether the last accepted change moved the dominant bottleneck; if not, hold back more of its kind.
+
+    The diagnoses still in the state are those of the head before the change (``needs_diagnosis``
+    is set), so their top one, with the shares it kept, is the "before".
+    """
+    if not state.history or state.history[-1].verdict.verdict != "accepted" or not state.diagnoses:
+        return None, []
+    before_top, after_top = state.diagnoses[0], (diagnoses[0] if diagnoses else None)
+    text = compare(before_top.shares, state.profile.metrics(), before_top, after_top)
+    if bottleneck_moved(before_top, after_top):
+        return text, []
+    accepted = state.history[-1].proposal
+    reason = (f"the accepted {accepted.diagnosis}/{accepted.remedy} did not move the dominant bottleneck "
+              f"({text}); not trying more of the same")
+    same_kind = [RemedyRef(diagnosis=d.entry_id, remedy=r.id)
+                 for d in diagnoses if d.entry_id == accepted.diagnosis for r in d.remedies]
+    return text, [Skip(head=state.head, remedy=ref, reason=reason) for ref in same_kind]
+
+
 def diagnose(state: LoopState) -> dict:
     """Rank diagnoses by expected gain; choose the first untried remedy the loop can produce."""
     ctx = RunContext(state, "diagnose")
     diagnoses = state.diagnoses
+    skipped: list[Skip] = []
     if state.needs_diagnosis:
         diagnoses = match_entries(state.profile.metrics())
-        ctx.record(Diagnosed(head=state.head, ranked=diagnoses))
+        change, skipped = _after_accepted_change(state, diagnoses)
+        extra = {"bottleneck_change": change} if change else {}
+        ctx.record(Diagnosed(head=state.head, ranked=diagnoses, **extra))
+        if change:
+            say(change)
+        for skip in skipped:
+            say(f"{skip.remedy}: skipped, {skip.reason}")
+            ctx.record(RemedySkipped(diagnosis=skip.remedy.diagnosis, remedy=skip.remedy.remedy, reason=skip.reason))
         for d in diagnoses:
-            say(f"diagnosis {d.entry_id} (up to {d.expected_speedup:.2f}x): {d.summary}")
+            say(f"diagnosis {d.entry_id} (up to {d.expected_speedup:.2f}x, {d.confidence} confidence): {d.summary}")
         if not diagnoses:
             say("no known bottleneck matches this profile")
     updates: dict = {"diagnoses": diagnoses, "needs_diagnosis": False}
@@ -41,7 +70,6 @@ def diagnose(state: LoopState) -> dict:
                           "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
     if state.settings.profile_only:
         return updates | {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
-    skipped: list[Skip] = []
     memory = Memory()
     for d in diagnoses:
         track = memory.acceptance(d.entry_id)

@@ -45,6 +45,8 @@ import traceback
 
 from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout
 from perfloop_gpu import CudaTimers, NvmlSampler
+from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
+from perfloop_runtime import install_gc_timer, runnable_ms, note_autocast, patch_sync_points, runtime_facts, worker_facts
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
@@ -266,11 +268,14 @@ class _Probe:
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
             "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
             "cpu_count": _usable_cpus(),
+            "runtime": runtime_facts(),
         }
         if self.kept_batches:
             import torch
 
             torch.save(self.kept_batches, os.path.join(_OUT_DIR, f"batches-rank{_RANK}.pt"))
+        if _MODE == "full" and "torch" in sys.modules:
+            record["replay"] = save_replay(_OUT_DIR, _RANK)
         _write_text(f"main-rank{_RANK}.json", json.dumps(record))
 
 
@@ -346,6 +351,7 @@ def _patch_torch(torch) -> None:
     _patch_optimizer(torch, probe)
     if _MODE == "full":
         _patch_tensor_to(torch, probe)
+        patch_sync_points(torch, lambda: probe.current, lambda: _is_worker_process(probe))
     _start_watchdog(probe)
 
 
@@ -380,7 +386,8 @@ def _patch_loader_iter(probe: _Probe) -> None:
 
     def loader_iter(self):
         with probe.stage("data"):
-            iterator = original_iter(self)
+            replay = not _is_worker_process(probe) and replays(self)
+            iterator = replay_iterator(self) if replay else original_iter(self)
         iterator._perfloop_loader = getattr(self, "_perfloop_id", -1)
         iterator._perfloop_fresh = True
         if probe.current is not None and iterator._perfloop_loader == probe.step_loader:
@@ -429,6 +436,8 @@ def _patch_next_batch(probe: _Probe) -> None:
             probe.span("data", call_start, call_start + wait_ms / 1000.0)
             probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
             _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
+            if _MODE == "full":
+                _guarded(probe, keep_for_replay, batch)
         return batch
 
     dl._BaseDataLoaderIter.__next__ = next_batch
@@ -452,6 +461,7 @@ def _patch_module_call(torch, probe: _Probe) -> None:
                 _guarded(probe, _model_inputs, probe, self, args, kwargs)
             return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing more
         if not probe.stages:
+            _guarded(probe, note_autocast, torch)
             _guarded(probe, _outermost_call, probe, self, args, kwargs)
         if not probe.timing():
             return original_call(self, *args, **kwargs)
@@ -676,13 +686,19 @@ def _timed_fetch(probe: _Probe, original):
             self._perfloop_wrapped = True
         _FETCH_STATE["collate_ms"] = 0.0
         _FETCH_STATE["active"] = True
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.thread_time()
+        wanted_start = runnable_ms() if _MODE == "full" else None
         try:
             return original(self, possibly_batched_index)
         finally:
             _FETCH_STATE["active"] = False
+            # CPU time well below wall time means the build blocked (file reads, locks), not computed.
             record = {"fetch_ms": (time.perf_counter() - start) * 1000.0,
+                      "cpu_ms": (time.thread_time() - cpu_start) * 1000.0,
                       "collate_ms": _FETCH_STATE["collate_ms"], "end_wall": time.time()}
+            wanted_end = runnable_ms() if wanted_start is not None else None
+            if wanted_end is not None:
+                record["runnable_ms"] = wanted_end - wanted_start  # on a core or queued for one
             if _MODE == "full":  # the timeline's worker lanes
                 record.update(start_wall=record["end_wall"] - record["fetch_ms"] / 1000.0, pid=os.getpid())
             if in_main:
@@ -714,6 +730,7 @@ def _start_worker(probe: _Probe) -> None:
     """Open this worker's record file and start its sampler (threads do not survive fork)."""
     pid = os.getpid()
     probe.worker_file = open(os.path.join(_OUT_DIR, f"worker-{pid}.jsonl"), "a", encoding="utf-8")
+    _write_text(f"worker-facts-{pid}.json", json.dumps(worker_facts()))
     if _MODE != "full":
         return
     sampler = start_sampler(lambda: "fetch" if _FETCH_STATE["active"] else None, _SAMPLE_S)
@@ -821,4 +838,5 @@ def install() -> None:
         sys.meta_path.insert(0, _TorchImportHook())
     if _MODE == "full":
         _PROBE.sampler = start_sampler(_main_label, _SAMPLE_S)
+    install_gc_timer(lambda: _PROBE.current)
     atexit.register(_PROBE.finish, "exit")

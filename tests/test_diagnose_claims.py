@@ -1,0 +1,74 @@
+"""Diagnose after an accepted change: say whether the bottleneck moved; hold back more of the same if not."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.nodes.diagnose import diagnose
+from agent.state import Iteration, LoopState, Proposal, Settings, Verdict
+from knowledge_base import diagnose as match_entries
+from tests.conftest import make_repo
+from tests.test_models import profile
+from tools.target import load_target
+
+
+def _profile(**kwargs):
+    # No hot function: the wait is the DataLoader's to fix, not a transform's.
+    return profile(**kwargs).model_copy(update={"cpu_count": 8, "hot_functions": []})
+
+
+def _state(tmp_path: Path, before, after, accepted: str = "dataloader_starved/raise_num_workers") -> LoopState:
+    diagnosis, remedy = accepted.split("/")
+    target = load_target(make_repo(tmp_path / "repo"))
+    proposal = Proposal(id="p1-1", diagnosis=diagnosis, remedy=remedy, source="codemod", change="num_workers 2 → 4",
+                        patch="", touched=[], expected_speedup=2.0, base_head="h0")
+    verdict = Verdict(proposal_id="p1-1", verdict="accepted", reason="faster", stage="commit", commit="h1")
+    (tmp_path / "state").mkdir()
+    return LoopState(run_id="r1", target=target, settings=Settings(auto_approve=True), state_dir=str(tmp_path / "state"),
+                     head="h1", profile=after, diagnoses=match_entries(before.metrics()), needs_diagnosis=True,
+                     history=[Iteration(proposal=proposal, verdict=verdict)])
+
+
+def _diagnoses_event(state: LoopState) -> dict:
+    lines = (Path(state.state_dir) / "audit.jsonl").read_text().splitlines()
+    return next(r for r in map(json.loads, lines) if r["event"] == "diagnoses")["data"]
+
+
+def test_a_change_that_left_the_bottleneck_in_place_is_not_followed_by_more_of_it(tmp_path, capsys):
+    # Input-bound before (16 of 20 ms waiting) and after (12 of 16 ms): more workers helped but did not move it.
+    before = _profile(num_workers=2, data_wait_ms=16.0, build_ms=40.0)
+    after = _profile(num_workers=4, data_wait_ms=12.0, build_ms=40.0, step_ms=16.0).model_copy(
+        update={"epoch_stall_share": 0.2})
+    state = _state(tmp_path, before, after)
+    updates = diagnose(state)
+    assert updates["next_remedy"] is not None
+    assert str(updates["next_remedy"]) == "worker_startup_every_epoch/keep_workers_alive"
+    held = [s for s in updates["skipped"] if "did not move the dominant bottleneck" in s.reason]
+    assert [str(s.remedy) for s in held] == ["dataloader_starved/raise_num_workers"]
+    change = _diagnoses_event(state)["bottleneck_change"]
+    assert change.startswith("bottleneck stayed: still input-bound, 80% -> 75% of the step")
+    assert change in capsys.readouterr().err
+
+
+def test_a_change_that_moved_the_bottleneck_leaves_every_remedy_open(tmp_path):
+    before = _profile(num_workers=2, data_wait_ms=16.0, build_ms=40.0)
+    # After: Python in the loop dominates (host), the wait is smaller but still there.
+    after = _profile(num_workers=4, data_wait_ms=5.0, build_ms=40.0, step_ms=20.0)
+    ledger = after.ledger.model_copy(update={"forward_ms": 2.0, "backward_ms": 2.0, "other_ms": 11.0})
+    state = _state(tmp_path, before, after.model_copy(update={"ledger": ledger}))
+    updates = diagnose(state)
+    change = _diagnoses_event(state)["bottleneck_change"]
+    assert change.startswith("bottleneck moved: was input-bound 80% (dataloader_starved), now host-bound 55% (per_step_python_overhead)")
+    assert not any("did not move" in s.reason for s in updates["skipped"])
+    assert str(updates["next_remedy"]) == "dataloader_starved/raise_num_workers"
+
+
+def test_no_accepted_change_means_no_comparison(tmp_path):
+    before = _profile(num_workers=2, data_wait_ms=16.0, build_ms=40.0)
+    state = _state(tmp_path, before, before)
+    history = [state.history[0].model_copy(update={"verdict": state.history[0].verdict.model_copy(
+        update={"verdict": "rejected", "commit": None})})]
+    state = state.model_copy(update={"history": history})
+    updates = diagnose(state)
+    assert "bottleneck_change" not in _diagnoses_event(state)
+    assert str(updates["next_remedy"]) == "dataloader_starved/raise_num_workers"
