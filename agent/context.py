@@ -42,7 +42,8 @@ class RunContext:
         return self.probe.model_copy(update={"limits": self.probe.limits.model_copy(
             update={"read_only_paths": linked})})
 
-    def run(self, tree: Path, label: str, mode: str = "light", role: str = "") -> ProbeRun:
+    def run(self, tree: Path, label: str, mode: str = "light", role: str = "",
+            extra_env: dict[str, str] | None = None) -> ProbeRun:
         """Run the pipeline once in ``tree`` (a worktree) under the probe.
 
         The tree's output folders are cleaned first. The user's ignored inputs linked
@@ -55,4 +56,4 @@ class RunContext:
         folder = self.next_run(label)
         with run_progress(label, role, folder, self.state.target, self.probe.warmup_steps + self.probe.steps):
             return run_probed(self.state.target.rendered_command(), ws.target_dir(tree), folder,
-                              self.protected(tree), mode=mode, label=role or label)
+                              self.protected(tree), mode=mode, label=role or label, extra_env=extra_env)

@@ -24,6 +24,11 @@ def describe_profile(profile: Profile) -> list[str]:
     if profile.main_hot_functions and led.share("other") >= 0.05:
         hot = profile.main_hot_functions[0]
         lines.append(f"{hot.share:.0%} of step time is host code in {hot.name} ({hot.file}:{hot.line})")
+    if profile.headspace is not None:
+        lines.append(f"headspace: with data for free a step takes {profile.step_ms_free_data:.1f} ms, so no "
+                     f"data-side change can gain more than {profile.headspace:.0%} of the step")
+    elif profile.headspace_note:
+        lines.append(f"headspace not measured: {profile.headspace_note}")
     if profile.ranks is not None:
         lines.append(profile.ranks.sentence())
     lines.extend(f"warning: {w}" for w in profile.warnings)

@@ -104,6 +104,8 @@ class Verdict(BaseModel):
     proposal_id: str
     verdict: VerdictName
     reason: str
+    tolerance_class: str | None = Field(None, description="exact | reorder | precision | changes-data: what "
+                                                          "the remedy promised, and so what was enforced.")
     stage: str = Field(description="Verification stage that decided: approval, a name in "
                                    "agent.nodes.verify.STAGES, or commit.")
     speed: SpeedCheck | None = None

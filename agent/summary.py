@@ -33,6 +33,7 @@ class IterationSummary(BaseModel):
     loss_check: str = Field(description="identical | within_tolerance | within_envelope | diverged | "
                                         "not_comparable | not_run.")
     side_outputs_check: str = Field("not_run", description="same | declared | changed | not_run.")
+    tolerance_class: str | None = Field(None, description="exact | reorder | precision | changes-data.")
     commit: str | None
 
     @classmethod
@@ -43,7 +44,8 @@ class IterationSummary(BaseModel):
                    speedup=v.speed.speedup if v.speed else None, ci=list(v.speed.ci) if v.speed else None,
                    data_check=v.data.status if v.data else "not_run", data_detail=v.data.label if v.data else "",
                    loss_check=v.loss.status if v.loss else "not_run",
-                   side_outputs_check=v.side_outputs.status if v.side_outputs else "not_run", commit=v.commit)
+                   side_outputs_check=v.side_outputs.status if v.side_outputs else "not_run",
+                   tolerance_class=v.tolerance_class, commit=v.commit)
 
 
 class RunSummary(BaseModel):

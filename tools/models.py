@@ -210,6 +210,11 @@ class Profile(BaseModel):
             build_wait_share = min(led.data_wait_ms, max(0.0, per_batch_ms - hidden_ms)) / led.step_ms
         if build is not None:
             workers_needed = max(1, -(-int(build.build_ms * 1000) // int(compute_ms * 1000)))
+        if loader is None and build is None and main_hot is not None:
+            # No DataLoader: the loop builds its own batches (a get_batch()), so the whole data wait is
+            # batch building, and the main process's hot loop owner is the transform to change.
+            build_wait_share = led.share("data_wait")
+            hot = main_hot
         return {
             "step_ms": led.step_ms,
             "samples_per_s": self.samples_per_s,

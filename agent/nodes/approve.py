@@ -24,14 +24,28 @@ def approval_request(state: LoopState) -> dict:
                          f"loss {p.loss_rule.replace('_', ' ')}; {state.target.ab_runs} interleaved A/B runs "
                          f"must beat the noise floor ({state.profile.noise_pct:.1f}%) and "
                          f"{state.target.min_gain_pct:.0f}%"),
-        "caveats": p.caveats,
+        "caveats": p.caveats + ([f"NOT EQUIVALENT: {rule.equivalence}; approve only if you accept that"]
+                                if (rule := _remedy_verification(state)) is not None and rule.needs_explicit_approval
+                                else []),
     }
+
+
+def _remedy_verification(state: LoopState):
+    p = state.proposal
+    return next((r.verification for d in state.diagnoses if d.entry_id == p.diagnosis
+                 for r in d.remedies if r.id == p.remedy), None)
+
+
+def _needs_a_person(state: LoopState) -> bool:
+    """A changes-data remedy is never auto-approved: a person must accept that the data change."""
+    rule = _remedy_verification(state)
+    return bool(rule is not None and rule.needs_explicit_approval)
 
 
 def approve(state: LoopState) -> dict:
     """Get a decision; side effects come after interrupt() because the node re-runs on resume."""
     answer = {"decision": "approve", "by": "auto-approve"}
-    if not state.settings.auto_approve:
+    if not state.settings.auto_approve or _needs_a_person(state):
         answer = interrupt(approval_request(state))
         # The driver only resumes with an answer it read; anything else is a bug, not user input.
         assert isinstance(answer, dict) and answer.get("decision") in DECISIONS, f"bad approval answer {answer!r}"

@@ -7,6 +7,7 @@ from agent.describe import describe_profile
 from agent.events import NodeEntered, PipelineFailed, Profiled
 from agent.faults import fault_point
 from agent.state import LoopState
+from tools.headspace import replay_env, why_no_replay
 from tools.profiler import PipelineError, build_profile
 
 
@@ -22,10 +23,19 @@ def profile(state: LoopState) -> dict:
         full = ctx.run(ws.base_tree, "profile-full", mode="full", role="profile")
         fault_point("mid_profile")
         light = [ctx.run(ws.base_tree, "profile-light", role="baseline") for _ in range(target.noise_runs)]
+        # Headspace: the same loop fed the full run's batches from memory, the DataLoader bypassed.
+        env = replay_env(full.record)
+        replay = why_no_replay(full.record)
+        if env:
+            try:
+                replay = ctx.run(ws.base_tree, "profile-free-data", role="free data", extra_env=env)
+            except PipelineError as error:  # headspace is evidence, not a requirement: fall back to the bound
+                replay = f"the replay run failed: {str(error).splitlines()[0]}"
     except PipelineError as error:
         ctx.record(PipelineFailed(error=str(error)))
         raise
-    result = build_profile(full, light, target.rendered_command(), ws.target_dir(ws.base_tree), ctx.probe)
+    result = build_profile(full, light, target.rendered_command(), ws.target_dir(ws.base_tree), ctx.probe,
+                           replay=replay)
     ctx.record(Profiled(head=state.head, profile=result.model_dump(mode="json"), metrics=result.metrics()))
     for line in describe_profile(result):
         say(line)
