@@ -124,7 +124,8 @@ def _check(ctx: RunContext, root: Path, hot: HotTarget | None, remedy, attempt: 
     work = ctx.next_run(f"llm-replay-{attempt}-{index}")
     work.mkdir(parents=True, exist_ok=True)
     outcome = replay(root, hot.file, hot.function, old_text, texts[hot.file], Path(hot.calls_dir),
-                     tolerance=_tolerance(remedy), work_dir=work)
+                     tolerance=_tolerance(remedy), work_dir=work,
+                     lists_became_arrays=_edits_a_caller(root, hot.function, texts))
     if not outcome.ok and outcome.verdict != "no_calls":
         ctx.record(LlmCandidateChecked(attempt=attempt, index=index, summary=summary, outcome="failed_replay",
                                        function=hot.function, reason=outcome.reason,
@@ -132,6 +133,17 @@ def _check(ctx: RunContext, root: Path, hot: HotTarget | None, remedy, attempt: 
         return None, f"candidate {index} ({summary}) failed replay: {outcome.reason}"
     candidate.replayed, candidate.speedup = outcome.ok, outcome.speedup
     return candidate, outcome.reason
+
+
+def _edits_a_caller(root: Path, function: str, texts: dict[str, str]) -> bool:
+    """Tell whether the candidate also changes a caller: then a list may become an array on purpose, and
+    replay compares values, shapes and dtype kinds; the pipeline's data check still compares the batches."""
+    for caller in find_callers(root, function):
+        if caller["file"] in texts:
+            old = function_source((root / caller["file"]).read_text(encoding="utf-8"), caller["name"])
+            if old != function_source(texts[caller["file"]], caller["name"]):
+                return True
+    return False
 
 
 def _best(survivors: list[Candidate]) -> Candidate:

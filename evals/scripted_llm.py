@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -32,10 +33,14 @@ class Reply:
 
 
 class ScriptedLLM:
-    """Serve ``answers`` in order to POST /v1/chat/completions; record every request body."""
+    """Serve ``answers`` in order to POST /v1/chat/completions; record every request body.
 
-    def __init__(self, answers: list[str | Reply]) -> None:
+    With ``answer_for`` (request body -> answer), every request is answered by it instead.
+    """
+
+    def __init__(self, answers: list[str | Reply], answer_for: Callable[[dict], str | Reply] | None = None) -> None:
         self.answers = list(answers)
+        self.answer_for = answer_for
         self.requests: list[dict] = []
         owner = self
 
@@ -44,12 +49,13 @@ class ScriptedLLM:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 owner.requests.append({"path": self.path, "body": body, "at": time.monotonic(),
                                        "authorization": self.headers.get("Authorization")})
-                if self.path.rstrip("/") != "/v1/chat/completions" or not owner.answers:
-                    self.send_response(404 if owner.answers else 500)
+                has_answer = bool(owner.answers) or owner.answer_for is not None
+                if self.path.rstrip("/") != "/v1/chat/completions" or not has_answer:
+                    self.send_response(404 if has_answer else 500)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                answer = owner.answers.pop(0)
+                answer = owner.answer_for(body) if owner.answer_for else owner.answers.pop(0)
                 reply = answer if isinstance(answer, Reply) else Reply(content=answer)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
