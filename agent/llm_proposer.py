@@ -123,9 +123,13 @@ def _check(ctx: RunContext, root: Path, hot: HotTarget | None, remedy, attempt: 
         return candidate, "no captured calls to replay it on; the pipeline's data check decides"
     work = ctx.next_run(f"llm-replay-{attempt}-{index}")
     work.mkdir(parents=True, exist_ok=True)
+    caller_changed = _edits_a_caller(root, hot.function, texts)
     outcome = replay(root, hot.file, hot.function, old_text, texts[hot.file], Path(hot.calls_dir),
-                     tolerance=_tolerance(remedy), work_dir=work,
-                     lists_became_arrays=_edits_a_caller(root, hot.function, texts))
+                     tolerance=_tolerance(remedy), work_dir=work, lists_became_arrays=caller_changed)
+    if outcome.verdict == "error" and caller_changed:
+        # The candidate changes what the caller passes, so the old captured arguments may not fit
+        # the new function: a crash here says nothing; the pipeline's data check decides.
+        return candidate, f"replay on the old arguments crashed and a caller changed too: {outcome.reason[:200]}"
     if not outcome.ok and outcome.verdict != "no_calls":
         ctx.record(LlmCandidateChecked(attempt=attempt, index=index, summary=summary, outcome="failed_replay",
                                        function=hot.function, reason=outcome.reason,

@@ -8,6 +8,7 @@ is named in `unsayable`.
 """
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -89,14 +90,69 @@ def _unique_edit(target_dir: Path, file: str, start: int, old: list[str], new: l
     return {"file": file, "search": search, "replace": replace}
 
 
+FILE_BLOCK = re.compile(r"^### (?P<path>\S+)\n```\n(?P<text>.*?)\n```$", re.MULTILINE | re.DOTALL)
+
+
+def changed_functions(original: str, patched: str) -> dict[str, str]:
+    """The functions (by qualified name) whose source the oracle changes, with their oracle source."""
+    from agent.llm_context import function_source
+    from tools.codemods.hot_function import functions
+
+    changed = {}
+    for _, qual in functions(ast.parse(patched)):
+        new = function_source(patched, qual)
+        if new is not None and function_source(original, qual) not in (None, new) and "<locals>" not in qual:
+            changed[qual] = new
+    return changed
+
+
+def rebased_edits(oracle: OracleEdits, target_dir: Path, shown: dict[str, str]) -> list[dict]:
+    """The oracle's edits against the code the prompt shows, which an earlier accepted change may have moved.
+
+    Where a hunk no longer applies, each function the oracle changes is replaced whole (the
+    current function's text as the search); hunks that still apply outside those functions stay.
+    """
+    from agent.llm_context import function_source
+
+    if all(shown.get(e["file"], "").count(e["search"]) == 1 for e in oracle.edits if e["file"] in shown):
+        return oracle.edits
+    edits, spans = [], []
+    for file in dict.fromkeys(e["file"] for e in oracle.edits):
+        current = shown.get(file)
+        if current is None:
+            continue
+        original = (Path(target_dir) / file).read_text(encoding="utf-8")
+        patched = original
+        for edit in (e for e in oracle.edits if e["file"] == file):
+            patched = patched.replace(edit["search"], edit["replace"], 1)
+        for qual, new in changed_functions(original, patched).items():
+            old = function_source(current, qual)
+            if old and old != new and current.count(old) == 1:
+                edits.append({"file": file, "search": old, "replace": new})
+                spans.append((file, current.index(old), current.index(old) + len(old)))
+        for edit in (e for e in oracle.edits if e["file"] == file and current.count(e["search"]) == 1):
+            start = current.index(edit["search"])
+            end = start + len(edit["search"])
+            if not any(f == file and start < e and s < end for f, s, e in spans):
+                edits.append(edit)
+    return edits
+
+
 class OracleLLM(ScriptedLLM):
     """Answer every chat completion with the oracle as one candidate; note the diagnosis each prompt named."""
 
     def __init__(self, target_dir: Path, summary: str = "the oracle's change") -> None:
         oracle = patch_to_edits((Path(target_dir) / "oracle.patch").read_text(encoding="utf-8"), target_dir)
         self.oracle = oracle
-        answer = json.dumps({"candidates": [{"summary": summary, "edits": oracle.edits}]})
-        super().__init__([], answer_for=lambda body: Reply(content=answer))
+        self.rebased: list[bool] = []
+
+        def answer_for(body: dict) -> Reply:
+            shown = {m["path"]: m["text"] for m in FILE_BLOCK.finditer(body["messages"][0]["content"])}
+            edits = rebased_edits(oracle, Path(target_dir), shown)
+            self.rebased.append(edits is not oracle.edits)
+            return Reply(content=json.dumps({"candidates": [{"summary": summary, "edits": edits or oracle.edits}]}))
+
+        super().__init__([], answer_for=answer_for)
 
     def diagnoses_asked(self) -> list[str]:
         """The knowledge-base entry named by each prompt received, in order."""

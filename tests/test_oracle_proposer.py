@@ -45,3 +45,19 @@ def test_oracle_proposer_brings_its_own_endpoint(tmp_path):
                        "--work-dir", str(tmp_path)])
     options, _ = parse_options(["--proposer", "oracle", "--only", "data_bound", "--work-dir", str(tmp_path)])
     assert options.proposer == "oracle"
+
+
+def test_oracle_is_rebased_onto_code_an_earlier_change_moved(tmp_path):
+    from evals.oracle_proposer import rebased_edits
+
+    (tmp_path / "d.py").write_text("import math\n\n\ndef f(x):\n    return [math.sqrt(v) for v in x]\n\n\n"
+                                   "def g(x):\n    return list(f(x))\n")
+    patch = ("--- a/d.py\n+++ b/d.py\n@@ -4,2 +4,2 @@\n def f(x):\n-    return [math.sqrt(v) for v in x]\n"
+             "+    return np.sqrt(x)\n")
+    oracle = patch_to_edits(patch, tmp_path)
+    original = (tmp_path / "d.py").read_text()
+    assert rebased_edits(oracle, tmp_path, {"d.py": original}) is oracle.edits  # still applies: as it is
+    moved = original.replace("[math.sqrt(v) for v in x]", "list(map(math.sqrt, x))")
+    [edit] = rebased_edits(oracle, tmp_path, {"d.py": moved})
+    assert edit == {"file": "d.py", "search": "def f(x):\n    return list(map(math.sqrt, x))\n",
+                    "replace": "def f(x):\n    return np.sqrt(x)\n"}
