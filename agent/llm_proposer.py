@@ -126,7 +126,8 @@ def _check(ctx: RunContext, root: Path, hot: HotTarget | None, remedy, attempt: 
     caller_changed = _edits_a_caller(root, hot.function, texts)
     outcome = replay(root, hot.file, hot.function, old_text, texts[hot.file], Path(hot.calls_dir),
                      tolerance=_tolerance(remedy), work_dir=work, lists_became_arrays=caller_changed)
-    if outcome.verdict == "error" and caller_changed:
+    crashed = outcome.verdict == "error" or (outcome.verdict == "different" and "new raised" in outcome.reason)
+    if crashed and caller_changed:
         # The candidate changes what the caller passes, so the old captured arguments may not fit
         # the new function: a crash here says nothing; the pipeline's data check decides.
         return candidate, f"replay on the old arguments crashed and a caller changed too: {outcome.reason[:200]}"
