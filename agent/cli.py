@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-ab-runs", type=int, help="runs per side while the speed verdict is undecided")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     run.add_argument("--llm-model", help="model name for that endpoint")
+    run.add_argument("--llm-candidates", type=int, default=3, help="candidate edits asked of the LLM per remedy, "
+                     "each replayed on captured calls; only the best survivor is verified (default 3)")
     run.add_argument("--retry-rejected", action="store_true",
                      help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
@@ -75,6 +77,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
                             llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+                            llm_candidates=args.llm_candidates,
                             retry_rejected=args.retry_rejected)
         return start_run(_target(args), settings, args.json)
     if args.command == "resume":

@@ -252,6 +252,25 @@ class LlmAnswerUnusable(Event):
         return [f"LLM answer {self.attempt} unusable: {self.reason}"]
 
 
+class LlmCandidateChecked(Event):
+    """One of the K candidate edits the LLM answered, and what became of it before any pipeline run."""
+
+    name: ClassVar[str] = "llm_candidate"
+    attempt: int = 1
+    index: int = Field(description="1-based position of the candidate in the answer.")
+    function: str | None = Field(None, description="The hot function it was replayed against.")
+    summary: str = ""
+    outcome: str = Field(description="'chosen', 'survived' (not the best), 'failed_replay' or 'dropped'.")
+    reason: str = Field("", description="Why dropped or failed, or the replay's one-line result.")
+    replay_verdict: str | None = Field(None, description="Replay verdict when it edited the hot function.")
+    speedup: float | None = Field(None, description="Old over new time on the captured calls (rough).")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        speed = f", {self.speedup:.2f}x on the captured calls" if self.speedup else ""
+        return [f"LLM candidate {self.attempt}.{self.index} ({self.summary}): {self.outcome}{speed}"
+                + (f": {self.reason}" if self.reason else "")]
+
+
 class LlmCallFailed(Event):
     """The LLM endpoint gave no usable reply; the remedy is skipped (recorded before LLMUnavailable is raised)."""
 
@@ -278,7 +297,8 @@ class Unrecognised(Event):
 
 EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
-    ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed)}
+    ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed,
+    LlmCandidateChecked)}
 
 
 class Logged(BaseModel):

@@ -20,8 +20,8 @@ import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
 from agent.context import RunContext
-from agent.events import LlmAnswerUnusable, LlmCallFailed, LlmExchange
-from agent.redact import redacted_url
+from agent.llm_context import cap
+from agent.redact import redacted_url  # noqa: F401 (re-exported: tests and callers import it from here)
 from agent.state import LoopState
 from tools.codemods import NotApplicable
 from tools.patching import matches_any
@@ -249,6 +249,29 @@ def parse_answer(content: str) -> EditAnswer:
                         f"{'.'.join(map(str, error.errors()[0]['loc']))}") from None
 
 
+class CandidatesAnswer(BaseModel):
+    """What the model must answer when asked for several candidates."""
+
+    candidates: list[EditAnswer] = Field(min_length=1)
+
+
+def parse_candidates(content: str, limit: int) -> list[EditAnswer]:
+    """Read up to `limit` candidates: {"candidates": [...]}, or one bare {"summary", "edits"} answer."""
+    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", content, re.DOTALL)
+    text = fenced.group(1) if fenced else content.strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise BadAnswer(f"the answer is not one JSON object ({error})") from None
+    try:
+        if isinstance(data, dict) and "candidates" in data:
+            return CandidatesAnswer.model_validate(data).candidates[:limit]
+        return [EditAnswer.model_validate(data)]
+    except ValidationError as error:
+        raise BadAnswer(f"the JSON does not match the answer format: {error.errors()[0]['msg']} at "
+                        f"{'.'.join(map(str, error.errors()[0]['loc']))}") from None
+
+
 def apply_edits(root: Path, answer: EditAnswer, editable: list[str]) -> dict[str, str]:
     """Return the new text of each edited file; BadAnswer for a file that is missing or not editable."""
     texts: dict[str, str] = {}
@@ -279,7 +302,8 @@ def _context_files(state: LoopState, root: Path) -> list[dict]:
     for relative in dict.fromkeys(wanted):
         path = root / relative
         if path.is_file():
-            files.append({"path": relative, "text": path.read_text(encoding="utf-8")[:MAX_FILE_CHARS]})
+            files.append({"path": relative, "text": cap(path.read_text(encoding="utf-8"), MAX_FILE_CHARS,
+                                                        f"{relative}")})
     return files
 
 
@@ -287,52 +311,3 @@ def endpoint_for(state: LoopState) -> Endpoint:
     """Return the run's endpoint, the key read from the environment (never from the state)."""
     settings = state.settings
     return Endpoint(settings.llm_base_url, os.environ.get(API_KEY_ENV), settings.llm_timeout_s)
-
-
-def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> tuple[str, str]:
-    """Ask for an edit (retrying once with the error), apply it in the candidate worktree; return (change, diff).
-
-    Raises LLMUnavailable (a NotApplicable) when the endpoint fails, NotApplicable when
-    no answer could be applied. Each answer's token usage and latency go to its
-    `llm_exchange` audit record; a failed call is an `llm_call_failed` record.
-    """
-    state = ctx.state
-    ws = ctx.workspace
-    endpoint = endpoint_for(state)
-    model = state.settings.llm_model
-    root = ws.target_dir(ws.candidate_tree)
-    ws.reset_candidate()
-    hot = (state.profile.main_hot_functions if diagnosis.category == "host" else state.profile.hot_functions)[:1]
-    prompt = render_prompt(diagnosis=diagnosis, remedy=remedy, evidence=diagnosis.evidence,
-                           editable=state.target.editable, hot=hot[0] if hot else None,
-                           files=_context_files(state, root))
-    messages = [{"role": "user", "content": prompt}]
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        try:
-            reply = chat(endpoint, model, messages)
-        except LLMUnavailable as error:
-            ctx.record(LlmCallFailed(model=model, endpoint=redacted_url(endpoint.url), attempt=attempt,
-                                     reason=str(error)))
-            raise
-        content = reply.content
-        ctx.record(LlmExchange(model=model, attempt=attempt, prompt=messages[-1]["content"], answer=content,
-                               **reply.model_dump(exclude={"content"})))
-        try:
-            if reply.finish_reason == "length":
-                raise BadAnswer(f"the answer was cut off at {MAX_TOKENS} tokens; answer with less text")
-            answer = parse_answer(content)
-            texts = apply_edits(root, answer, state.target.editable)
-        except BadAnswer as error:
-            ctx.record(LlmAnswerUnusable(attempt=attempt, reason=str(error)))
-            messages += [{"role": "assistant", "content": content},
-                         {"role": "user", "content": f"That answer cannot be applied: {error}. "
-                                                     "Answer again in the required JSON format."}]
-            continue
-        try:
-            for relative, text in texts.items():
-                (root / relative).write_text(text, encoding="utf-8")
-            patch = ws.diff_candidate()
-        finally:
-            ws.reset_candidate()
-        return answer.summary.splitlines()[0], patch
-    raise NotApplicable(f"no usable answer from {model} after {MAX_ATTEMPTS} attempts")

@@ -29,6 +29,8 @@ class Settings(BaseModel):
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; None = codemods only.")
     llm_model: str | None = Field(None, description="Model name sent to the endpoint.")
     llm_timeout_s: float = Field(120.0, description="Per-request timeout of the LLM call.")
+    llm_candidates: int = Field(3, ge=1, le=8, description="Candidate edits asked of the LLM per remedy; "
+                                "each is replayed, the best survivor alone reaches the pipeline.")
     profile_only: bool = Field(False, description="Stop after the first diagnosis (`perfloop profile`).")
     retry_rejected: bool = Field(False, description="Propose remedies an earlier run rejected at this same head.")
 

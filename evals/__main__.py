@@ -22,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-iters", type=int, help="passed to `perfloop run --max-iters`")
     parser.add_argument("--llm-base-url", help="passed to the agent (default: offline, codemods only)")
     parser.add_argument("--llm-model", help="passed to the agent with --llm-base-url")
+    parser.add_argument("--proposer", choices=["default", "oracle"], default="default",
+                        help="oracle: a scripted endpoint on 127.0.0.1 answers the agent's LLM remedies with each "
+                             "target's oracle.patch as search/replace edits (the loop's ceiling)")
     parser.add_argument("--agent-args", help="more `perfloop run` flags in one string, e.g. \"--steps 8 --ab-runs 2\"")
     parser.add_argument("--targets-dir", type=Path, default=harness.TARGETS_DIR, help="folder of targets")
     parser.add_argument("--work-dir", type=Path, help="where copies and checkouts go (default: a new temp dir)")
@@ -47,12 +50,14 @@ def parse_options(argv: list[str] | None) -> tuple[harness.Options, Path]:
             raise ValueError(f"{flag} must be at least 1, got {value}")
     if bool(args.llm_base_url) != bool(args.llm_model):
         raise ValueError("--llm-base-url and --llm-model go together; give both or neither")
+    if args.proposer == "oracle" and args.llm_base_url:
+        raise ValueError("--proposer oracle serves its own endpoint; drop --llm-base-url/--llm-model")
     work_dir = args.work_dir or Path(tempfile.mkdtemp(prefix="perfloop-evals-"))
     work_dir.mkdir(parents=True, exist_ok=True)
     options = harness.Options(
         work_dir=work_dir.resolve(), targets_dir=args.targets_dir.resolve(), names=args.only, repeat=args.repeat,
         runs=args.runs, eval_steps=args.eval_steps, eval_warmup=args.eval_warmup, max_iters=args.max_iters,
-        llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+        llm_base_url=args.llm_base_url, llm_model=args.llm_model, proposer=args.proposer,
         agent_args=harness.split_agent_args(args.agent_args), agent_timeout_s=args.agent_timeout,
         pipeline_timeout_s=args.pipeline_timeout)
     return options, Path(args.json_out)

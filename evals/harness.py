@@ -30,6 +30,7 @@ class Options:
     max_iters: int | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
+    proposer: str = "default"  # "oracle": a scripted endpoint answers with each target's oracle.patch
     agent_args: list[str] = field(default_factory=list)  # extra `perfloop run` flags
     agent_timeout_s: float = 3600.0
     pipeline_timeout_s: float = 600.0
@@ -70,6 +71,19 @@ def run_agent(repo: Path, home: Path, options: Options) -> tuple[dict, float]:
         raise AgentFailed(f"agent printed no JSON summary: {measure.last_line(done.stdout)!r}", wall_s) from None
 
 
+def run_agent_with_oracle(repo: Path, home: Path, options: Options, target_dir: Path) -> tuple[dict, float, dict]:
+    """Run the agent against a scripted endpoint serving the target's oracle; also return what it was asked."""
+    from dataclasses import replace
+
+    from evals.oracle_proposer import OracleLLM
+
+    with OracleLLM(target_dir) as server:
+        oracle_options = replace(options, llm_base_url=server.base_url, llm_model="oracle")
+        summary, wall_s = run_agent(repo, home, oracle_options)
+    return summary, wall_s, {"diagnoses_asked": server.diagnoses_asked(), "num_edits": len(server.oracle.edits),
+                             "unsayable": server.oracle.unsayable}
+
+
 class AgentFailed(RuntimeError):
     """The agent run did not end with a summary; carries how long it ran."""
 
@@ -99,7 +113,11 @@ def evaluate(name: str, label: str, options: Options) -> dict:
     original = workspace.git(repo, "rev-parse", "HEAD").strip()
     progress(f"{label}: running the agent")
     try:
-        summary, row["agent_wall_s"] = run_agent(repo, base / "perfloop-home", options)
+        if options.proposer == "oracle":
+            summary, row["agent_wall_s"], row["oracle_proposer"] = run_agent_with_oracle(
+                repo, base / "perfloop-home", options, options.targets_dir / name)
+        else:
+            summary, row["agent_wall_s"] = run_agent(repo, base / "perfloop-home", options)
     except AgentFailed as error:
         return {**row, "agent_wall_s": error.wall_s, "error": str(error)}
     row.update(read_summary(summary))

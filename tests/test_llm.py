@@ -122,16 +122,14 @@ def test_failing_endpoint_skips_the_remedy_and_leaks_no_secret(profiled, monkeyp
         assert secret not in log_text and secret not in reason
 
 
-def test_data_breaking_edit_is_rejected_at_data(profiled):
-    with ScriptedLLM([edit(SLOW_LINE, SLOW_LINE.replace("** 2", "** 3"), summary="cube it")]) as server:
-        state = _with_llm(profiled, server)
-        state = state.model_copy(update=optimize(state))
-    assert state.proposal is not None and state.proposal.source == "llm"
-    assert state.proposal.touched == ["train.py"]
-    state = state.model_copy(update={"decision": "approve"})
-    verdict = verify(state)["history"][-1].verdict
-    assert verdict.verdict == "rejected" and verdict.stage == "data"
-    assert verdict.data.status == "changed"
+def test_data_breaking_edit_is_caught_by_replay_before_any_pipeline_run(profiled):
+    cube = edit(SLOW_LINE, SLOW_LINE.replace("** 2", "** 3"), summary="cube it")
+    with ScriptedLLM([cube, cube]) as server:
+        updates = optimize(_with_llm(profiled, server))
+    assert updates["proposal"] is None
+    reason = updates["skipped"][-1].reason
+    assert "failed replay" in reason and "frame_energy" in reason
+    assert "failed replay" in server.requests[1]["body"]["messages"][-1]["content"]  # fed back once
     ws = Workspace(profiled.target.repo_root, profiled.run_id)
     assert ws.head() == profiled.head  # nothing committed
 

@@ -74,7 +74,7 @@ def optimize(state: LoopState) -> dict:
             if result.one_off_cost_s is not None:
                 declared["one_off_cost_s"] = result.one_off_cost_s
         else:
-            from agent.llm import propose_with_llm
+            from agent.llm_proposer import propose_with_llm
 
             change, patch = propose_with_llm(ctx, diagnosis, remedy)
             source = "llm"

@@ -71,7 +71,7 @@ def run_mutant(state, mutant: Mutant) -> MutantRow:
     from agent.nodes.verify import verify
     from agent.state import RemedyRef
     # The scripted server the tests use: a real HTTP server on 127.0.0.1.
-    from tests.fake_llm import ScriptedLLM
+    from evals.scripted_llm import ScriptedLLM
 
     with ScriptedLLM([answer(mutant)] * 3) as server:
         settings = state.settings.model_copy(update={"llm_base_url": server.base_url, "llm_model": "scripted"})
