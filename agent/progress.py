@@ -19,7 +19,7 @@ from pathlib import Path
 from agent import console
 
 POLL_S = 0.25
-_KINDS = {"profile": "profiling", "ab": "timing", "candidate": "smoke", "final": "final check"}
+_KINDS = {"profile": "profiling", "headspace": "headspace", "ab": "timing", "candidate": "smoke", "final": "final check"}
 
 
 @dataclass
@@ -35,7 +35,7 @@ _STAGE = _Stage()
 
 
 def stage_kind(label: str) -> str:
-    """Name the stage a run's label belongs to: 'profiling', 'timing', 'smoke' or 'final check'."""
+    """Name the stage a run's label belongs to: 'profiling', 'headspace', 'timing', 'smoke' or 'final check'."""
     return _KINDS.get(label.split("-", 1)[0], label)
 
 

@@ -28,7 +28,7 @@ def profile(state: LoopState) -> dict:
         replay = why_no_replay(full.record)
         if env:
             try:
-                replay = ctx.run(ws.base_tree, "profile-free-data", role="free data", extra_env=env)
+                replay = ctx.run(ws.base_tree, "headspace-free-data", role="free data", extra_env=env)
             except PipelineError as error:  # headspace is evidence, not a requirement: fall back to the bound
                 replay = f"the replay run failed: {str(error).splitlines()[0]}"
     except PipelineError as error:
