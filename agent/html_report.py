@@ -190,6 +190,7 @@ def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] =
         out.append("<h2>Where a step's time goes</h2><p>The mean measured step of each profile, split into the "
                    "probe's stages (each interval counted once).</p>")
         out.append(ledger_bars([(label, _ledger_parts(r.event.profile)) for label, r in profiles]))
+        out.append(_headspace(profiles))
     rows = [{"label": v.proposal["id"], "speedup": v.speed["speedup"], "ci": list(v.speed["ci"]),
              "threshold_pct": v.speed.get("threshold_pct", 0.0), "verdict": (v.verdict or {}).get("verdict", "")}
             for v in proposals if v.speed and v.speed.get("speedup")]
@@ -204,6 +205,22 @@ def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] =
         out.append("<h2>Proposals</h2>" + "".join(_proposal_section(v) for v in proposals))
     out.append(_raw_records(raw, records))
     return "\n".join(out) + "</html>"
+
+
+def _headspace(profiles: list[tuple[str, Logged]]) -> str:
+    """One row per profile: the step with free data (stored batches replayed), the headspace, and how measured."""
+    rows = []
+    for label, record in profiles:
+        profile = record.event.profile
+        share, free = profile.get("headspace"), profile.get("step_ms_free_data")
+        measured = share is not None and free is not None
+        rows.append(f"<tr><td>{_esc(label)}</td><td>{f'{free:.1f} ms' if measured else '–'}</td><td>{f'{share:.0%}' if measured else '–'}</td>"
+                    f"<td class=muted>{_esc(profile.get('headspace_note', '') or 'recorded by an older perfloop')}</td></tr>")
+    return ("<h3>Headspace</h3><p>The same loop fed the profile's stored batches from memory, the data loading "
+            "bypassed: the step it leaves is the step with free data, and <b>headspace</b> = (step − step with free "
+            "data) / step is the most any data-side change can gain.</p><table class=headspace><tr><th>profile</th>"
+            "<th>step with free data</th><th>headspace</th><th>how measured</th></tr>" + "".join(rows)
+            + "</table>")
 
 
 def _timelines(profiles: list[tuple[str, Logged]]) -> str:

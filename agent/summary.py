@@ -12,6 +12,15 @@ class Numbers(BaseModel):
     samples_per_s: float
     startup_s: float
     noise_pct: float | None = None
+    headspace: float | None = Field(None, description="(step - step with free data) / step of this version's "
+                                                      "profile: the most any data-side change could still gain.")
+    headspace_note: str = Field("", description="How the headspace was measured, or why it was not.")
+
+    @classmethod
+    def of_profile(cls, profile, **numbers) -> "Numbers":
+        """Numbers of a profiled version; ``numbers`` override the profile's own throughput and start-up."""
+        values = dict(samples_per_s=profile.samples_per_s, startup_s=profile.startup_s, noise_pct=profile.noise_pct)
+        return cls(**{**values, **numbers}, headspace=profile.headspace, headspace_note=profile.headspace_note)
 
 
 class IterationSummary(BaseModel):
@@ -77,7 +86,7 @@ def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: flo
     top = state.diagnoses[0] if state.diagnoses else None
     return RunSummary(
         run_id=state.run_id, branch=f"perfloop/{state.run_id}", audit_log=audit_log,
-        baseline=Numbers(samples_per_s=first.samples_per_s, startup_s=first.startup_s, noise_pct=first.noise_pct),
+        baseline=Numbers.of_profile(first),
         final=final, speedup=speedup, speedup_ci=speedup_ci,
         stop_reason=state.stop_reason, stop_detail=state.stop_detail,
         bottleneck=top.entry_id if top else None, bottleneck_summary=top.summary if top else "",

@@ -32,6 +32,9 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
     summary = last_json(done.stdout)
     assert SUMMARY_KEYS <= summary.keys()
     assert summary["branch"] == f"perfloop/{summary['run_id']}"
+    # The headspace of the first and the final profile: replayed, or said why not.
+    assert 0.0 <= summary["baseline"]["headspace"] <= 1.0 and "free data" in summary["baseline"]["headspace_note"]
+    assert summary["final"]["headspace_note"]
     assert "uncommitted change" in done.stderr and "works from HEAD" in done.stderr
     assert user_view(tiny_repo) == before
     assert (tiny_repo / "notes.txt").exists()
@@ -65,6 +68,7 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
     assert report.returncode == 0
     page = open(report.stdout.strip()).read()
     assert summary["run_id"] in page and "frame_energy" in page
+    assert "<h3>Headspace</h3>" in page and f"{summary['baseline']['headspace']:.0%}" in page
 
 
 def test_profile_json_changes_nothing(tiny_repo):

@@ -53,6 +53,8 @@ def test_real_run_report_renders_in_chromium(real_report):
     assert len(re.findall(r'<rect class="bar"', dom)) >= 8 and len(re.findall(r'<rect class="span"', dom)) >= 8
     assert re.search(r">worker \d+: batch build<", dom)  # after num_workers 0 → 2, worker lanes
     assert "ACCEPTED" in dom and "num_workers: 2" in dom and "intact" in dom
+    # Headspace of both profiles, with the step each replay left.
+    assert len(re.findall(r"<td>\d+\.\d ms</td><td>\d+%</td>", dom)) == 2, dom
     shot = real_report.parent / "report.png"
     taken = _chromium(f"--screenshot={shot}", real_report.as_uri())
     assert taken.returncode == 0 and shot.stat().st_size > 10_000, taken.stderr
@@ -76,6 +78,7 @@ def test_old_log_renders_without_timeline():
     assert 'class="chart ledger"' in page and 'class="chart speed"' in page
     assert "no timeline in this profile" in page and 'class="chart gantt"' not in page
     assert "<details>" in page and "REJECTED" in page and "<h2>Diagnoses</h2>" in page
+    assert "<h3>Headspace</h3>" in page and "recorded by an older perfloop" in page
 
 
 def test_side_outputs_render_when_a_verdict_has_them():

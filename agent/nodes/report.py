@@ -22,7 +22,7 @@ def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | No
     accepted = [item for item in state.history if item.verdict.verdict == "accepted"]
     if not accepted:
         latest = state.profile
-        return Numbers(samples_per_s=latest.samples_per_s, startup_s=latest.startup_s), 1.0, None
+        return Numbers.of_profile(latest, noise_pct=None), 1.0, None
     original = accepted[0].proposal.base_head
     say(f"final check: {state.target.ab_runs} interleaved runs each of the original "
         f"{original[:10]} and the final {state.head[:10]}")
@@ -36,8 +36,9 @@ def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | No
         ws.reset_candidate()
     speedup = statistics.median(r.samples_per_s for r in after) / statistics.median(r.samples_per_s for r in before)
     low, high = steps_ratio_ci([RunSteps.of(r) for r in before], [RunSteps.of(r) for r in after])
-    final = Numbers(samples_per_s=statistics.median(r.samples_per_s for r in after),
-                    startup_s=statistics.median(r.startup_s for r in after))
+    # The latest profile is of the final head (an accepted change is always profiled again).
+    final = Numbers.of_profile(state.profile, samples_per_s=statistics.median(r.samples_per_s for r in after),
+                               startup_s=statistics.median(r.startup_s for r in after), noise_pct=None)
     ctx.record(FinalCheck(original=original, head=state.head, original_samples_per_s=[r.samples_per_s for r in before],
                           final_samples_per_s=[r.samples_per_s for r in after], speedup=speedup, ci=[low, high]))
     return final, speedup, [low, high]
@@ -59,4 +60,7 @@ def report(state: LoopState) -> dict:
     say(f"done ({summary.stop_reason}): {len(accepted)} change(s) accepted on {summary.branch}; "
         f"{summary.baseline.samples_per_s:.1f} → {summary.final.samples_per_s:.1f} samples/s "
         f"({summary.speedup:.2f}x)")
+    before, after = summary.baseline.headspace, summary.final.headspace
+    if before is not None and after is not None and accepted:
+        say(f"headspace (the most a data-side change could gain): {before:.0%} at the start, {after:.0%} now")
     return {"runs_used": summary.runs_used}
