@@ -145,12 +145,16 @@ def read_summary(summary: dict) -> dict:
     return {
         "top_diagnosis": first_top_diagnosis(Path(summary["audit_log"])),
         "runs_used": summary.get("runs_used"),
+        # The first profile's headspace: the most any data-side change could gain on the original.
+        "headspace": (summary.get("baseline") or {}).get("headspace"),
+        "headspace_note": (summary.get("baseline") or {}).get("headspace_note", ""),
         "verdicts": checks.verdict_letters(it.get("verdict", "?") for it in iterations),
         "accepted": sum(1 for it in iterations if it.get("verdict") == "accepted"),
         "agent": {k: summary.get(k) for k in ("run_id", "branch", "audit_log", "baseline", "final", "speedup",
                                                "stop_reason", "bottleneck", "runs_used")},
         "iterations": [{k: it.get(k) for k in ("proposal_id", "diagnosis", "change", "source", "verdict", "stage",
-                                                "reason", "speedup", "ci", "data_check", "loss_check", "commit")}
+                                                "reason", "speedup", "ci", "data_check", "data_detail", "loss_check",
+                                                "commit")}
                        for it in iterations],
     }
 

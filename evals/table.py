@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-COLUMNS = ["target", "expected", "top diagnosis", "verdicts", "agent", "oracle", "share", "data same",
+COLUMNS = ["target", "expected", "top diagnosis", "headspace", "verdicts", "agent", "oracle", "share", "data same",
            "false accept", "wall s", "runs", "note"]
 
 
@@ -34,6 +34,7 @@ def row_cells(row: dict) -> list[str]:
         row["label"],
         row.get("expected_diagnosis") or "-",
         _diagnosis(row),
+        "-" if row.get("headspace") is None else f"{row['headspace']:.0%}",
         row.get("verdicts") or "-",
         _speedup(row.get("agent_speedup")),
         _speedup(row.get("oracle_speedup")),

@@ -157,6 +157,8 @@ def test_suite_measures_tiny_target_independently(suite):
     assert row["top_diagnosis"] == (first[0]["entry_id"] if first else None)
     assert row["diagnosis_ok"] == (row["top_diagnosis"] in {"dataloader_starved", "transform_hotspot"})
     assert row["runs_used"] == row["agent"]["runs_used"] > 0
+    # The 64 ms sleep per batch is all data side: the replay of stored batches shows it as headspace.
+    assert row["headspace"] == row["agent"]["baseline"]["headspace"] and row["headspace"] > 0.5, row["headspace_note"]
     assert row["verdicts"] == checks.verdict_letters(it["verdict"] for it in row["iterations"])
     if not accepted:
         assert row["agent_speedup"] == 1.0 and row["data_identical"] is True and row["false_accept"] is False
@@ -262,7 +264,7 @@ def test_table_aligns_columns_and_totals():
     rows = [{"label": "data_bound", "expected_diagnosis": "dataloader_starved", "top_diagnosis": "dataloader_starved",
              "diagnosis_ok": True, "verdicts": "A,R", "agent_speedup": 2.5, "oracle_speedup": 4.0,
              "share_of_oracle_gain": 0.5, "data_identical": True, "false_accept": False, "agent_wall_s": 93.4,
-             "runs_used": 17},
+             "runs_used": 17, "headspace": 0.873},
             {"label": "json_parsing#2", "expected_diagnosis": "transform_hotspot", "top_diagnosis": None,
              "diagnosis_ok": False, "error": "agent exited 3: boom\nmore"},
             {"label": "broken", "error": "agent exited 3: planted"}]
@@ -274,9 +276,10 @@ def test_table_aligns_columns_and_totals():
     def cell(line: str, column: str) -> str:
         return line[header.index(column):].split("  ")[0]
 
-    assert [cell(first, c) for c in ("top diagnosis", "verdicts", "agent", "oracle", "share", "data same",
-                                     "false accept", "wall s", "runs")] == [
-        "dataloader_starved ✓", "A,R", "2.50x", "4.00x", "50%", "yes", "no", "93", "17"]
+    assert [cell(first, c) for c in ("top diagnosis", "headspace", "verdicts", "agent", "oracle", "share",
+                                     "data same", "false accept", "wall s", "runs")] == [
+        "dataloader_starved ✓", "87%", "A,R", "2.50x", "4.00x", "50%", "yes", "no", "93", "17"]
+    assert cell(second, "headspace") == "-"
     assert [cell(second, c) for c in ("top diagnosis", "verdicts", "agent", "share", "false accept", "note")] == [
         "(none) ✗", "-", "-", "n/a", "-", "agent exited 3: boom"]
     assert cell(lines[4], "top diagnosis") == "-"
