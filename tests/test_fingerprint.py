@@ -67,6 +67,53 @@ def test_mid_tensor_edit_changes_only_that_row(fingerprint_module, kind):
     assert [i for i in range(6) if before[i] != relabelled[i]] == [5]
 
 
+def test_vectorised_row_hashes_see_every_word_and_only_their_row(fingerprint_module):
+    """The NumPy row digests: any single changed word (even in the zero-padded tail) changes its row."""
+    generator = torch.Generator().manual_seed(3)
+    for dtype, shape in ((torch.float32, (64, 37)), (torch.int16, (64, 5)), (torch.bfloat16, (64, 3)),
+                         (torch.uint8, (64, 1)), (torch.bool, (64, 9)), (torch.float64, (64,))):
+        batch = (torch.randn(shape, generator=generator) * 7).to(dtype)
+        _, before, _ = fingerprint_module.fingerprint(batch)
+        assert len(set(before)) == len(set(map(tuple, batch.view(64, -1).float().tolist())))
+        for row, flat in ((0, 0), (31, batch[0].numel() - 1), (63, batch[0].numel() // 2)):
+            edited = batch.clone()
+            edited.view(64, -1)[row, flat] = (edited.view(64, -1)[row, flat].float() + 1).to(dtype)
+            if dtype == torch.bool:
+                edited.view(64, -1)[row, flat] = ~batch.view(64, -1)[row, flat]
+            _, after, _ = fingerprint_module.fingerprint(edited)
+            assert [i for i in range(64) if before[i] != after[i]] == [row], (dtype, row, flat)
+    # Same bytes under another dtype or path are another field.
+    ints = torch.arange(8, dtype=torch.int32)
+    assert fingerprint_module.fingerprint(ints)[1] != fingerprint_module.fingerprint(ints.view(torch.float32))[1]
+    assert fingerprint_module.fingerprint({"a": ints})[1] != fingerprint_module.fingerprint({"b": ints})[1]
+
+
+def test_value_hashes_ignore_layout_and_exact_dtype_changes(fingerprint_module):
+    x = torch.randn(32, 6, generator=torch.Generator().manual_seed(4))
+    labels = torch.arange(32) % 3
+    stacked = fingerprint_module.value_hashes([x, labels], 32)
+    per_position = fingerprint_module.value_hashes([*(x[:, i] for i in range(6)), labels.double()], 32)
+    assert stacked == per_position  # default_collate's list of columns vs one tensor, int vs float64 labels
+    assert fingerprint_module.value_hashes([x.double(), labels], 32) == stacked  # float32 held as float64
+    swapped = fingerprint_module.value_hashes([x[:, [1, 0, 2, 3, 4, 5]], labels], 32)
+    assert swapped != stacked  # a reorder within a row is a change
+    assert fingerprint_module.value_hashes([x.half(), labels], 32) != stacked  # a lossy cast is a change
+
+
+def test_model_input_that_is_the_batch_is_hashed_once_unless_changed(fingerprint_module):
+    x = torch.randn(16, 4)
+    fingerprint_module.new_batch()
+    _, loader, _ = fingerprint_module.fingerprint((x,), "inputs")
+    assert len(fingerprint_module._SEEN) == 1
+    _, again, _ = fingerprint_module.fingerprint((x,), "inputs")
+    assert again == loader and len(fingerprint_module._SEEN) == 1  # reused, not hashed again
+    x.mul_(2)  # changed in place: its version moves, so it is hashed anew
+    _, doubled, _ = fingerprint_module.fingerprint((x,), "inputs")
+    assert doubled != loader and len(fingerprint_module._SEEN) == 2
+    fingerprint_module.new_batch()
+    assert fingerprint_module._SEEN == []
+
+
 def test_opaque_value_or_cycle_is_refused_with_its_path(fingerprint_module):
     class Opaque:
         __slots__ = ("payload",)

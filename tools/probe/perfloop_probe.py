@@ -43,7 +43,7 @@ import threading
 import time
 import traceback
 
-from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout
+from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout, new_batch
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
 from perfloop_runtime import install_gc_timer, runnable_ms, note_autocast, patch_sync_points, runtime_facts, worker_facts
@@ -173,6 +173,7 @@ class _Probe:
 
     def open_step(self, start: float, loader_id: int) -> None:
         self.step_calls = 0
+        new_batch()  # tensors hashed for the last step are not this step's
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
                         "epoch_start": False, "samples": 0, "row_hashes": [],
                         "loss": None, **{s + "_ms": 0.0 for s in _STAGES}}
@@ -220,11 +221,11 @@ class _Probe:
             os._exit(0)
 
     def _keep(self, index: int, tensors: list) -> None:
-        """Keep a step's batch tensors for tolerance checks while within the element budget."""
+        """Keep a copy of a step's batch tensors for tolerance checks while within the element budget."""
         size = sum(t.numel() for _, t in tensors)
         if tensors and self.kept_elements + size <= _KEEP_ELEMENTS:
             self.kept_elements += size
-            self.kept_batches.append((index, tensors))
+            self.kept_batches.append((index, [(path, tensor.clone()) for path, tensor in tensors]))
 
     def timing(self) -> bool:
         """Tell whether stages are timed now: always in full mode; in light mode unless a DataLoader drives steps."""
