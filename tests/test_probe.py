@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_base import diagnose
+
 from tests.conftest import PIPELINES, ROOT
 from tools.datacheck import compare_data, compare_losses
 from sandbox.runner import RunLimits
@@ -202,6 +204,10 @@ def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):
     assert compare_data([full_dir], [reseeded.measurement.probe_dir], allow_tolerance=False).status == "changed"
     profile = build_profile(full, [light], command, PIPELINES / "memmap", settings)
     assert profile.samples_per_s > 0 and profile.ledger.data_wait_ms > 0 and profile.loader is None
+    # The knowledge base reads the get_batch wait as batch building (no DataLoader, so no collate).
+    metrics = profile.metrics()
+    assert metrics["build_wait_share"] == metrics["data_wait_share"] > 0 and metrics["collate_step_share"] is None
+    diagnose(metrics)
 
 
 def test_pipeline_that_never_steps_is_stopped_with_what_it_did(tmp_path):

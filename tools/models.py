@@ -241,7 +241,9 @@ class Profile(BaseModel):
             # Batch building shows up in the step only as the wait it causes, so a hot spot's
             # share of the step is its share of building times that wait.
             "hot_function_step_share": build_wait_share * hot.share if hot and build_wait_share is not None else None,
-            "collate_step_share": build_wait_share * build.collate_share if build_wait_share is not None else None,
+            "collate_step_share": (build_wait_share * build.collate_share
+                                   if build and build.collate_share is not None and build_wait_share is not None
+                                   else None),
             "main_hot_function": main_hot.where() if main_hot else None,
             "main_hot_function_share": main_hot.share if main_hot else None,
             "epoch_stall_share": self.epoch_stall_share,
