@@ -21,7 +21,12 @@ def describe_profile(profile: Profile) -> list[str]:
     if profile.hot_functions:
         hot = profile.hot_functions[0]
         lines.append(f"{hot.share:.0%} of batch-build time is in {hot.name} ({hot.file}:{hot.line})")
-    if profile.main_hot_functions and led.share("other") >= 0.05:
+    if profile.loader is None and build is None:
+        lines[-1] += " (no DataLoader: the time between optimizer steps outside the model, where the loop builds its batches)"
+        if profile.main_hot_functions:
+            hot = profile.main_hot_functions[0]
+            lines.append(f"{hot.share:.0%} of step time is in {hot.name} ({hot.file}:{hot.line}), which builds them")
+    elif profile.main_hot_functions and led.share("other") >= 0.05:
         hot = profile.main_hot_functions[0]
         lines.append(f"{hot.share:.0%} of step time is host code in {hot.name} ({hot.file}:{hot.line})")
     if profile.headspace is not None:

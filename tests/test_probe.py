@@ -207,6 +207,10 @@ def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):
     # The knowledge base reads the get_batch wait as batch building (no DataLoader, so no collate).
     metrics = profile.metrics()
     assert metrics["build_wait_share"] == metrics["data_wait_share"] > 0 and metrics["collate_step_share"] is None
+    if metrics["hot_function"] is not None:  # sampled: a share of the build, at most the wait of the step
+        assert metrics["hot_function"].split()[0] in {"get_batch", "main"}
+        assert 0 < metrics["hot_function_share"] <= 1.0
+        assert 0 < metrics["hot_function_step_share"] <= metrics["build_wait_share"]
     diagnose(metrics)
 
 

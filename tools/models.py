@@ -210,11 +210,19 @@ class Profile(BaseModel):
             build_wait_share = min(led.data_wait_ms, max(0.0, per_batch_ms - hidden_ms)) / led.step_ms
         if build is not None:
             workers_needed = max(1, -(-int(build.build_ms * 1000) // int(compute_ms * 1000)))
-        if loader is None and build is None and main_hot is not None:
+        hot_share = hot.share if hot else None
+        # Batch building shows up in the step only as the wait it causes, so a hot spot's
+        # share of the step is its share of building times that wait.
+        hot_step_share = build_wait_share * hot.share if hot and build_wait_share is not None else None
+        if loader is None and build is None:
             # No DataLoader: the loop builds its own batches (a get_batch()), so the whole data wait is
-            # batch building, and the main process's hot loop owner is the transform to change.
+            # batch building, and the main process's hot loop owner is the transform to change. Its
+            # samples are a share of the whole step; of batch building it is that over the wait.
             build_wait_share = led.share("data_wait")
-            hot = main_hot
+            hot, hot_share, hot_step_share = main_hot, None, None
+            if main_hot is not None:
+                hot_step_share = min(main_hot.share, build_wait_share)
+                hot_share = hot_step_share / build_wait_share if build_wait_share > 0 else None
         return {
             "step_ms": led.step_ms,
             "samples_per_s": self.samples_per_s,
@@ -235,12 +243,10 @@ class Profile(BaseModel):
             "worker_fetch_ms": build.build_ms if build else None,
             "collate_share": build.collate_share if build else None,
             "hot_function": hot.where() if hot else None,
-            "hot_function_share": hot.share if hot else None,
+            "hot_function_share": hot_share,
             "hot_function_source": hot.source if hot else None,
             "build_wait_share": build_wait_share,
-            # Batch building shows up in the step only as the wait it causes, so a hot spot's
-            # share of the step is its share of building times that wait.
-            "hot_function_step_share": build_wait_share * hot.share if hot and build_wait_share is not None else None,
+            "hot_function_step_share": hot_step_share,
             "collate_step_share": (build_wait_share * build.collate_share
                                    if build and build.collate_share is not None and build_wait_share is not None
                                    else None),
