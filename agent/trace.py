@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agent.console import say
 from tools.models import Profile
+from tools.record import RECORD_NAME, ProbeRecord
 from tools.timeline import batch_builds
 
 HOT_SAMPLES_NOTE = ("hot-function samples are not placed in time: the stack sampler counts call paths without "
@@ -22,23 +23,22 @@ def _us(wall: float, origin: float) -> float:
     return round((wall - origin) * 1e6, 1)
 
 
-def chrome_trace(record: dict, probe_dir: Path, hot_functions: list[dict] | None = None) -> dict:
-    """Return the Chrome trace of one full probe run (``record`` is its main-rank0.json)."""
-    origin = record.get("install_wall") or 0.0
-    main_pid = record.get("pid", 0)
+def chrome_trace(record: ProbeRecord, probe_dir: Path, hot_functions: list[dict] | None = None) -> dict:
+    """Return the Chrome trace of one full probe run (``record`` is its parsed main-rank0.json)."""
+    origin = record.install_wall or 0.0
+    main_pid = record.pid
     events: list[dict] = [
         {"ph": "M", "name": "process_name", "pid": main_pid, "tid": 0, "args": {"name": f"main (pid {main_pid})"}},
         {"ph": "M", "name": "process_sort_index", "pid": main_pid, "tid": 0, "args": {"sort_index": 0}},
         {"ph": "M", "name": "thread_name", "pid": main_pid, "tid": 0, "args": {"name": "training loop"}},
     ]
-    timed_steps = [step for step in record.get("steps", []) if "spans" in step and "start_wall" in step]
+    timed_steps = [step for step in record.steps if step.timed]
     for step in timed_steps:
-        start = _us(step["start_wall"], origin)
+        start = _us(step.start_wall, origin)
         events.append({"ph": "X", "name": "perfloop:step", "cat": "step", "pid": main_pid, "tid": 0, "ts": start,
-                       "dur": round(step["step_ms"] * 1000.0, 1),
-                       "args": {"index": step["index"], "samples": step.get("samples", 0),
-                                "epoch_start": step.get("epoch_start", False)}})
-        for stage, offset_ms, duration_ms in step["spans"]:
+                       "dur": round(step.step_ms * 1000.0, 1),
+                       "args": {"index": step.index, "samples": step.samples, "epoch_start": step.epoch_start}})
+        for stage, offset_ms, duration_ms in step.spans:
             events.append({"ph": "X", "name": f"perfloop:{stage}", "cat": "stage", "pid": main_pid, "tid": 0,
                            "ts": round(start + offset_ms * 1000.0, 1), "dur": round(duration_ms * 1000.0, 1)})
     workers = set()
@@ -67,10 +67,10 @@ def chrome_trace(record: dict, probe_dir: Path, hot_functions: list[dict] | None
 
 def write_trace(probe_dir: Path, path: Path, hot_functions: list[dict] | None = None) -> Path:
     """Write the Chrome trace of the full run kept in ``probe_dir`` to ``path``; return ``path``."""
-    record_path = probe_dir / "main-rank0.json"
+    record_path = probe_dir / RECORD_NAME
     if not record_path.exists():
         raise ValueError(f"no probe record in {probe_dir}: the full run's files are gone, so there is no trace")
-    trace = chrome_trace(json.loads(record_path.read_text()), probe_dir, hot_functions)
+    trace = chrome_trace(ProbeRecord.read(record_path), probe_dir, hot_functions)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(trace), encoding="utf-8")
     return path

@@ -137,8 +137,8 @@ def _run(tmp_path, container: str, edit: bool = False):
 @pytest.mark.parametrize("container", ["mapping", "bag"])
 def test_pipeline_edit_inside_a_container_batch_is_seen(tmp_path, container):
     base, edited = _run(tmp_path, container), _run(tmp_path, container, edit=True)
-    for step in base.record["steps"]:
-        assert len(step["row_hashes"]) == 8 and "fingerprint_error" not in step
+    for step in base.record.steps:
+        assert len(step.row_hashes) == 8 and step.fingerprint_error is None
     assert compare_data([base.measurement.probe_dir], [base.measurement.probe_dir],
                         allow_tolerance=False).status == "identical"
     changed = compare_data([base.measurement.probe_dir], [edited.measurement.probe_dir], allow_tolerance=False)
@@ -147,7 +147,7 @@ def test_pipeline_edit_inside_a_container_batch_is_seen(tmp_path, container):
 
 def test_pipeline_with_opaque_batches_marks_every_step(tmp_path):
     run = _run(tmp_path, "opaque")
-    for step in run.record["steps"]:
-        assert step["row_hashes"] == [] and "Opaque" in step["fingerprint_error"]
-        assert step["samples"] == 1  # rows unknown: the batch counts as one
-    assert sum("cannot be fingerprinted" in error for error in run.record["errors"]) == 1
+    for step in run.record.steps:
+        assert step.row_hashes == [] and "Opaque" in step.fingerprint_error
+        assert step.samples == 1  # rows unknown: the batch counts as one
+    assert sum("cannot be fingerprinted" in error for error in run.record.errors) == 1

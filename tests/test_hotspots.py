@@ -77,16 +77,16 @@ def _fuzzed_snapshot(sampler_module, pool: dict, label: str, seed: int) -> dict:
 def test_fuzzed_stacks_never_crash_sampler_or_hot_spots(sampler_module, tmp_path):
     pool = _code_pool(tmp_path)
     for seed in range(5):
-        record = {"stacks": _fuzzed_snapshot(sampler_module, pool, "fetch", seed)}
-        record["stacks"]["totals"]["other"] = 100
-        hot = batch_build_hotspots(record, tmp_path, tmp_path)
+        stacks = _fuzzed_snapshot(sampler_module, pool, "fetch", seed)
+        stacks["totals"]["other"] = 100
+        hot = batch_build_hotspots(stacks, tmp_path, tmp_path)
         assert hot, "user frames were sampled, so some function is named"
         for function in hot:
             assert function.line >= 0 and all(isinstance(n, int) and n >= 0 for n in function.hot_lines)
             assert 0 < function.share <= 1
         names = {function.name for function in hot}
         assert not names & {"_load", "generated"}, "frames without a file on disk are not user code"
-    other = {"stacks": _fuzzed_snapshot(sampler_module, pool, "other", 9)}
+    other = _fuzzed_snapshot(sampler_module, pool, "other", 9)
     assert main_hotspots(other, tmp_path)
 
 
@@ -95,7 +95,7 @@ def test_sample_without_line_is_booked_to_first_line(sampler_module, tmp_path):
     counts = sampler_module._Counts(lambda: "fetch")
     for _ in range(10):
         counts.record(_Frame(pool["helper"], None, _Frame(pool["good"], None, None)))
-    hot = batch_build_hotspots({"stacks": counts.snapshot()}, tmp_path, tmp_path)
+    hot = batch_build_hotspots(counts.snapshot(), tmp_path, tmp_path)
     helper = next(function for function in hot if function.name == "helper")
     assert helper.hot_lines == [1] and helper.source == "def helper(v):"
 
@@ -105,7 +105,7 @@ def test_source_of_odd_files_is_shown_or_left_empty(sampler_module, tmp_path):
     counts = sampler_module._Counts(lambda: "fetch")
     for name, line in (("cookie", 3), ("latin", 2), ("changed", 45), ("missing", 2)):
         counts.record(_Frame(pool[name], line, None))
-    hot = {function.name: function for function in batch_build_hotspots({"stacks": counts.snapshot()},
+    hot = {function.name: function for function in batch_build_hotspots(counts.snapshot(),
                                                                           tmp_path, tmp_path)}
     assert hot["accented"].source == "    return 'é'"  # decoded by its coding cookie
     assert "return '" in hot["noisy"].source  # undecodable bytes replaced, not fatal
@@ -121,10 +121,10 @@ def test_malformed_sampler_rows_are_skipped(tmp_path):
                         ["fetch", [[None, "g", 1, 2]], 3], ["fetch", [[f, "h", None, 2]], 3],
                         ["fetch", [[f, "i", 1, 2]], -2], ["fetch", [[f, "j", 1, 2]], "many"],
                         ["fetch", "not frames", 1], ["fetch", [[f, "k"]], 1], ["fetch"], None]}
-    hot = batch_build_hotspots({"stacks": stacks}, tmp_path, tmp_path)
+    hot = batch_build_hotspots(stacks, tmp_path, tmp_path)
     assert [function.name for function in hot] == ["f"]
     assert hot[0].hot_lines == [1, 2]  # the six line-less samples went to the first line
-    assert main_hotspots({"stacks": "garbage"}, tmp_path) == []
+    assert main_hotspots("garbage", tmp_path) == []
 
 
 LOOPS = """\
@@ -177,7 +177,7 @@ def test_loop_owner_beats_the_helper_with_more_self_time(tmp_path):
         ([("encode", 15), ("normalize", 7)], 15),
         ([("encode", 15)], 10),
     ])
-    hot = batch_build_hotspots({"stacks": stacks}, tmp_path, tmp_path)
+    hot = batch_build_hotspots(stacks, tmp_path, tmp_path)
     owner = hot[0]
     assert owner.name == "normalize" and owner.loop_line == 7
     assert owner.share == pytest.approx(0.9) and owner.loop_share == pytest.approx(0.9)
@@ -196,13 +196,13 @@ def test_loop_driver_gives_way_to_the_loop_it_calls_with_most_of_the_time(tmp_pa
     rows = [([("train", 20), ("encode", 15), ("normalize", 8), ("_is_control", 2)], 60),
             ([("train", 21), ("log_metrics", 25), ("log_metrics.<locals>.<genexpr>", 25)], 30),
             ([("train", 19)], 10)]
-    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    hot = main_hotspots(_loop_paths(file, rows, label="other"), tmp_path)
     assert hot[0].name == "normalize"  # train's loop holds 100%, normalize's 60% (>= half): move down
     rows[0], rows[1] = (rows[0][0], 30), (rows[1][0], 60)
-    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    hot = main_hotspots(_loop_paths(file, rows, label="other"), tmp_path)
     assert hot[0].name == "log_metrics" and hot[0].loop_line == 25
     rows[0], rows[1] = (rows[0][0], 40), (rows[1][0], 40)
-    hot = main_hotspots({"stacks": _loop_paths(file, rows, label="other")}, tmp_path)
+    hot = main_hotspots(_loop_paths(file, rows, label="other"), tmp_path)
     assert hot[0].name == "train"  # no single callee holds half the loop: the driver itself is named
 
 

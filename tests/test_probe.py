@@ -42,13 +42,13 @@ def full_run(tmp_path_factory):
 
 def test_run_is_bounded_and_ledger_counts_each_interval_once(full_run):
     record = full_run.record
-    assert record["exit_reason"] == "max_steps"
-    assert len(record["steps"]) == FULL_SETTINGS.warmup_steps + FULL_SETTINGS.steps  # it asks for 1000 epochs
-    for step in record["steps"]:
-        parts = sum(step[k] for k in LEDGER_KEYS)
-        assert parts == pytest.approx(step["step_ms"], rel=1e-6)
-        assert step["samples"] == 16 and len(step["row_hashes"]) == 16
-        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0
+    assert record.exit_reason == "max_steps"
+    assert len(record.steps) == FULL_SETTINGS.warmup_steps + FULL_SETTINGS.steps  # it asks for 1000 epochs
+    for step in record.steps:
+        parts = sum(getattr(step, k) for k in LEDGER_KEYS)
+        assert parts == pytest.approx(step.step_ms, rel=1e-6)
+        assert step.samples == 16 and len(step.row_hashes) == 16
+        assert step.forward_ms > 0 and step.backward_ms > 0 and step.optimizer_ms > 0
     assert all(isinstance(loss, float) for loss in full_run.measurement.losses)
     assert full_run.measurement.startup_s > 0
 
@@ -135,15 +135,15 @@ def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
                       "        model(x.float()[:, None]).sum().backward()\n")
     run = run_probed(f"python {script}", tmp_path, tmp_path / "out", ProbeSettings(steps=7, warmup_steps=2),
                      mode="full")
-    steps = run.record["steps"]
+    steps = run.record.steps
     # Three batches an epoch: the first step of an epoch waits for the new workers, and the last
     # one holds the end of the epoch and the start of the next iterator.
-    assert [s["index"] for s in steps if s["epoch_start"]] == [0, 2, 3, 5, 6, 8]
+    assert [s.index for s in steps if s.epoch_start] == [0, 2, 3, 5, 6, 8]
     for step in steps:
-        parts = sum(step[k] for k in LEDGER_KEYS)
-        assert parts == pytest.approx(step["step_ms"], rel=1e-6)
-    boundary = [s["data_ms"] for s in steps if s["epoch_start"]]
-    middle = [s["data_ms"] for s in steps if not s["epoch_start"]]
+        parts = sum(getattr(step, k) for k in LEDGER_KEYS)
+        assert parts == pytest.approx(step.step_ms, rel=1e-6)
+    boundary = [s.data_ms for s in steps if s.epoch_start]
+    middle = [s.data_ms for s in steps if not s.epoch_start]
     assert min(boundary) > max(middle)  # starting a worker costs more than passing a ready batch
     # Each epoch's short-lived worker still left its stack samples when it exited.
     assert len(list((tmp_path / "out").glob("stacks-*.json"))) >= 3
@@ -165,20 +165,20 @@ def test_forward_and_backward_inside_optimizer_step_are_booked_where_they_ran(tm
     # scaler: GradScaler.step around the inner step.
     run = run_probed(f"python train.py --variant {variant}", PIPELINES / "closure", tmp_path / "out", SETTINGS,
                      mode="full")
-    assert not run.record["errors"]
-    for step in run.record["steps"]:
-        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
-        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0, step
+    assert not run.record.errors
+    for step in run.record.steps:
+        assert sum(getattr(step, k) for k in LEDGER_KEYS) == pytest.approx(step.step_ms, rel=1e-6)
+        assert step.forward_ms > 0 and step.backward_ms > 0 and step.optimizer_ms > 0, step
 
 
 def test_lightning_closure_step_books_forward_and_backward(tmp_path):
     pytest.importorskip("lightning", reason="PyTorch Lightning is not installed (pip install lightning); "
                                             "the plain-PyTorch closure loops above cover the same path")
     run = run_probed("python train.py", PIPELINES / "lightning", tmp_path / "out", SETTINGS, mode="full")
-    assert not run.record["errors"]
-    for step in run.record["steps"]:
-        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
-        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0, step
+    assert not run.record.errors
+    for step in run.record.steps:
+        assert sum(getattr(step, k) for k in LEDGER_KEYS) == pytest.approx(step.step_ms, rel=1e-6)
+        assert step.forward_ms > 0 and step.backward_ms > 0 and step.optimizer_ms > 0, step
 
 
 def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):
@@ -186,19 +186,19 @@ def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):
     command = f"python train.py --data-dir {tmp_path}"
     full = run_probed(command, PIPELINES / "memmap", tmp_path / "full", settings, mode="full")
     record = full.record
-    assert record["step_source"] == "optimizer" and record["exit_reason"] == "max_steps"
-    assert len(record["steps"]) == settings.warmup_steps + settings.steps
-    assert record["seen"]["dataloaders_constructed"] == 0 and record["seen"]["optimizers_constructed"] == 1
-    for step in record["steps"]:
+    assert record.step_source == "optimizer" and record.exit_reason == "max_steps"
+    assert len(record.steps) == settings.warmup_steps + settings.steps
+    assert record.seen.dataloaders_constructed == 0 and record.seen.optimizers_constructed == 1
+    for step in record.steps:
         # Two accumulated micro-batches of 8 windows: the model's inputs, not the loss module's.
-        assert step["samples"] == 16 and len(step["row_hashes"]) == 16
-        assert sum(step[k] for k in LEDGER_KEYS) == pytest.approx(step["step_ms"], rel=1e-6)
-        assert step["data_ms"] > 0 and step["other_ms"] == 0  # get_batch is the data wait
-        assert step["forward_ms"] > 0 and step["backward_ms"] > 0 and step["optimizer_ms"] > 0
-        assert isinstance(step["loss"], float)
+        assert step.samples == 16 and len(step.row_hashes) == 16
+        assert sum(getattr(step, k) for k in LEDGER_KEYS) == pytest.approx(step.step_ms, rel=1e-6)
+        assert step.data_ms > 0 and step.other_ms == 0  # get_batch is the data wait
+        assert step.forward_ms > 0 and step.backward_ms > 0 and step.optimizer_ms > 0
+        assert isinstance(step.loss, float)
     light = run_probed(command, PIPELINES / "memmap", tmp_path / "light", settings)
     reseeded = run_probed(command + " --seed 2", PIPELINES / "memmap", tmp_path / "reseeded", settings)
-    assert light.record["step_source"] == "optimizer"
+    assert light.record.step_source == "optimizer"
     full_dir, light_dir = full.measurement.probe_dir, light.measurement.probe_dir
     assert compare_data([full_dir], [light_dir], allow_tolerance=False).status == "identical"
     assert compare_data([full_dir], [reseeded.measurement.probe_dir], allow_tolerance=False).status == "changed"

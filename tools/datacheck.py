@@ -13,10 +13,12 @@ What is compared (README, "What the verdicts mean", says the same to users):
 """
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from tools.record import ProbeRecord
 
 
 class CheckResult(BaseModel):
@@ -51,25 +53,25 @@ class CheckResult(BaseModel):
 
 
 class _Run:
-    """One run's main-process record, read once."""
+    """One run's main-process record, as run_probed parsed it (a folder given instead is read here, once)."""
 
-    def __init__(self, probe_dir: str) -> None:
-        self.probe_dir = probe_dir
-        self.record = json.loads((Path(probe_dir) / "main-rank0.json").read_text())
-        self.steps = self.record["steps"]
-        self.hashes = [step["row_hashes"] for step in self.steps]
-        self.values = [step.get("value_hashes") for step in self.steps]
-        self.inputs = [step.get("input_hashes") for step in self.steps]
-        self.losses = [step.get("loss") for step in self.steps]
-        self.layout = self.record.get("layout") or []
-        self.exit_reason = self.record.get("exit_reason", "")
+    def __init__(self, run: ProbeRecord | str | Path) -> None:
+        self.record = run if isinstance(run, ProbeRecord) else ProbeRecord.read(run)
+        self.probe_dir = self.record.probe_dir
+        self.steps = self.record.steps
+        self.hashes = [step.row_hashes for step in self.steps]
+        self.values = [step.value_hashes for step in self.steps]
+        self.inputs = [step.input_hashes for step in self.steps]
+        self.losses = [step.loss for step in self.steps]
+        self.layout = self.record.layout
+        self.exit_reason = self.record.exit_reason
 
     def unfingerprinted(self) -> str | None:
         """Say why some step's batch has no fingerprint; None when every step has one."""
         for step in self.steps:
-            if step.get("fingerprint_error"):
-                return f"step {step['index']}: {step['fingerprint_error']}"
-        for error in self.record.get("errors", []):
+            if step.fingerprint_error:
+                return f"step {step.index}: {step.fingerprint_error}"
+        for error in self.record.errors:
             if error.startswith("fingerprint of step"):  # probes older than fingerprint_error
                 return error
         return None
@@ -83,19 +85,22 @@ def _same_work(reference: _Run, run: _Run, number: int) -> str | None:
                 f"the baseline with '{reference.exit_reason}')")
     if run.exit_reason != reference.exit_reason:
         return f"candidate run {number} ended with '{run.exit_reason}', the baseline with '{reference.exit_reason}'"
-    samples, expected_samples = sum(s["samples"] for s in run.steps), sum(s["samples"] for s in reference.steps)
+    samples, expected_samples = sum(s.samples for s in run.steps), sum(s.samples for s in reference.steps)
     if samples != expected_samples:
         return f"candidate run {number} fed {samples} samples, the baseline {expected_samples}"
     return None
 
 
-def compare_data(baseline_dirs: list[str], candidate_dirs: list[str], allow_tolerance: bool, *,
-                 atol: float | None = None, rtol: float | None = None) -> CheckResult:
-    """Check every candidate run did the baseline's work with the same rows (or rows within atol/rtol)."""
+def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequence[ProbeRecord | str | Path],
+                 allow_tolerance: bool, *, atol: float | None = None, rtol: float | None = None) -> CheckResult:
+    """Check every candidate run did the baseline's work with the same rows (or rows within atol/rtol).
+
+    Each run is its parsed ProbeRecord (``ProbeRun.record``; read from a probe folder when one is given).
+    """
     if allow_tolerance and (atol is None or rtol is None):
         raise ValueError("compare_data with allow_tolerance needs the remedy's atol and rtol")
-    base = [_Run(d) for d in baseline_dirs]
-    cand = [_Run(d) for d in candidate_dirs]
+    base = [_Run(run) for run in baseline]
+    cand = [_Run(run) for run in candidate]
     reference = base[0]
     expected = len(reference.steps)
     for run in base + cand:
@@ -188,7 +193,7 @@ def _kept_batches(probe_dir: str) -> dict[int, dict[str, object]]:
     import torch
 
     path = Path(probe_dir) / "batches-rank0.pt"
-    if not path.exists():
+    if not probe_dir or not path.exists():
         return {}
     return {step: dict(leaves) for step, leaves in torch.load(path, weights_only=True)}
 

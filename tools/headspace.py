@@ -12,22 +12,22 @@ import statistics
 from pathlib import Path
 
 from tools.models import RunMeasurement
+from tools.record import ProbeRecord
 
 
-def replay_env(full_record: dict) -> dict[str, str] | None:
+def replay_env(full_record: ProbeRecord) -> dict[str, str] | None:
     """Return the environment for a replay run of a full run's batches, or None when it kept none."""
-    replay = full_record.get("replay") or {}
-    path = replay.get("path")
-    if not replay.get("batches") or not path or not Path(path).is_file():
+    replay = full_record.replay
+    if replay is None or not replay.batches or not replay.path or not Path(replay.path).is_file():
         return None
-    return {"PERFLOOP_REPLAY_FROM": path}
+    return {"PERFLOOP_REPLAY_FROM": replay.path}
 
 
-def why_no_replay(full_record: dict) -> str:
+def why_no_replay(full_record: ProbeRecord) -> str:
     """Say why a full run left nothing to replay."""
-    if full_record.get("step_source") == "optimizer":
+    if full_record.step_source == "optimizer":
         return "no DataLoader drives the steps (the script draws its own batches), so they cannot be replayed"
-    return (full_record.get("replay") or {}).get("why_not") or "the full run kept no batches to replay"
+    return (full_record.replay.why_not if full_record.replay else "") or "the full run kept no batches to replay"
 
 
 def headspace_fields(full, light: list, replay) -> dict:
@@ -43,5 +43,5 @@ def headspace_fields(full, light: list, replay) -> dict:
         return {"headspace_note": "not measured: the baseline step time is zero"}
     headspace = max(0.0, (step - free) / step)
     return {"headspace": headspace, "step_ms_free_data": free,
-            "headspace_note": f"replayed {replay.record.get('steps') and len(replay.record['steps'])} steps of "
+            "headspace_note": f"replayed {len(replay.record.steps)} steps of "
                               f"stored batches: {free:.1f} ms a step with free data vs {step:.1f} ms"}

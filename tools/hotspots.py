@@ -227,20 +227,24 @@ def _clear_caches() -> None:
     _loops.cache_clear()
 
 
-def batch_build_hotspots(record: dict, out_dir: Path, target_dir: Path) -> list[HotFunction]:
-    """Rank user functions by their share of batch-building time (workers and in-process fetches)."""
+def batch_build_hotspots(main_stacks: dict | None, out_dir: Path, target_dir: Path) -> list[HotFunction]:
+    """Rank user functions by their share of batch-building time (workers and in-process fetches).
+
+    ``main_stacks`` is the main process's sampler snapshot (``ProbeRecord.stacks``); the workers'
+    are read from ``out_dir``.
+    """
     _clear_caches()
     stacks = [json.loads(path.read_text()) for path in sorted(out_dir.glob("stacks-*.json"))]
-    if record.get("stacks"):
-        stacks.append(record["stacks"])
+    if main_stacks:
+        stacks.append(main_stacks)
     total, paths = _merge(stacks, "fetch", keep_module=False)
     return _rank(total, paths, "batch_build", target_dir)
 
 
-def main_hotspots(record: dict, target_dir: Path) -> list[HotFunction]:
-    """Rank user functions in the main process's 'other' time, as shares of all step time."""
+def main_hotspots(stack: dict | None, target_dir: Path) -> list[HotFunction]:
+    """Rank user functions in the main process's 'other' time (``stack``: ``ProbeRecord.stacks``), as shares of
+    all step time."""
     _clear_caches()
-    stack = record.get("stacks")
     if not isinstance(stack, dict):
         return []
     # Scripts often run their loop at module level, so "<module>" is a real answer here.

@@ -14,6 +14,7 @@ from sandbox.runner import RunLimits, RunResult, run_command
 from tools.headspace import headspace_fields
 from tools.ranks import read_ranks
 from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
+from tools.record import RECORD_NAME, Fetch, ProbeRecord, RecordError, Step, worker_fetches
 from tools import sideoutputs
 from tools.stats import noise_pct
 from tools.target import Target
@@ -57,10 +58,10 @@ class PipelineError(RuntimeError):
 
 
 class ProbeRun(BaseModel):
-    """A finished run: its measurement plus the raw main-process record."""
+    """A finished run: its measurement plus the main-process record, parsed once (tools/record.py)."""
 
     measurement: RunMeasurement
-    record: dict
+    record: ProbeRecord
     result: RunResult
 
 
@@ -88,7 +89,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
                          stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
     sideoutputs.record_written(target_dir, before, out_dir)  # files the run wrote, for the side-output check
-    record_path = out_dir / "main-rank0.json"
+    record_path = out_dir / RECORD_NAME
     written = result.input_write_error()
     if written:
         raise PipelineError(written, result)
@@ -96,34 +97,42 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         why = "ran past its time limit" if result.timed_out else "exceeded its memory limit"
         raise PipelineError(f"`{command}` {why} ({result.wall_s:.0f} s, peak {result.peak_rss_mb:.0f} MB) "
                             f"in {target_dir}.\nstderr tail:\n{result.stderr_tail}", result)
-    if record_path.exists():
-        _raise_if_no_step(json.loads(record_path.read_text()), command, target_dir, settings, result)
+    record = _read_record(record_path, result) if record_path.exists() else None
+    if record is not None:
+        _raise_if_no_step(record, command, target_dir, settings, result)
     if result.returncode != 0:
         raise PipelineError(f"`{command}` failed with exit code {result.returncode} in {target_dir}.\n"
                             f"stderr tail:\n{result.stderr_tail}", result)
-    if not record_path.exists():
+    if record is None:
         raise PipelineError(f"`{command}` exited without the probe recording anything in {target_dir}: "
                             "is it a Python process importing torch? (it must run under `python`)", result)
-    record = json.loads(record_path.read_text())
-    steps = record["steps"]
+    steps = record.steps
     if len(steps) <= settings.warmup_steps:
-        source = "optimizer" if record.get("step_source") == "optimizer" else "DataLoader"
+        source = "optimizer" if record.step_source == "optimizer" else "DataLoader"
         raise PipelineError(f"`{command}` ran only {len(steps)} {source} steps; perfloop needs more than "
                             f"warmup_steps={settings.warmup_steps}. Make the pipeline run longer or lower "
                             "warmup_steps/steps in [tool.perfloop].", result)
     return ProbeRun(measurement=_measure(record, result, settings, out_dir, mode, label), record=record, result=result)
 
 
-def _raise_if_no_step(record: dict, command: str, target_dir: Path, settings: ProbeSettings,
+def _read_record(record_path: Path, result: RunResult) -> ProbeRecord:
+    """Parse the run's record, the one time it is read; a malformed one is a PipelineError naming the file."""
+    try:
+        return ProbeRecord.read(record_path)
+    except RecordError as error:
+        raise PipelineError(f"{error}\nstderr tail:\n{result.stderr_tail}", result) from None
+
+
+def _raise_if_no_step(record: ProbeRecord, command: str, target_dir: Path, settings: ProbeSettings,
                       result: RunResult) -> None:
     """Explain a run the probe stopped because it never reached a step."""
-    if record.get("exit_reason") != "no_step":
+    if record.exit_reason != "no_step":
         return
-    seen = record.get("seen") or {}
-    what = (f"torch {'imported' if seen.get('torch_imported') else 'never imported'}, "
-            f"{seen.get('module_calls', 0)} nn.Module calls, "
-            f"{seen.get('optimizers_constructed', 0)} optimizer(s) constructed, "
-            f"{seen.get('dataloaders_constructed', 0)} DataLoader(s) constructed")
+    seen = record.seen
+    what = (f"torch {'imported' if seen.torch_imported else 'never imported'}, "
+            f"{seen.module_calls} nn.Module calls, "
+            f"{seen.optimizers_constructed} optimizer(s) constructed, "
+            f"{seen.dataloaders_constructed} DataLoader(s) constructed")
     raise PipelineError(
         f"`{command}` in {target_dir} drew no DataLoader batch and took no optimizer step within "
         f"{settings.first_step_timeout_s:g} s, so perfloop stopped it. Seen: {what}. perfloop counts a step per "
@@ -131,26 +140,26 @@ def _raise_if_no_step(record: dict, command: str, target_dir: Path, settings: Pr
         "entry point, or, if start-up really takes longer, raise first_step_timeout_s.", result)
 
 
-def _measured(record: dict, settings: ProbeSettings) -> list[dict]:
-    return record["steps"][settings.warmup_steps: settings.warmup_steps + settings.steps]
+def _measured(record: ProbeRecord, settings: ProbeSettings) -> list[Step]:
+    return record.measured(settings.warmup_steps, settings.steps)
 
 
-def _measure(record: dict, result: RunResult, settings: ProbeSettings, out_dir: Path,
+def _measure(record: ProbeRecord, result: RunResult, settings: ProbeSettings, out_dir: Path,
              mode: str, label: str) -> RunMeasurement:
     steps = _measured(record, settings)
-    total_ms = sum(s["step_ms"] for s in steps)
+    total_ms = sum(s.step_ms for s in steps)
     digest = hashlib.sha256()
-    for step in record["steps"]:
-        digest.update(",".join(step["row_hashes"]).encode() + b";")
-    startup = (record["first_batch_wall"] or result.started_at) - result.started_at
+    for step in record.steps:
+        digest.update(",".join(step.row_hashes).encode() + b";")
+    startup = (record.first_batch_wall or result.started_at) - result.started_at
     return RunMeasurement(
         mode=mode, label=label,
-        samples_per_s=sum(s["samples"] for s in steps) / total_ms * 1000.0 if total_ms else 0.0,
-        step_ms_median=statistics.median(s["step_ms"] for s in steps),
+        samples_per_s=sum(s.samples for s in steps) / total_ms * 1000.0 if total_ms else 0.0,
+        step_ms_median=statistics.median(s.step_ms for s in steps),
         startup_s=max(0.0, startup), wall_s=result.wall_s, num_steps_measured=len(steps),
-        exit_reason=record["exit_reason"], probe_dir=str(out_dir),
-        losses=[s.get("loss") for s in record["steps"]], data_digest=digest.hexdigest(),
-        step_ms=[s["step_ms"] for s in steps], step_samples=[s["samples"] for s in steps],
+        exit_reason=record.exit_reason, probe_dir=str(out_dir),
+        losses=[s.loss for s in record.steps], data_digest=digest.hexdigest(),
+        step_ms=[s.step_ms for s in steps], step_samples=[s.samples for s in steps],
         timeline=median_step_timeline(record, out_dir, steps) if mode == "full" else None,
     )
 
@@ -166,22 +175,22 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
     count = len(steps)
 
     def mean(key: str) -> float:
-        return sum(s[key] for s in steps) / count
+        return sum(getattr(s, key) for s in steps) / count
 
     ledger = StageLedger(step_ms=mean("step_ms"), data_wait_ms=mean("data_ms"), h2d_ms=mean("h2d_ms"),
                          forward_ms=mean("forward_ms"), backward_ms=mean("backward_ms"),
                          optimizer_ms=mean("optimizer_ms"), other_ms=mean("other_ms"))
-    step_times = [s["step_ms"] for s in steps]
+    step_times = [s.step_ms for s in steps]
     median_step = statistics.median(step_times)
-    stall = sum(max(0.0, s["step_ms"] - median_step) for s in steps if s["epoch_start"])
+    stall = sum(max(0.0, s.step_ms - median_step) for s in steps if s.epoch_start)
     loader = _loader_info(record, target_dir)
     out_dir = Path(full.measurement.probe_dir)
     build = _data_build(record, out_dir, loader)
     throughput = [run.measurement.samples_per_s for run in light] or [full.measurement.samples_per_s]
-    warnings = list(record["errors"])
-    ranks = read_ranks(out_dir, settings.warmup_steps, settings.steps)
+    warnings = list(record.errors)
+    ranks = read_ranks(record, out_dir, settings.warmup_steps, settings.steps)
     if full.measurement.exit_reason != "max_steps":
-        warnings.append(f"the pipeline ended after {len(record['steps'])} steps, before the "
+        warnings.append(f"the pipeline ended after {len(record.steps)} steps, before the "
                         f"{settings.warmup_steps + settings.steps} perfloop asked for")
     return Profile(
         command=command,
@@ -189,12 +198,12 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         noise_pct=noise_pct(throughput),
         startup_s=statistics.median(run.measurement.startup_s for run in (light or [full])),
         ledger=ledger, loader=loader, data_build=build,
-        hot_functions=batch_build_hotspots(record, out_dir, target_dir),
-        main_hot_functions=main_hotspots(record, target_dir),
+        hot_functions=batch_build_hotspots(record.stacks, out_dir, target_dir),
+        main_hot_functions=main_hotspots(record.stacks, target_dir),
         epoch_stall_share=stall / sum(step_times) if step_times else 0.0,
         step_time_cv=statistics.pstdev(step_times) / statistics.mean(step_times) if count > 1 else 0.0,
-        cpu_count=record.get("cpu_count") or os.cpu_count() or 1,
-        device="cuda" if record.get("cuda") else "cpu",
+        cpu_count=record.cpu_count or os.cpu_count() or 1,
+        device="cuda" if record.cuda is not None else "cpu",
         gpu=_gpu_stats(record, steps),
         runs=[full.measurement] + [run.measurement for run in light],
         warnings=warnings,
@@ -205,79 +214,78 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
 
 
 
-def _runtime_fields(record: dict, steps: list[dict], out_dir: Path) -> dict:
+def _runtime_fields(record: ProbeRecord, steps: list[Step], out_dir: Path) -> dict:
     """Threads, GC pauses, host syncs and autocast from the probe's ``runtime`` facts and step records."""
-    facts = record.get("runtime") or {}
+    facts = record.runtime
     worker_threads = [json.loads(path.read_text()).get("torch_threads")
                       for path in sorted(out_dir.glob("worker-facts-*.json"))]
     worker_threads = [t for t in worker_threads if isinstance(t, int)]
     count = max(len(steps), 1)
-    full = record.get("mode") == "full"
-    autocast = facts.get("autocast_seen")
+    full = record.mode == "full"
+    autocast = facts.autocast_seen
     return {
-        "torch_threads": facts.get("torch_threads"),
+        "torch_threads": facts.torch_threads,
         "worker_torch_threads": max(worker_threads) if worker_threads else None,
-        "gc_ms_per_step": sum(s.get("gc_ms", 0.0) for s in steps) / count,
-        "sync_calls_per_step": sum(s.get("sync_calls", 0) for s in steps) / count if full else None,
-        "sync_ms_per_step": sum(s.get("sync_ms", 0.0) for s in steps) / count if full else None,
+        "gc_ms_per_step": sum(s.gc_ms for s in steps) / count,
+        "sync_calls_per_step": sum(s.sync_calls for s in steps) / count if full else None,
+        "sync_ms_per_step": sum(s.sync_ms for s in steps) / count if full else None,
         "autocast_used": bool(autocast) if autocast is not None else None,
     }
 
 
-def _loader_info(record: dict, target_dir: Path) -> LoaderInfo | None:
-    loaders = record["loaders"]
-    index = record.get("step_loader")
-    if not loaders or index is None or index < 0 or index >= len(loaders):
+def _loader_info(record: ProbeRecord, target_dir: Path) -> LoaderInfo | None:
+    raw = record.step_loader_info()
+    if raw is None:
         return None
-    raw = loaders[index]
-    return LoaderInfo(file=relative_to_target(raw["site"]["file"], target_dir), line=raw["site"]["line"],
-                      num_workers=raw["num_workers"], batch_size=raw["batch_size"],
-                      pin_memory=raw["pin_memory"], persistent_workers=raw["persistent_workers"],
-                      prefetch_factor=raw["prefetch_factor"], dataset=raw["dataset"],
-                      iterable=raw["iterable"], collate_fn=raw["collate_fn"])
+    return LoaderInfo(file=relative_to_target(raw.site.file, target_dir), line=raw.site.line,
+                      num_workers=raw.num_workers, batch_size=raw.batch_size,
+                      pin_memory=raw.pin_memory, persistent_workers=raw.persistent_workers,
+                      prefetch_factor=raw.prefetch_factor, dataset=raw.dataset,
+                      iterable=raw.iterable, collate_fn=raw.collate_fn)
 
 
-def _data_build(record: dict, out_dir: Path, loader: LoaderInfo | None) -> DataBuild | None:
-    fetches = list(record["main_fetches"])
+def _data_build(record: ProbeRecord, out_dir: Path, loader: LoaderInfo | None) -> DataBuild | None:
+    fetches = list(record.main_fetches)
     where = "main process"
-    worker_files = sorted(out_dir.glob("worker-*.jsonl"))
-    if worker_files:
+    if any(out_dir.glob("worker-*.jsonl")):
         where = "workers"
-        fetches = [json.loads(line) for path in worker_files for line in path.read_text().splitlines() if line]
+        fetches = worker_fetches(out_dir)
     if not fetches:
         return None
-    total_build = sum(f["fetch_ms"] for f in fetches)
+    total_build = sum(f.fetch_ms for f in fetches)
     return DataBuild(where=where, num_batches=len(fetches),
-                     build_ms=statistics.median(f["fetch_ms"] for f in fetches),
-                     collate_ms=statistics.median(f["collate_ms"] for f in fetches),
-                     collate_share=sum(f["collate_ms"] for f in fetches) / total_build if total_build else 0.0,
+                     build_ms=statistics.median(f.fetch_ms for f in fetches),
+                     collate_ms=statistics.median(f.collate_ms for f in fetches),
+                     collate_share=sum(f.collate_ms for f in fetches) / total_build if total_build else 0.0,
                      cpu_share=_cpu_share(fetches, total_build))
 
 
-def _cpu_share(fetches: list[dict], total_build: float) -> float | None:
+def _cpu_share(fetches: list[Fetch], total_build: float) -> float | None:
     """Time the builders were on a core or queued for one, over their wall time (1 - blocked share)."""
-    key = "runnable_ms" if all("runnable_ms" in f for f in fetches) else "cpu_ms"
-    if not total_build or not all(key in f for f in fetches):
+    key = "runnable_ms" if all(f.runnable_ms is not None for f in fetches) else "cpu_ms"
+    values = [getattr(f, key) for f in fetches]
+    if not total_build or any(value is None for value in values):
         return None
-    return min(1.0, sum(f[key] for f in fetches) / total_build)
+    return min(1.0, sum(values) / total_build)
 
 
-def _gpu_stats(record: dict, steps: list[dict]) -> GpuStats:
-    cuda = record.get("cuda")
-    nvml = record.get("nvml") or {}
-    if not cuda:
-        return GpuStats(available=False, reason=nvml.get("reason") or "no CUDA device used by the pipeline")
+def _gpu_stats(record: ProbeRecord, steps: list[Step]) -> GpuStats:
+    cuda = record.cuda
+    nvml = record.nvml
+    if cuda is None:
+        return GpuStats(available=False, reason=nvml.reason or "no CUDA device used by the pipeline")
     stage_ms: dict[str, float] = {}
     for step in steps:
-        for stage, value in step.get("gpu_ms", {}).items():
+        for stage, value in step.gpu_ms.items():
             stage_ms[stage] = stage_ms.get(stage, 0.0) + value / max(len(steps), 1)
-    utils = sorted(sample[1] for sample in nvml.get("samples", []))
+    utils = sorted(sample[1] for sample in nvml.samples)
     def pct(q: float) -> float | None:
         return float(utils[min(len(utils) - 1, int(q * len(utils)))]) if utils else None
-    device = (record.get("runtime") or {}).get("cuda") or {}
-    total = device.get("total_bytes")
-    return GpuStats(available=True, reason=nvml.get("reason", ""), device_name=cuda.get("device", ""),
+    device = record.runtime.cuda
+    total = device.total_bytes if device else None
+    return GpuStats(available=True, reason=nvml.reason, device_name=cuda.device,
                     util_p5=pct(0.05), util_p50=pct(0.5), util_p95=pct(0.95), stage_gpu_ms=stage_ms,
-                    capability=device.get("capability"), tf32_allowed=device.get("matmul_allow_tf32"),
-                    memory_peak_share=device.get("peak_reserved_bytes", 0) / total if total else None,
-                    alloc_retries=device.get("alloc_retries"))
+                    capability=device.capability if device else None,
+                    tf32_allowed=device.matmul_allow_tf32 if device else None,
+                    memory_peak_share=device.peak_reserved_bytes / total if total else None,
+                    alloc_retries=device.alloc_retries if device else None)

@@ -8,11 +8,12 @@ names the rank that holds the job back.
 """
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from tools.record import RECORD_NAME, ProbeRecord
 
 
 class RankStats(BaseModel):
@@ -40,19 +41,23 @@ class RankReport(BaseModel):
                 f"straggler, {self.excess_ms:.1f} ms ({self.excess_pct:.0f}% of a step) beyond the median rank")
 
 
-def read_ranks(out_dir: Path, warmup_steps: int, steps: int) -> RankReport | None:
-    """Return the per-rank report of a run folder, or None when only one rank recorded."""
+def read_ranks(main: ProbeRecord, out_dir: Path, warmup_steps: int, steps: int) -> RankReport | None:
+    """Return the per-rank report of a run folder, or None when only one rank recorded.
+
+    ``main`` is the rank-0 record the run already parsed; only the other ranks' files are read.
+    """
     stats = []
     for path in sorted(Path(out_dir).glob("main-rank*.json")):
-        record = json.loads(path.read_text())
-        measured = record["steps"][warmup_steps: warmup_steps + steps]
+        record = main if path.name == RECORD_NAME else ProbeRecord.read(path)
+        measured = record.measured(warmup_steps, steps)
         if not measured:
             continue
+        rank = record.rank if "rank" in record.model_fields_set else int(path.stem.removeprefix("main-rank"))
         stats.append(RankStats(
-            rank=int(record.get("rank", path.stem.removeprefix("main-rank"))), num_steps=len(measured),
-            step_ms=statistics.median(s["step_ms"] for s in measured),
-            data_wait_ms=statistics.median(s["data_ms"] for s in measured),
-            compute_ms=statistics.median(s["forward_ms"] + s["backward_ms"] + s["optimizer_ms"] for s in measured)))
+            rank=rank, num_steps=len(measured),
+            step_ms=statistics.median(s.step_ms for s in measured),
+            data_wait_ms=statistics.median(s.data_ms for s in measured),
+            compute_ms=statistics.median(s.forward_ms + s.backward_ms + s.optimizer_ms for s in measured)))
     if len(stats) < 2:
         return None
     stats.sort(key=lambda r: r.rank)

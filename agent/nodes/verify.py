@@ -15,7 +15,8 @@ from sandbox.workspace import PROPOSAL_TRAILER, PatchError
 from tools.datacheck import CheckResult, compare_data, compare_losses
 from tools.models import RunMeasurement
 from tools.patching import scope_problems
-from tools.profiler import PipelineError
+from tools.profiler import PipelineError, ProbeRun
+from tools.record import ProbeRecord
 from tools.sideoutputs import SideOutputCheck, compare_side_outputs
 from tools.stats import (RunSteps, SpeedCheck, SpeedPlan, StartupCheck, candidate_first, check_startup,
                          sequential_speed)
@@ -55,6 +56,20 @@ class _Cascade:
     speed: SpeedCheck | None = None
     startup: StartupCheck | None = None
     notes: list[str] = field(default_factory=list)
+    # Each run's parsed record by probe folder: the runs made here as run_probed parsed them, the
+    # profile's runs read from disk on first use; the data checks of every stage share them.
+    records: dict[str, ProbeRecord] = field(default_factory=dict)
+
+    def keep(self, run: ProbeRun) -> RunMeasurement:
+        """Keep a run's parsed record for the data checks; return its measurement."""
+        self.records[run.measurement.probe_dir] = run.record
+        return run.measurement
+
+    def record_of(self, run: RunMeasurement) -> ProbeRecord:
+        """Return a run's parsed record, reading it (a profile run's) at most once per verification."""
+        if run.probe_dir not in self.records:
+            self.records[run.probe_dir] = ProbeRecord.read(run.probe_dir)
+        return self.records[run.probe_dir]
 
     @property
     def state(self) -> LoopState:
@@ -94,7 +109,7 @@ def _check_patch(c: _Cascade) -> None:
 
 def _check_smoke(c: _Cascade) -> None:
     try:
-        c.smoke = c.ctx.run(c.ctx.workspace.candidate_tree, "candidate-smoke", role="candidate").measurement
+        c.smoke = c.keep(c.ctx.run(c.ctx.workspace.candidate_tree, "candidate-smoke", role="candidate"))
     except PipelineError as error:
         raise c.failed("smoke", f"the patched pipeline failed: {error}") from None
     c.cand_runs = [c.smoke]
@@ -103,7 +118,7 @@ def _check_smoke(c: _Cascade) -> None:
 
 def _data(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> CheckResult:
     tolerant = c.proposal.data_rule == "within_tolerance"
-    return compare_data([r.probe_dir for r in baseline], [r.probe_dir for r in candidate], tolerant,
+    return compare_data([c.record_of(r) for r in baseline], [c.record_of(r) for r in candidate], tolerant,
                         atol=c.rule.atol if tolerant else None, rtol=c.rule.rtol if tolerant else None)
 
 
@@ -147,10 +162,10 @@ def _run_timing(c: _Cascade) -> None:
 
     def run_pair(pair: int) -> tuple[RunSteps, RunSteps]:
         def head() -> RunMeasurement:
-            return c.ctx.run(ws.base_tree, "ab-base", role="baseline").measurement
+            return c.keep(c.ctx.run(ws.base_tree, "ab-base", role="baseline"))
 
         def candidate() -> RunMeasurement:
-            return c.ctx.run(ws.candidate_tree, "ab-candidate", role="candidate").measurement
+            return c.keep(c.ctx.run(ws.candidate_tree, "ab-candidate", role="candidate"))
 
         try:
             if candidate_first(pair):
