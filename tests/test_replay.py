@@ -102,3 +102,45 @@ def test_capture_works_in_dataloader_workers_and_never_breaks_the_pipeline(tmp_p
     assert any("skipped" in note for note in tiny.notes)
     result = replay(repo, "train.py", "frame_energy", "", "", Path(tiny.directory))
     assert not result.ok and result.verdict == "no_calls"
+
+
+FLAT = """import sys
+
+import torch
+
+scale = int(sys.argv[1])
+
+
+def draw(n):
+    ix = torch.randint(100, (n,))
+    return ix * scale
+
+
+raise SystemExit("the training run after the definitions must not run in replay")
+"""
+
+
+@pytest.mark.parametrize("new_body, verdict", [
+    ("    ix = torch.randint(100, (n,))\n    return scale * ix", "identical"),
+    ("    torch.rand(1)\n    ix = torch.randint(100, (n,))\n    return ix * scale", "different"),
+])
+def test_replay_of_a_flat_script_gets_its_argv_skips_its_training_and_checks_random_draws(tmp_path, new_body,
+                                                                                          verdict):
+    import pickle
+
+    (tmp_path / "flat.py").write_text(FLAT)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (calls / "call-1-0.pkl").write_bytes(pickle.dumps({"args": (6,), "kwargs": {}}))
+    new = FLAT.replace("    ix = torch.randint(100, (n,))\n    return ix * scale", new_body)
+    outcome = replay(tmp_path, "flat.py", "draw", FLAT, new, calls, argv=["flat.py", "3"])
+    assert outcome.verdict == verdict, outcome.reason
+    if verdict == "different":
+        assert "draws different random numbers" in outcome.reason
+
+
+def test_script_argv_is_the_scripts_part_of_the_command():
+    from tools.replay import script_argv
+
+    assert script_argv("python train.py config/train_char.py", "train.py") == ["train.py", "config/train_char.py"]
+    assert script_argv("python -m pkg.train --x 1", "pkg/train.py") == ["pkg/train.py"]

@@ -453,3 +453,196 @@ def test_a_helper_returning_two_lists_feeds_as_tensor_directly(tmp_path):
         old, fresh = old_ns["item"](rows, i), new_ns["item"](rows, i)
         for key in old:
             assert old[key].dtype == fresh[key].dtype and torch.equal(old[key], fresh[key])
+
+
+# gather loops ------------------------------------------------------------------------
+CHARLM = """
+import os
+
+import numpy as np
+import torch
+
+dataset = DATASET
+block_size = 16
+batch_size = 8
+
+
+def get_batch(split):
+    data = np.memmap(os.path.join(dataset, f'{split}.bin'), dtype=np.uint16, mode='r')
+    ix = torch.randint(len(data) - block_size - 1, (batch_size,))
+    x = torch.empty((batch_size, block_size), dtype=torch.long)
+    y = torch.empty((batch_size, block_size), dtype=torch.long)
+    for b, i in enumerate(ix.tolist()):
+        for j in range(block_size):
+            x[b, j] = int(data[i + j])
+            y[b, j] = int(data[i + j + 1])
+    return x, y
+"""
+
+
+def gather_modules(tmp_path: Path, source: str, function: str):
+    """Like `vectorise`, without the test header: returns (old namespace, new namespace, result)."""
+    (tmp_path / "mod.py").write_text(source)
+    line = next(i for i, l in enumerate(source.splitlines(), 1) if l.startswith(f"def {function}("))
+    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": f"{function} (mod.py:{line})"}, params={})
+    result = apply_codemod("vectorize_hot_function", ctx)
+    old, new = {}, {}
+    exec(compile(source, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    return old, new, result
+
+
+def test_charlm_batch_builder_becomes_one_gather_with_identical_batches_and_rng(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    ids = np.random.default_rng(0).integers(0, 65535, 5000).astype(np.uint16)
+    ids.tofile(data_dir / "train.bin")
+    old, new, result = gather_modules(tmp_path, CHARLM.replace("DATASET", repr(str(data_dir))), "get_batch")
+    body = result.files["mod.py"].split("def get_batch")[1]
+    assert "for " not in body and "np.asarray(ix.tolist(), dtype=np.int64)" in body
+    assert "x[:len(i), :len(j)] = torch.as_tensor(data_arr[i[:, None] + j].astype(np.int64))" in body
+    assert "y[:len(i), :len(j)] = torch.as_tensor(data_arr[i[:, None] + j + 1].astype(np.int64))" in body
+    assert result.tolerance is None and result.replay.function == "get_batch" and "gather" in result.summary
+    for _ in range(3):
+        torch.manual_seed(1234)
+        x_old, y_old = old["get_batch"]("train")
+        state_old = torch.get_rng_state()
+        torch.manual_seed(1234)
+        x_new, y_new = new["get_batch"]("train")
+        assert torch.equal(torch.get_rng_state(), state_old)
+        assert x_new.dtype == x_old.dtype == torch.long
+        assert torch.equal(x_old, x_new) and torch.equal(y_old, y_new)
+
+
+GATHERS = {
+    "one_level": ("""
+        def f(data, i, n):
+            x = torch.zeros(n + 2, dtype=torch.long)
+            for j in range(n):
+                x[j] = int(data[i + j])
+            return x
+    """, lambda data: (data, 5, 40)),
+    "strided": ("""
+        def f(data, stride, rows):
+            out = torch.zeros((rows, 7), dtype=torch.int64)
+            for b in range(rows):
+                for j in range(7):
+                    out[b, j] = int(data[b * stride + j + 1])
+            return out
+    """, lambda data: (data, 9, 11)),
+    "float_into_float32": ("""
+        def f(data, starts, n):
+            x = torch.empty((len(starts), n), dtype=torch.float32)
+            for b, s in enumerate(starts):
+                for j in range(n):
+                    x[b, j] = float(data[s + 2 * j - 1])
+            return x
+    """, lambda data: (np.random.default_rng(1).standard_normal(400), [3, 50, 7, 100], 30)),
+    "float32_source_into_float32": ("""
+        def f(data, starts, n):
+            x = torch.empty((len(starts), n))
+            for b, s in enumerate(starts):
+                for j in range(n):
+                    x[b, j] = float(data[s + j])
+            return x
+    """, lambda data: (np.random.default_rng(2).standard_normal(400).astype(np.float32), [3, 50, 7], 30)),
+    "numpy_target": ("""
+        def f(data, starts, n):
+            x = np.zeros((len(starts), n), dtype=np.int32)
+            for b, s in enumerate(starts):
+                for j in range(n):
+                    x[b, j] = data[s + j]
+            return x
+    """, lambda data: (data, [3, 50, 7], 30)),
+}
+GATHERS = {k: (textwrap.dedent(v[0]), v[1]) for k, v in GATHERS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(GATHERS))
+def test_gather_variants_are_bit_identical(tmp_path, name):
+    source, make_args = GATHERS[name]
+    old, new, result = gather_modules(tmp_path, "import numpy as np\nimport torch\n" + source, "f")
+    assert "for " not in result.files["mod.py"] and result.tolerance is None
+    data = np.random.default_rng(3).integers(0, 60000, 500).astype(np.uint16)
+    args = make_args(data)
+    want, got = old["f"](*args), new["f"](*args)
+    if isinstance(want, torch.Tensor):
+        assert want.dtype == got.dtype and torch.equal(want, got)
+    else:
+        assert want.dtype == got.dtype and np.array_equal(want, got)
+
+
+GATHER_REFUSED = {
+    "not affine in the loop values": """
+        def f(data, n):
+            x = torch.zeros((n, n), dtype=torch.long)
+            for i in range(n):
+                for j in range(n):
+                    x[i, j] = int(data[i * j])
+            return x
+    """,
+    "call to print() inside the loop may have side effects": """
+        def f(data, n):
+            x = torch.zeros(n, dtype=torch.long)
+            for j in range(n):
+                x[j] = int(data[j])
+                print(j)
+            return x
+    """,
+    "`x` is both written and read in the loop": """
+        def f(data, n):
+            x = torch.zeros(n, dtype=torch.long)
+            for j in range(n):
+                x[j] = int(x[j - 1])
+            return x
+    """,
+    "random draw torch.randint() inside the loop": """
+        def f(data, n):
+            x = torch.zeros(n, dtype=torch.long)
+            for j in range(n):
+                x[j] = int(data[j + torch.randint(10, ())])
+            return x
+    """,
+    "not the loop counters in loop order": """
+        def f(data, n):
+            x = torch.zeros((n, n), dtype=torch.long)
+            for i in range(n):
+                for j in range(n):
+                    x[j, i] = int(data[i + j])
+            return x
+    """,
+    "early exit (break)": """
+        def f(data, n):
+            x = torch.zeros(n, dtype=torch.long)
+            for j in range(n):
+                if j > 3:
+                    break
+                x[j] = int(data[j])
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("reason", sorted(GATHER_REFUSED))
+def test_gather_loops_that_cannot_be_rewritten_are_refused_with_the_reason(tmp_path, reason):
+    with pytest.raises(NotApplicable, match=re_escape(reason)):
+        vectorise(tmp_path, "import torch\n" + textwrap.dedent(GATHER_REFUSED[reason]), "f")
+
+
+@pytest.mark.parametrize("make_out", [lambda: torch.full((5, 9), -1.0), lambda: np.full((5, 9), -1, dtype=np.int16)],
+                         ids=["tensor", "ndarray"])
+def test_a_gather_into_a_passed_in_buffer_works_for_tensors_and_arrays(tmp_path, make_out):
+    source = textwrap.dedent("""
+        def fill(out, data, starts, n):
+            for b, s in enumerate(starts):
+                for j in range(n):
+                    out[b, j] = int(data[s + j])
+    """)
+    old, new, result = gather_modules(tmp_path, "import numpy as np\n" + source, "fill")
+    assert "isinstance(out, np.ndarray)" in result.files["mod.py"] and "torch" not in result.files["mod.py"]
+    data = np.random.default_rng(4).integers(0, 3000, 300).astype(np.uint16).tolist()
+    want, got = make_out(), make_out()
+    old["fill"](want, data, [4, 80, 2], 7)
+    new["fill"](got, data, [4, 80, 2], 7)
+    assert (torch.equal(want, got) if isinstance(want, torch.Tensor) else np.array_equal(want, got))
+    assert (got[3:] == -1).all()

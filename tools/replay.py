@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -90,7 +91,8 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
 
 def replay(target_dir: Path, file: str, function: str, old_source: str, new_source: str, calls_dir: Path,
            tolerance: Tolerance | None = None, limits: RunLimits | None = None,
-           work_dir: Path | None = None, lists_became_arrays: bool = False) -> ReplayResult:
+           work_dir: Path | None = None, lists_became_arrays: bool = False,
+           argv: list[str] | None = None) -> ReplayResult:
     """Run old and new `function` of `file` on every captured call, sandboxed, and compare the outputs."""
     if not any(Path(calls_dir).glob("call-*.pkl")):
         return ReplayResult(ok=False, verdict="no_calls",
@@ -101,7 +103,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
         "file": str((Path(target_dir) / file).resolve()), "function": function,
         "old_source": old_source, "new_source": new_source, "calls_dir": str(Path(calls_dir).resolve()),
         "atol": tolerance.atol if tolerance else None, "rtol": tolerance.rtol if tolerance else None,
-        "lists_became_arrays": lists_became_arrays,
+        "lists_became_arrays": lists_became_arrays, "argv": argv,
     }))
     limits = limits or RunLimits(timeout_s=120, memory_mb=4096)
     result = run_command(f"{sys.executable} {CHILD} {spec_path}", cwd=Path(target_dir), extra_env={},
@@ -137,7 +139,15 @@ def check_rewrite(result: CodemodResult, target_dir: Path, command: str, work_di
     old_source = (Path(target_dir) / file).read_text()
     outcome = replay(target_dir, file, function, old_source, result.files[file], Path(captured.directory),
                      tolerance=result.tolerance, work_dir=Path(work_dir),
-                     lists_became_arrays=result.replay.lists_became_arrays)
+                     lists_became_arrays=result.replay.lists_became_arrays, argv=script_argv(command, file))
     if captured.notes:
         outcome.skipped += captured.notes
     return outcome
+
+
+def script_argv(command: str, file: str) -> list[str]:
+    """sys.argv of the pipeline's script (`python train.py config.py` -> [train.py, config.py]), for module code
+    that reads it at import (configurator-style scripts); just [file] when the command runs no .py file."""
+    words = shlex.split(command)
+    first = next((k for k, word in enumerate(words) if word.endswith(".py")), None)
+    return words[first:] if first is not None else [file]

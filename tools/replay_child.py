@@ -16,12 +16,68 @@ import time
 import types
 
 
-def load(source: str, path: str, name: str) -> types.ModuleType:
+def load(source: str, path: str, name: str, argv=None) -> types.ModuleType:
+    """Execute `source` as module `name`, with the pipeline's sys.argv, minus a flat script's driver code."""
     module = types.ModuleType(name)
     module.__file__ = path
     sys.modules[name] = module
-    exec(compile(source, path, "exec"), module.__dict__)
+    saved, sys.argv = sys.argv, list(argv or [path])
+    try:
+        exec(compile(definitions_only(source), path, "exec"), module.__dict__)
+    finally:
+        sys.argv = saved
     return module
+
+
+def definitions_only(source: str):
+    """The module's AST without what follows its last def/class except imports, defs and plain constants.
+
+    A flat training script (nanoGPT style) trains at module level after its definitions; replay
+    needs the definitions and the settings read before them, never the training run.
+    """
+    import ast
+
+    tree = ast.parse(source)
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    last = max((k for k, node in enumerate(tree.body) if isinstance(node, defs)), default=len(tree.body))
+    kept = tree.body[:last + 1]
+    for node in tree.body[last + 1:]:
+        plain = isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+            and not any(isinstance(sub, (ast.Call, ast.Await, ast.Yield)) for sub in ast.walk(node.value))
+        if plain or isinstance(node, defs + (ast.Import, ast.ImportFrom)):
+            kept.append(node)
+    tree.body = kept
+    return tree
+
+
+def rng_states():
+    """Snapshots of the global random generators a function may draw from (python, numpy, torch)."""
+    import random
+
+    import numpy as np
+
+    states = {"random": random.getstate(), "numpy": np.random.get_state()}
+    if "torch" in sys.modules:
+        states["torch"] = sys.modules["torch"].get_rng_state()
+    return states
+
+
+def set_rng_states(states) -> None:
+    import random
+
+    import numpy as np
+
+    random.setstate(states["random"])
+    np.random.set_state(states["numpy"])
+    if "torch" in states:
+        sys.modules["torch"].set_rng_state(states["torch"])
+
+
+def same_rng(a, b) -> bool:
+    import numpy as np
+
+    return a["random"] == b["random"] and all(np.array_equal(x, y) for x, y in zip(a["numpy"], b["numpy"])) \
+        and ("torch" not in a or bool((a["torch"] == b["torch"]).all()))
 
 
 def resolve(module: types.ModuleType, qualname: str):
@@ -119,8 +175,9 @@ def compare(old, new, atol, rtol, lists_became_arrays=False):
 def main() -> None:
     spec = json.loads(open(sys.argv[1]).read())
     sys.path.insert(0, os.path.dirname(os.path.abspath(spec["file"])))
-    old = resolve(load(spec["old_source"], spec["file"], "_perfloop_replay_old"), spec["function"])
-    new = resolve(load(spec["new_source"], spec["file"], "_perfloop_replay_new"), spec["function"])
+    argv = spec.get("argv")
+    old = resolve(load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv), spec["function"])
+    new = resolve(load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv), spec["function"])
     report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "skipped": [], "mismatch": None,
               "old_s": 0.0, "new_s": 0.0}
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], "call-*.pkl"))):
@@ -129,8 +186,10 @@ def main() -> None:
         except Exception as error:  # a call that cannot be restored here is skipped, and said
             report["skipped"].append(f"{os.path.basename(path)}: {type(error).__name__}: {error}")
             continue
-        outputs = []
+        outputs, before, after = [], rng_states(), []
         for version, key in ((old, "old_s"), (new, "new_s")):
+            # Both versions start from the same random state; a rewrite must draw exactly what the old one drew.
+            set_rng_states(before)
             args, kwargs = copy.deepcopy(call["args"]), copy.deepcopy(call["kwargs"])
             started = time.perf_counter()
             try:
@@ -138,7 +197,12 @@ def main() -> None:
             except Exception as error:
                 outputs.append(("raised", f"{type(error).__name__}: {error}"))
             report[key] += time.perf_counter() - started
+            after.append(rng_states())
         report["num_calls"] += 1
+        if not same_rng(*after):
+            report["mismatch"] = f"{os.path.basename(path)}: the new version draws different random numbers " \
+                                 "(the global random state after the call differs)"
+            break
         (old_status, old_out), (new_status, new_out) = outputs
         if old_status != "ok" or new_status != "ok":
             if old_status == new_status == "raised" and old_out.split(":")[0] == new_out.split(":")[0]:

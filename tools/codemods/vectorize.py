@@ -12,6 +12,7 @@ import re
 import libcst as cst
 
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
+from tools.codemods.gather import gather_loop, is_gather
 from tools.codemods.hot_function import find_function, functions, parse_hot_function, python_files, qualname_of
 from tools.codemods.loop_body import Translator
 from tools.codemods.loop_checks import refuse_effects
@@ -19,6 +20,9 @@ from tools.codemods.roundtrip import remove_round_trips
 from tools.codemods.loops import FunctionRewrite, LoopRewrite, Val, _is_inf, _is_number, _names_loaded, \
     _names_stored, dotted
 
+_GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
+                 "reads and writes); values outside the target dtype's range raised in the loop, the array copy "
+                 "wraps them"]
 # Where reordering is declared, batches are compared with the fp32 tolerance of the verify stage.
 FP32_TOLERANCE = {"atol": 1e-5, "rtol": 1e-5}
 
@@ -70,7 +74,7 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
         knob="vectorize", old_value=f"Python loops in {qualname}", new_value="numpy array expressions",
         location=f"{file}:{candidate.lineno}", tolerance=tolerance,
         replay=ReplayTarget(file=file, function=qualname, lists_became_arrays=lists_became_arrays),
-        notes=[*(f"not vectorised: {why}" for why in refusals)],
+        notes=[*(f"not vectorised: {why}" for why in refusals), *_GATHER_NOTES * ("gather" in rules)],
     )
 
 
@@ -120,6 +124,8 @@ def _float_context(nodes: list[ast.AST]) -> bool:
 
 def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
     loop = body[k]
+    if is_gather(loop):
+        return gather_loop(body, k, names), []
     if loop.orelse:
         raise NotApplicable(f"line {loop.lineno}: for/else is not vectorised")
     inits: dict[str, tuple[int, ast.AST]] = {}
