@@ -1,6 +1,7 @@
 """Judge one agent run from the harness's own measurements: pure functions over plain numbers."""
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable, Sequence
 
@@ -36,6 +37,20 @@ def share_of_oracle_gain(agent_speedup: float | None, oracle_speedup: float | No
     if agent_speedup is None or oracle_speedup is None or oracle_speedup - 1 <= min_oracle_gain:
         return None
     return (agent_speedup - 1) / (oracle_speedup - 1)
+
+
+def log_share_of_oracle_gain(agent_speedup: float | None, oracle_speedup: float | None,
+                             min_oracle_gain: float = MIN_ORACLE_GAIN) -> float | None:
+    """Return log(agent) / log(oracle): the share of the oracle's speed-up on a log scale.
+
+    Gains compose by multiplication, so a 2x change that is half of a 4x one scores 0.5 here
+    (and 0.33 on the linear scale). None when the oracle gains too little to compare against
+    or either speed-up is not positive.
+    """
+    if (agent_speedup is None or oracle_speedup is None or oracle_speedup - 1 <= min_oracle_gain
+            or agent_speedup <= 0):
+        return None
+    return math.log(agent_speedup) / math.log(oracle_speedup)
 
 
 def relative_diff(new: float | None, old: float | None) -> float | None:

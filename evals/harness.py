@@ -201,6 +201,7 @@ def judge(measured: dict, accepted_checks: list[str]) -> dict:
         "agent_speedup": agent_speedup,
         "oracle_speedup": oracle_speedup,
         "share_of_oracle_gain": checks.share_of_oracle_gain(agent_speedup, oracle_speedup),
+        "log_share_of_oracle_gain": checks.log_share_of_oracle_gain(agent_speedup, oracle_speedup),
         "data_identical": data_identical,
         "loss_identical": agent["losses"] == orig["losses"] if have_both else None,
         "final_loss_rel_diff": checks.relative_diff(agent["final_loss"], orig["final_loss"]),
@@ -213,14 +214,16 @@ def judge(measured: dict, accepted_checks: list[str]) -> dict:
 
 
 def totals(rows: list[dict]) -> dict:
-    """Add up the rows: diagnosis accuracy, false accepts, median share of oracle gain, errors."""
+    """Add up the rows: diagnosis accuracy, false accepts, median (log) share of oracle gain, errors."""
     judged = [row for row in rows if row.get("expected_diagnosis")]
     shares = [row["share_of_oracle_gain"] for row in rows if row.get("share_of_oracle_gain") is not None]
+    log_shares = [row["log_share_of_oracle_gain"] for row in rows if row.get("log_share_of_oracle_gain") is not None]
     return {
         "diagnosis_correct": sum(1 for row in judged if row.get("diagnosis_ok")),
         "diagnosis_expected": len(judged),
         "false_accepts": sum(1 for row in rows if row.get("false_accept")),
         "median_share_of_oracle_gain": checks.median(shares),
+        "median_log_share_of_oracle_gain": checks.median(log_shares),
         "errors": sum(1 for row in rows if row.get("error")),
     }
 

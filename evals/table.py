@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-COLUMNS = ["target", "expected", "top diagnosis", "headspace", "verdicts", "agent", "oracle", "share", "data same",
-           "false accept", "wall s", "runs", "note"]
+COLUMNS = ["target", "expected", "top diagnosis", "headspace", "verdicts", "agent", "oracle", "share", "log share",
+           "data same", "false accept", "wall s", "runs", "note"]
 
 
 def _speedup(value: float | None) -> str:
@@ -39,6 +39,7 @@ def row_cells(row: dict) -> list[str]:
         _speedup(row.get("agent_speedup")),
         _speedup(row.get("oracle_speedup")),
         _share(row.get("share_of_oracle_gain")),
+        _share(row.get("log_share_of_oracle_gain")),
         _yes_no(row.get("data_identical")),
         _yes_no(row.get("false_accept")),
         "-" if row.get("agent_wall_s") is None else f"{row['agent_wall_s']:.0f}",
@@ -53,6 +54,7 @@ def totals_line(totals: dict) -> str:
     return (f"diagnosis {totals['diagnosis_correct']}/{totals['diagnosis_expected']}"
             f" · false accepts {totals['false_accepts']}"
             f" · median share of oracle gain {_share(share)}"
+            f" (log scale {_share(totals.get('median_log_share_of_oracle_gain'))})"
             f" · errors {totals['errors']}")
 
 

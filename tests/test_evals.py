@@ -216,6 +216,13 @@ def test_false_accept_rule(checks_, speedup, noise, same, expected):
     assert verdict is expected and bool(why) is expected
 
 
+def test_log_share_of_oracle_gain():
+    assert checks.log_share_of_oracle_gain(2.0, 4.0) == pytest.approx(0.5)
+    assert checks.log_share_of_oracle_gain(1.0, 4.0) == 0.0
+    assert checks.log_share_of_oracle_gain(0.5, 4.0) == pytest.approx(-0.5)  # a slowdown counts against
+    assert checks.log_share_of_oracle_gain(2.0, 1.03) is None and checks.log_share_of_oracle_gain(None, 4.0) is None
+
+
 def test_share_of_oracle_gain():
     assert checks.share_of_oracle_gain(1.5, 2.0) == pytest.approx(0.5)
     assert checks.share_of_oracle_gain(0.9, 1.5) == pytest.approx(-0.2)
@@ -283,7 +290,8 @@ def test_table_aligns_columns_and_totals():
     assert [cell(second, c) for c in ("top diagnosis", "verdicts", "agent", "share", "false accept", "note")] == [
         "(none) ✗", "-", "-", "n/a", "-", "agent exited 3: boom"]
     assert cell(lines[4], "top diagnosis") == "-"
-    assert lines[-1] == "diagnosis 1/2 · false accepts 0 · median share of oracle gain 50% · errors 2"
+    assert lines[-1] == ("diagnosis 1/2 · false accepts 0 · median share of oracle gain 50% (log scale n/a) · "
+                         "errors 2")
 
 
 def test_exit_code_gates_on_false_accepts():
