@@ -1,13 +1,14 @@
 """DataLoader workers that keep up with the loop but take the cores from it.
 
-Every sample is scaled and clipped by a Python loop over floats (`scale_clip`): building a
-batch costs several times the training step's CPU. Several workers per core build batches
-ahead of the loop, so the model hardly waits for data, but together they keep the cores busy
-and the training loop (one intra-op thread) gets only its share of them: forward and
-backward run slower instead of the wait growing. The wait looks small; replayed from memory
-with the DataLoader bypassed, the step is much faster (the headspace). Vectorising
-`scale_clip` makes the workers idle most of the time and gives the loop its core back.
-With `workers_per_core: 0` the main process builds the batches and simply waits for them.
+Every sample is scaled and clipped by a Python loop over floats (`scale_clip`). One
+DataLoader worker per core builds batches ahead of the loop (prefetching), so the model
+hardly waits for data; but the training loop also runs one intra-op thread per core, as
+torch does by default, and while the workers' Python keeps the cores busy, every forward
+and backward op waits for its slowest thread: the step slows down instead of the wait
+growing. Replayed from memory with the DataLoader bypassed, the step is much faster (the
+headspace). Vectorising `scale_clip` leaves the workers idle most of the time and gives the
+loop its cores back. configs/no_workers.yaml is the near miss: the loop builds its own
+batches and simply waits for them.
 """
 import argparse
 import os
