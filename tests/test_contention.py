@@ -59,7 +59,8 @@ def test_contending_workers_are_diagnosed_by_headspace(contention_run):
 def test_the_vectoriser_is_verified_with_a_measured_gain(contention_run):
     target, result, log = contention_run
     events = _events(target, result["run_id"])
-    chosen = next(e for e in events if e["event"] == "remedy_chosen")["data"]
+    chosen = next((e["data"] for e in events if e["event"] == "remedy_chosen"), None)
+    assert chosen is not None, log
     assert (chosen["diagnosis"], chosen["remedy"]) == ("hidden_input_contention", "vectorize_batch_building")
     [iteration] = result["iterations"]
     assert (iteration["diagnosis"], iteration["source"]) == ("hidden_input_contention", "codemod")
