@@ -1,9 +1,9 @@
 """Hidden input contention, end to end: loader workers that keep up but take the cores from the loop.
 
-The `contention` pipeline's workers (one per core, prefetching) build batches with a Python loop
-over floats while the loop runs one intra-op thread per core (torch's default). The workers keep
-the model fed (the measured wait is small) but the loop's ops wait for threads the workers
-displace; the free-data replay (headspace) shows what the wait hides. perfloop must call it
+The `contention` pipeline's workers (two per core, prefetching) build batches with a Python loop
+over floats. They keep the model fed (the measured wait is small) but keep the cores busy, so the
+loop's one thread gets only its share of them; the free-data replay (headspace) shows what the
+wait hides. perfloop must call it
 data-side by headspace (hidden_input_contention), vectorise the hot function offline and measure
 the gain in verification. The near miss is the same pipeline without workers: the loop waits for
 its batches, a plain wait, not hidden contention (tests/test_headspace.py covers trivial data).

@@ -1,14 +1,13 @@
 """DataLoader workers that keep up with the loop but take the cores from it.
 
-Every sample is scaled and clipped by a Python loop over floats (`scale_clip`). One
-DataLoader worker per core builds batches ahead of the loop (prefetching), so the model
-hardly waits for data; but the training loop also runs one intra-op thread per core, as
-torch does by default, and while the workers' Python keeps the cores busy, every forward
-and backward op waits for its slowest thread: the step slows down instead of the wait
-growing. Replayed from memory with the DataLoader bypassed, the step is much faster (the
-headspace). Vectorising `scale_clip` leaves the workers idle most of the time and gives the
-loop its cores back. configs/no_workers.yaml is the near miss: the loop builds its own
-batches and simply waits for them.
+Every sample is scaled and clipped by a Python loop over floats (`scale_clip`). Two
+DataLoader workers per core build batches ahead of the loop (prefetching), so the model
+hardly waits for data; but while their Python keeps every core busy, the training loop's
+thread gets only its share of the cores: forward and backward slow down instead of the
+wait growing. Replayed from memory with the DataLoader bypassed, the step is much faster
+(the headspace). Vectorising `scale_clip` leaves the workers idle most of the time and
+gives the loop its core back. configs/no_workers.yaml is the near miss: the loop builds
+its own batches and simply waits for them.
 """
 import argparse
 import os
