@@ -72,3 +72,26 @@ def test_no_accepted_change_means_no_comparison(tmp_path):
     updates = diagnose(state)
     assert "bottleneck_change" not in _diagnoses_event(state)
     assert str(updates["next_remedy"]) == "dataloader_starved/raise_num_workers"
+
+
+def test_an_edit_tried_under_one_entry_is_not_tried_again_under_another(tmp_path, capsys):
+    # hidden_input_contention and transform_hotspot both offer the vectoriser: once tried at a head, under
+    # either entry, the loop does not verify the same edit again there.
+    from agent.state import Attempt, RemedyRef
+    from tests.test_knowledge_base import fixture
+
+    before = _profile(num_workers=2, data_wait_ms=2.0, build_ms=40.0)
+    state = _state(tmp_path, before, before)
+    contention = match_entries(fixture("hidden_input_contention")["triggers"])
+    assert contention[0].entry_id == "hidden_input_contention"
+    tried = Attempt(head="h1", remedy=RemedyRef(diagnosis="transform_hotspot", remedy="vectorize_loops"))
+    state = state.model_copy(update={"diagnoses": contention[:1], "needs_diagnosis": False, "history": [],
+                                     "tried": [tried]})
+    updates = diagnose(state)
+    assert updates["next_remedy"] is None  # the LLM remedy is left, and no LLM is configured
+    reasons = {str(s.remedy): s.reason for s in updates["skipped"]}
+    assert reasons["hidden_input_contention/vectorize_batch_building"] == (
+        "the same edit as transform_hotspot/vectorize_loops, already tried at this head")
+    # Untried anywhere, it is the entry's first choice.
+    fresh = state.model_copy(update={"tried": []})
+    assert str(diagnose(fresh)["next_remedy"]) == "hidden_input_contention/vectorize_batch_building"

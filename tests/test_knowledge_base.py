@@ -581,12 +581,31 @@ def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
         assert check.loss_rtol > LOSS_TOLERANCE[1]
 
 
-def test_no_codemod_is_offered_by_two_entries():
-    # Memory and "tried" are per (entry, remedy): the same edit under two entries would be tried twice.
-    owners: dict[str, str] = {}
+def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
+    # Memory and "tried" are per (entry, remedy): the diagnose node treats remedies making the same
+    # edit as one (agent.nodes.diagnose.same_edit), so an edit is tried once per head. Sharing stays
+    # deliberate: only the vectoriser, for batch building that is slow (transform_hotspot) or that
+    # contends with the loop (hidden_input_contention).
+    from agent.nodes.diagnose import same_edit
+    from agent.state import RemedyRef
+
+    owners: dict[str, list[str]] = {}
     for e in load_entries():
         for r in e.remedies:
             if r.kind == "codemod":
-                key = f"{r.codemod} {sorted(r.params.items())}"
-                assert key not in owners, f"{key} in {owners.get(key)} and {e.id}"
-                owners[key] = e.id
+                owners.setdefault(f"{r.codemod} {sorted(r.params.items())}", []).append(f"{e.id}/{r.id}")
+    shared = {key: refs for key, refs in owners.items() if len(refs) > 1}
+    assert shared == {"vectorize_hot_function [('exact', True), ('round_trip', True)]":
+                      ["hidden_input_contention/vectorize_batch_building", "transform_hotspot/vectorize_loops"]}
+    for refs in shared.values():
+        for ref in refs:
+            entry, remedy = ref.split("/")
+            assert sorted(map(str, same_edit(RemedyRef(diagnosis=entry, remedy=remedy)))) == sorted(refs)
+
+
+def test_hidden_contention_offers_the_vectoriser_offline_first():
+    top = diagnose(fixture("hidden_input_contention")["triggers"])[0]
+    first = top.remedies[0]
+    assert (first.id, first.kind, first.codemod) == ("vectorize_batch_building", "codemod", "vectorize_hot_function")
+    assert first.verification.data == "identical" and first.verification.loss == "identical"
+    assert [r.kind for r in top.remedies[1:]] == ["llm"]

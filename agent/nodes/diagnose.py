@@ -1,26 +1,52 @@
 """diagnose: match the profile against the knowledge base and pick the next remedy to try."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from agent.console import say
 from agent.context import RunContext
 from agent.events import Diagnosed, RemedyChosen, RemedySkipped, Stopped
 from agent.faults import fault_point
 from agent.memory import Memory
 from agent.state import LoopState, RemedyRef, Skip
-from knowledge_base import Diagnosis, bottleneck_moved, compare
+from knowledge_base import Diagnosis, bottleneck_moved, compare, load_entries
 from knowledge_base import diagnose as match_entries
+
+
+def same_edit(ref: RemedyRef) -> list[RemedyRef]:
+    """Return ``ref`` and every codemod remedy of another entry that makes the same edit (codemod and params).
+
+    "Tried" and memory are per (entry, remedy); an edit two entries offer (e.g. vectorize_hot_function
+    under transform_hotspot and hidden_input_contention) must still be tried once per head.
+    """
+    edits = _codemod_edits()
+    key = edits.get((ref.diagnosis, ref.remedy))
+    if key is None:
+        return [ref]
+    return [ref] + [RemedyRef(diagnosis=entry, remedy=rid) for (entry, rid), k in edits.items()
+                    if k == key and (entry, rid) != (ref.diagnosis, ref.remedy)]
+
+
+@lru_cache(maxsize=1)
+def _codemod_edits() -> dict[tuple[str, str], str]:
+    """(entry, remedy) -> the edit a codemod remedy makes: its codemod and params."""
+    return {(e.id, r.id): f"{r.codemod} {sorted(r.params.items())}"
+            for e in load_entries() for r in e.remedies if r.kind == "codemod"}
 
 
 def _remembered_rejection(state: LoopState, memory: Memory, ref: RemedyRef) -> str | None:
     """Say why an earlier run's rejection of ``ref`` at this head still holds, or None."""
     if state.settings.retry_rejected:
         return None
-    earlier = memory.rejected_here(str(state.target.repo_root), state.target.subdir, state.head,
-                                   ref.diagnosis, ref.remedy)
-    if earlier is None or earlier.run_id == state.run_id:
-        return None
-    return (f"rejected at {earlier.stage} by run {earlier.run_id} on this same commit ({earlier.reason}); "
-            "--retry-rejected tries it again")
+    for same in same_edit(ref):
+        earlier = memory.rejected_here(str(state.target.repo_root), state.target.subdir, state.head,
+                                       same.diagnosis, same.remedy)
+        if earlier is None or earlier.run_id == state.run_id:
+            continue
+        as_ = "" if same == ref else f" as {same}"
+        return (f"rejected{as_} at {earlier.stage} by run {earlier.run_id} on this same commit ({earlier.reason}); "
+                "--retry-rejected tries it again")
+    return None
 
 
 def _after_accepted_change(state: LoopState, diagnoses: list[Diagnosis]) -> tuple[str | None, list[Skip]]:
@@ -77,6 +103,13 @@ def diagnose(state: LoopState) -> dict:
         for remedy in sorted(d.remedies, key=lambda r: -track.get(r.id, 0.5)):
             ref = RemedyRef(diagnosis=d.entry_id, remedy=remedy.id)
             if state.was_tried(ref) or any(s.remedy == ref for s in skipped):
+                continue
+            twin = next((t for t in same_edit(ref)[1:] if state.was_tried(t)), None)
+            if twin is not None:
+                reason = f"the same edit as {twin}, already tried at this head"
+                say(f"{ref}: skipped, {reason}")
+                ctx.record(RemedySkipped(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=reason))
+                skipped.append(Skip(head=state.head, remedy=ref, reason=reason))
                 continue
             if remedy.kind == "llm" and not state.settings.llm_ready:
                 skipped.append(Skip(head=state.head, remedy=ref,
