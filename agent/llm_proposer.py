@@ -4,7 +4,10 @@ Before asking, real calls of the hot function are captured (tools.replay) so the
 can show their argument shapes and dtypes, and so each candidate that edits the hot
 function is replayed, old against new, before any pipeline run. A candidate that cannot
 be applied or fails replay is dropped with its reason in the audit log
-(`llm_candidate`); the best survivor (passes replay, then fastest on the captured calls)
+(`llm_candidate`). Replay does not judge what it cannot see: the script's entry point (its
+one call is the whole program) is not captured, and a candidate whose function returns the
+same numbers in another layout (a list of floats became a tensor, its consumer changed with
+it) goes on to the pipeline's data check. The best survivor (passes replay, then fastest on the captured calls)
 alone becomes the proposal. When every candidate fails, the reasons go back to the
 model once; then the remedy is skipped with them.
 """
@@ -62,6 +65,11 @@ def _hot_target(ctx: RunContext, diagnosis, root: Path) -> HotTarget | None:
         qualname = qualname_of(tree, find_function(tree, name, hot[0].line))
     except (SyntaxError, NotApplicable):
         return None
+    if _is_entry_point(tree, qualname):
+        # Its one call is the whole program (argv, the training loop): replay would rerun it, and cannot.
+        return HotTarget(file=hot[0].file, function=qualname,
+                         capture_notes=[f"{qualname} is the script's entry point (called at module level); "
+                                        "replaying it would rerun the whole program"])
     settings = ProbeSettings(steps=2, warmup_steps=0, limits=ctx.protected(ctx.workspace.candidate_tree).limits,
                              first_step_timeout_s=ctx.state.target.first_step_timeout_s)
     work = ctx.next_run("llm-capture")
@@ -69,6 +77,21 @@ def _hot_target(ctx: RunContext, diagnosis, root: Path) -> HotTarget | None:
                              settings)
     return HotTarget(file=hot[0].file, function=qualname, calls_dir=captured.directory,
                      num_calls=captured.num_calls, capture_notes=captured.notes)
+
+
+def _is_entry_point(tree: ast.Module, qualname: str) -> bool:
+    """Tell whether the module itself calls top-level function ``qualname`` (``if __name__ == "__main__": main()``)."""
+    if "." in qualname:
+        return False
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # a call inside a function is a call from somewhere else
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == qualname:
+            return True
+        pending.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _prompt(ctx: RunContext, diagnosis, remedy, root: Path, hot: HotTarget | None, k: int) -> str:
@@ -126,6 +149,10 @@ def _check(ctx: RunContext, root: Path, hot: HotTarget | None, remedy, attempt: 
     caller_changed = _edits_a_caller(root, hot.function, texts)
     outcome = replay(root, hot.file, hot.function, old_text, texts[hot.file], Path(hot.calls_dir),
                      tolerance=_tolerance(remedy), work_dir=work, lists_became_arrays=caller_changed)
+    if outcome.verdict == "layout_changed":
+        # The same numbers in another layout (a list of floats became a tensor) and, with it, what consumes
+        # them: the pipeline's data check judges that (identical after layout, or at model input).
+        return candidate, outcome.reason
     crashed = outcome.verdict == "error" or (outcome.verdict == "different" and "new raised" in outcome.reason)
     if crashed and caller_changed:
         # The candidate changes what the caller passes, so the old captured arguments may not fit

@@ -114,3 +114,16 @@ def test_oracle_proposer_serves_the_oracle_patch_and_the_loop_verifies_it(profil
     finally:
         _undo_commit(profiled)
     assert verdict.data.status == "identical" and verdict.loss.status == "identical"
+
+
+def test_the_scripts_entry_point_is_not_replayed():
+    import ast
+
+    from agent.llm_proposer import _is_entry_point
+
+    script = ast.parse("def main():\n    run()\n\n\ndef run():\n    pass\n\n\nclass T:\n    def main(self):\n        main()\n\n\n"
+                       "if __name__ == '__main__':\n    main()\n")
+    assert _is_entry_point(script, "main")
+    assert not _is_entry_point(script, "run")  # called only from inside a function
+    assert not _is_entry_point(script, "T.main")
+    assert _is_entry_point(ast.parse("import sys\nsys.exit(main())\n"), "main")

@@ -144,3 +144,39 @@ def test_script_argv_is_the_scripts_part_of_the_command():
 
     assert script_argv("python train.py config/train_char.py", "train.py") == ["train.py", "config/train_char.py"]
     assert script_argv("python -m pkg.train --x 1", "pkg/train.py") == ["pkg/train.py"]
+
+
+def test_same_values_in_another_layout_is_left_to_the_data_check():
+    """A list of floats that became the float32 tensor it was read from: not 'different', not 'identical'."""
+    import torch
+
+    from tools.replay_child import compare
+
+    row = torch.randn(12, generator=torch.Generator().manual_seed(5))
+    old = {"window": [float(v) for v in row.numpy()], "label": 3}
+    verdict, detail = compare(old, {"window": row, "label": 3}, None, None)
+    assert verdict == "layout_changed" and "out['window']" in detail
+    assert compare(old, old, None, None)[0] == "identical"
+    # Another layout that also changes a value, a label or the precision is still different.
+    assert compare(old, {"window": row * 2, "label": 3}, None, None)[0] == "different"
+    assert compare(old, {"window": row, "label": 4}, None, None)[0] == "different"
+    assert compare(old, {"window": row.half(), "label": 3}, None, None)[0] == "different"
+    assert compare(old, {"window": row[:-1], "label": 3}, None, None)[0] == "different"
+
+
+def test_replay_says_layout_changed_for_a_list_that_became_a_tensor(tmp_path):
+    import pickle
+
+    (tmp_path / "data.py").write_text("import numpy as np\n\n\ndef item(row):\n    return {'window': [float(v) for v in row]}\n")
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    import numpy as np
+
+    row = np.linspace(0, 1, 7, dtype=np.float32)
+    (calls / "call-1-0.pkl").write_bytes(pickle.dumps({"args": (row,), "kwargs": {}}))
+    new = "import numpy as np\nimport torch\n\n\ndef item(row):\n    return {'window': torch.from_numpy(row)}\n"
+    outcome = replay(tmp_path, "data.py", "item", (tmp_path / "data.py").read_text(), new, calls)
+    assert not outcome.ok and outcome.verdict == "layout_changed", outcome.reason
+    assert "1 of 1 calls" in outcome.reason and "data check" in outcome.reason
+    doubled = new.replace("torch.from_numpy(row)", "torch.from_numpy(row * 2)")
+    assert replay(tmp_path, "data.py", "item", (tmp_path / "data.py").read_text(), doubled, calls).verdict == "different"

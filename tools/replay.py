@@ -37,7 +37,9 @@ class ReplayResult(BaseModel):
     """How the new version of a function compared with the old one on captured calls."""
 
     ok: bool = Field(description="True when every replayed call matched (identically or within tolerance).")
-    verdict: str = Field(description="'identical', 'within_tolerance', 'different', 'no_calls' or 'error'.")
+    verdict: str = Field(description="'identical', 'within_tolerance', 'layout_changed' (same values, another "
+                                     "container or dtype: not ok, the pipeline's data check decides), 'different', "
+                                     "'no_calls' or 'error'.")
     reason: str = Field(description="One line for the audit log: what matched, or the first mismatch.")
     num_calls: int = 0
     num_identical: int = 0
@@ -124,6 +126,13 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
         return ReplayResult(ok=False, verdict="no_calls",
                             reason=f"no captured call of {function} could be restored: {report['skipped'][:2]}",
                             **common)
+    if report.get("layout_changed"):
+        # The same numbers in another container or dtype (a list of floats became a tensor): whatever consumes
+        # them must have changed with it, which replay of this one function cannot see.
+        return ReplayResult(ok=False, verdict="layout_changed",
+                            reason=f"replay of {function}: the same values in another layout in "
+                                   f"{report['layout_changed']} of {report['num_calls']} calls ({report['layout']}); "
+                                   "only the pipeline's data check can judge it", **common)
     verdict = "within_tolerance" if report["within_tolerance"] else "identical"
     return ReplayResult(ok=True, verdict=verdict,
                         reason=f"replay of {function}: {report['identical']} of {report['num_calls']} calls "

@@ -142,7 +142,8 @@ def as_arrays(value):
 
 
 def compare(old, new, atol, rtol, lists_became_arrays=False):
-    """Return (verdict, detail): identical, within_tolerance or different (first difference)."""
+    """Return (verdict, detail): identical, within_tolerance, layout_changed (the same numbers in another
+    container or dtype, see same_values; detail: the first structure change) or different (first difference)."""
     import numpy as np
 
     if lists_became_arrays:
@@ -151,8 +152,13 @@ def compare(old, new, atol, rtol, lists_became_arrays=False):
     if [(p, k) for p, k, _ in old_leaves] != [(p, k) for p, k, _ in new_leaves]:
         for (po, ko, _), (pn, kn, _) in zip(old_leaves, new_leaves):
             if (po, ko) != (pn, kn):
-                return "different", f"{po}: structure/type {ko} became {kn}"
-        return "different", f"{len(old_leaves)} values became {len(new_leaves)}"
+                detail = f"{po}: structure/type {ko} became {kn}"
+                break
+        else:
+            detail = f"{len(old_leaves)} values became {len(new_leaves)}"
+        if same_values(old_leaves, new_leaves):
+            return "layout_changed", detail
+        return "different", detail
     verdict = "identical"
     for (path, kind, a), (_, _, b) in zip(old_leaves, new_leaves):
         if kind[0] in ("ndarray", "list", "tensor"):
@@ -172,14 +178,47 @@ def compare(old, new, atol, rtol, lists_became_arrays=False):
     return verdict, ""
 
 
+def same_values(old_leaves, new_leaves) -> bool:
+    """Tell whether two outputs hold the same numbers in the same order, whatever holds them.
+
+    Every numeric leaf (a tensor, array, list of numbers or number) is read as float64 and
+    joined in leaf order; other leaves (strings, None) must be equal one for one. A list of
+    Python floats and the float32 tensor it came from then compare equal (every float32
+    round-trips through float64); a value rounded to a narrower dtype does not.
+    """
+    import numpy as np
+
+    def split(leaves):
+        numbers, others = [], []
+        for _, kind, payload in leaves:
+            if payload is None:
+                continue  # a container: its leaves follow
+            if kind[0] in ("ndarray", "list", "tensor"):
+                array = np.asarray(payload)
+                if array.dtype.kind not in "biuf":
+                    return None, None
+                numbers.append(array.astype(np.float64).ravel())
+            elif kind[0] in ("int", "float", "bool"):
+                numbers.append(np.asarray([payload], dtype=np.float64))
+            else:
+                others.append(payload)
+        return (np.concatenate(numbers) if numbers else np.zeros(0)), others
+
+    old_numbers, old_others = split(old_leaves)
+    new_numbers, new_others = split(new_leaves)
+    if old_numbers is None or new_numbers is None or old_others != new_others:
+        return False
+    return old_numbers.shape == new_numbers.shape and np.array_equal(old_numbers, new_numbers, equal_nan=True)
+
+
 def main() -> None:
     spec = json.loads(open(sys.argv[1]).read())
     sys.path.insert(0, os.path.dirname(os.path.abspath(spec["file"])))
     argv = spec.get("argv")
     old = resolve(load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv), spec["function"])
     new = resolve(load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv), spec["function"])
-    report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "skipped": [], "mismatch": None,
-              "old_s": 0.0, "new_s": 0.0}
+    report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "layout_changed": 0, "layout": None,
+              "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0}
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], "call-*.pkl"))):
         try:
             call = pickle.loads(open(path, "rb").read())
@@ -216,6 +255,8 @@ def main() -> None:
         if verdict == "different":
             report["mismatch"] = f"{os.path.basename(path)}: {detail}"
             break
+        if verdict == "layout_changed" and report["layout"] is None:
+            report["layout"] = f"{os.path.basename(path)}: {detail}"
         report[verdict] += 1
     print("PERFLOOP_REPLAY " + json.dumps(report))
 
