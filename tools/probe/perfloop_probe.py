@@ -171,11 +171,36 @@ class _Probe:
         """Return the wall-clock time of a perf_counter ``instant``."""
         return self.install_wall + (instant - self.install_perf)
 
+    def own_start(self) -> tuple[float, float]:
+        """Mark the start of the probe's own work in the open step (see own_time)."""
+        step = self.current
+        return time.perf_counter(), (step.get("gc_ms", 0.0) if step is not None else 0.0)
+
+    def own_time(self, mark: tuple[float, float]) -> None:
+        """Leave the probe's own work since ``mark`` (fingerprints, kept batches) out of the open step.
+
+        Hashing a batch of many small leaves costs milliseconds the pipeline never spends
+        without the probe; booked as the loop's "other" time it would make a data-bound step
+        look host-bound. The step's clock starts that much later instead (``probe_ms`` says how
+        much), so the ledger and the timeline stay consistent; a garbage collection that ran
+        meanwhile leaves ``gc_ms`` too, which stays a part of the step. Time inside a stage is
+        left alone.
+        """
+        step = self.current
+        if step is None or self.stages:
+            return
+        started, gc_before = mark
+        elapsed = time.perf_counter() - max(started, step["start"])
+        step["start"] += elapsed
+        step["probe_ms"] += elapsed * 1000.0
+        if step.get("gc_ms", 0.0) > gc_before:
+            step["gc_ms"] = gc_before
+
     def open_step(self, start: float, loader_id: int) -> None:
         self.step_calls = 0
         new_batch()  # tensors hashed for the last step are not this step's
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
-                        "epoch_start": False, "samples": 0, "row_hashes": [],
+                        "epoch_start": False, "samples": 0, "row_hashes": [], "probe_ms": 0.0,
                         "loss": None, **{s + "_ms": 0.0 for s in _STAGES}}
         if _MODE == "full":
             self.current.update(start_wall=self.wall(start), spans=[])
@@ -436,9 +461,11 @@ def _patch_next_batch(probe: _Probe) -> None:
             probe.current["data_ms"] += wait_ms
             probe.span("data", call_start, call_start + wait_ms / 1000.0)
             probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
+            own = probe.own_start()
             _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
             if _MODE == "full":
                 _guarded(probe, keep_for_replay, batch)
+            probe.own_time(own)
         return batch
 
     dl._BaseDataLoaderIter.__next__ = next_batch
@@ -459,11 +486,15 @@ def _patch_module_call(torch, probe: _Probe) -> None:
     def module_call(self, *args, **kwargs):
         if _MODE != "full" and probe.step_source == "loader":
             if not probe.stages and probe.current is not None and not probe.current.get("inputs_seen"):
+                own = probe.own_start()
                 _guarded(probe, _model_inputs, probe, self, args, kwargs)
+                probe.own_time(own)
             return original_call(self, *args, **kwargs)  # a timing run with DataLoader steps: nothing more
         if not probe.stages:
+            own = probe.own_start()
             _guarded(probe, note_autocast, torch)
             _guarded(probe, _outermost_call, probe, self, args, kwargs)
+            probe.own_time(own)
         if not probe.timing():
             return original_call(self, *args, **kwargs)
         with probe.stage("forward"):
