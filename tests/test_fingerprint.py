@@ -114,6 +114,17 @@ def test_model_input_that_is_the_batch_is_hashed_once_unless_changed(fingerprint
     assert fingerprint_module._SEEN == []
 
 
+def test_a_layout_of_many_leaves_says_how_many(fingerprint_module):
+    # default_collate's answer to a list of floats: one tensor per position, 512 of them.
+    batch = {"window": [torch.randn(64, dtype=torch.float64) for _ in range(512)], "label": torch.zeros(64)}
+    fingerprint_module.fingerprint(batch, "batch", [])
+    layout = fingerprint_module.last_layout()
+    assert len(layout) == 65 and layout[-1] == "… (513 leaves)"  # the first 64 leaves, then how many in all
+    from tools.datacheck import _layout
+
+    assert _layout(layout).endswith("… (513 leaves)}") and "batch['label']:torch.float32:()" in _layout(layout)
+
+
 def test_opaque_value_or_cycle_is_refused_with_its_path(fingerprint_module):
     class Opaque:
         __slots__ = ("payload",)

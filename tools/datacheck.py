@@ -149,7 +149,8 @@ def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequen
 def _layout(leaves: list[str]) -> str:
     """Say a batch layout briefly: its first leaves as path:dtype:shape, and how many there are."""
     shown = [leaf.replace("|", ":") for leaf in leaves[:3]]
-    more = f", … ({len(leaves)} leaves)" if len(leaves) > 3 else ""
+    count = leaves[-1] if leaves and leaves[-1].startswith("… (") else f"… ({len(leaves)} leaves)"  # the probe's total
+    more = f", {count}" if len(leaves) > 3 else ""
     return "{" + ", ".join(shown) + more + "}"
 
 

@@ -113,7 +113,8 @@ def fingerprint(batch, root: str = "batch", values: list | None = None,
                 numeric.append(torch.tensor(seq, dtype=torch.float64))
         rows = fields[-1][0] if rows is None else rows
     rows = rows or 0
-    _LAST_LAYOUT[:] = [header.decode(errors="replace") for _, header, _ in fields][:64]
+    _LAST_LAYOUT[:] = [header.decode(errors="replace") for _, header, _ in fields[:64]] + \
+        ([f"… ({len(fields)} leaves)"] if len(fields) > 64 else [])
     np = _np()
     # One 64-bit digest per row, folded over the fields in order; a field without one entry
     # per row (a scalar, an empty tensor) is hashed whole into every row.
@@ -159,7 +160,8 @@ def _row_sums(leaf, tensor, rows: int):
 
 
 _LAST_LAYOUT: list[str] = []
-"""Leaf paths, dtypes and shapes of the batch fingerprinted last (for saying how a layout changed)."""
+"""Leaf paths, dtypes and shapes of the batch fingerprinted last (for saying how a layout changed): the first
+64, then "… (N leaves)" when there are more."""
 
 
 def last_layout() -> list[str]:
