@@ -61,12 +61,15 @@ def relative_diff(new: float | None, old: float | None) -> float | None:
 
 
 def false_accept(accepted_data_checks: Sequence[str], agent_speedup: float | None, noise: float,
-                 data_identical: bool | None) -> tuple[bool, str]:
+                 data_identical: bool | None, loss_identical: bool | None = None) -> tuple[bool, str]:
     """Decide whether the agent accepted something it should not have; return (verdict, why).
 
     A false accept needs at least one accepted change, and then either no real gain
     (re-measured speed-up within max(noise, MIN_GAIN) of 1, or not measurable) or
-    changed data that every accepted iteration reported as identical.
+    changed data that every accepted iteration reported as identical. Each check is the
+    data verdict's label: "identical (layout changed)" and "identical at model input"
+    disclose that the loader's batches changed (their digest may differ), but claim the
+    model saw the same numbers, so the loss curve must then be the original's.
     """
     if not accepted_data_checks:
         return False, ""
@@ -77,7 +80,14 @@ def false_accept(accepted_data_checks: Sequence[str], agent_speedup: float | Non
         return True, f"accepted a change but re-measured {agent_speedup:.2f}x <= {threshold:.2f}x"
     if data_identical is False and all(check == "identical" for check in accepted_data_checks):
         return True, "data changed but every accepted change reported it identical"
+    if data_identical is False and loss_identical is False and all(
+            check in ("identical", *IDENTICAL_BEYOND_LOADER) for check in accepted_data_checks):
+        return True, "data changed and so did the loss, but every accepted change reported the model input identical"
     return False, ""
+
+
+IDENTICAL_BEYOND_LOADER = ("identical (layout changed)", "identical at model input")
+"""Data verdicts (labels) that say the loader's batches changed but the model was given the same numbers."""
 
 
 def verdict_letters(verdicts: Iterable[str]) -> str:

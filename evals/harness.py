@@ -122,7 +122,9 @@ def evaluate(name: str, label: str, options: Options) -> dict:
         return {**row, "agent_wall_s": error.wall_s, "error": str(error)}
     row.update(read_summary(summary))
     row["diagnosis_ok"] = checks.diagnosis_matches(row["top_diagnosis"], expected.diagnosis, expected.also_acceptable)
-    accepted_checks = [it["data_check"] or "not_run" for it in row["iterations"] if it["verdict"] == "accepted"]
+    # The verdict's label, e.g. "identical (layout changed)", where the summary has one.
+    accepted_checks = [it.get("data_detail") or it["data_check"] or "not_run"
+                       for it in row["iterations"] if it["verdict"] == "accepted"]
     agent_head = workspace.git(repo, "rev-parse", summary["branch"]).strip() if summary.get("branch") else original
     if accepted_checks and agent_head == original:
         row["error"] = (f"agent reports {len(accepted_checks)} accepted change(s) but {summary.get('branch')} "
@@ -193,7 +195,8 @@ def judge(measured: dict, accepted_checks: list[str]) -> dict:
     oracle_speedup = checks.ratio(oracle["median_samples_per_s"], orig["median_samples_per_s"]) if oracle else None
     have_both = orig["batch_digest"] is not None and agent["batch_digest"] is not None
     data_identical = agent["batch_digest"] == orig["batch_digest"] if have_both else None
-    is_false, why = checks.false_accept(accepted_checks, agent_speedup, orig["spread"], data_identical)
+    loss_identical = agent["losses"] == orig["losses"] if have_both else None
+    is_false, why = checks.false_accept(accepted_checks, agent_speedup, orig["spread"], data_identical, loss_identical)
     if is_false and agent["errors"] and agent_speedup is None:
         why = f"{why}: {agent['errors'][0]}"
     return {
@@ -203,7 +206,7 @@ def judge(measured: dict, accepted_checks: list[str]) -> dict:
         "share_of_oracle_gain": checks.share_of_oracle_gain(agent_speedup, oracle_speedup),
         "log_share_of_oracle_gain": checks.log_share_of_oracle_gain(agent_speedup, oracle_speedup),
         "data_identical": data_identical,
-        "loss_identical": agent["losses"] == orig["losses"] if have_both else None,
+        "loss_identical": loss_identical,
         "final_loss_rel_diff": checks.relative_diff(agent["final_loss"], orig["final_loss"]),
         "extra_identical": agent["extra"] == orig["extra"] if have_both else None,
         "oracle_data_identical": (oracle["batch_digest"] == orig["batch_digest"]

@@ -223,6 +223,16 @@ def test_log_share_of_oracle_gain():
     assert checks.log_share_of_oracle_gain(2.0, 1.03) is None and checks.log_share_of_oracle_gain(None, 4.0) is None
 
 
+@pytest.mark.parametrize("label", ["identical (layout changed)", "identical at model input"])
+def test_false_accept_rule_beyond_the_loader(label):
+    # The loader's batches changed (digest differs) and the verdict said so; the model's numbers did not.
+    assert checks.false_accept([label], 5.0, 0.01, False, True) == (False, "")
+    assert checks.false_accept(["identical", label], 5.0, 0.01, False, True) == (False, "")
+    # ... unless the loss curve moved: then the model was not given the same numbers after all.
+    verdict, why = checks.false_accept([label], 5.0, 0.01, False, False)
+    assert verdict is True and "loss" in why
+
+
 def test_share_of_oracle_gain():
     assert checks.share_of_oracle_gain(1.5, 2.0) == pytest.approx(0.5)
     assert checks.share_of_oracle_gain(0.9, 1.5) == pytest.approx(-0.2)
