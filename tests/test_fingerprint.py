@@ -125,6 +125,23 @@ def test_a_layout_of_many_leaves_says_how_many(fingerprint_module):
     assert _layout(layout).endswith("… (513 leaves)}") and "batch['label']:torch.float32:()" in _layout(layout)
 
 
+def test_value_hashes_do_not_depend_on_what_was_hashed_before(fingerprint_module):
+    # A list of 512 per-position float64 tensors and the float32 [rows, 512] tensor they came from hold the
+    # same values per sample; the key cache grows while the first is hashed and must not change its keys.
+    rows = torch.randn(16, 512, generator=torch.Generator().manual_seed(4))
+    labels = torch.arange(16)
+    listed = {"label": labels, "window": [rows[:, j].double() for j in range(512)]}
+    stacked = {"label": labels, "window": rows}
+    fingerprint_module._KEYS.clear()
+    first, again = [], []
+    fingerprint_module.fingerprint(listed, "batch", first)
+    fingerprint_module.fingerprint(stacked, "batch", again)
+    assert first == again
+    _, before, _ = fingerprint_module.fingerprint({"x": rows})
+    fingerprint_module.fingerprint({"wide": torch.zeros(2, 100000)})  # grows the cache far past 512 words
+    assert fingerprint_module.fingerprint({"x": rows})[1] == before
+
+
 def test_opaque_value_or_cycle_is_refused_with_its_path(fingerprint_module):
     class Opaque:
         __slots__ = ("payload",)

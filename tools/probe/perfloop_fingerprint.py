@@ -232,12 +232,19 @@ def _mix(h):
 
 
 def _keys(words: int) -> tuple:
-    """Per-position keys and odd multipliers for at least ``words`` positions (deterministic, cached)."""
+    """Per-position keys and odd multipliers for at least ``words`` positions (deterministic, cached).
+
+    Position p's key and multiplier depend on p alone, never on how far the cache has grown:
+    otherwise a row hashed before a wider one grew it and the same row hashed after would
+    differ (with 513 one-word leaves, the layout-free value hash of a list of per-position
+    tensors never matched the stacked tensor's).
+    """
     if not _KEYS or len(_KEYS[0]) < words:
         np = _np()
         size = max(words, 2 * len(_KEYS[0]) if _KEYS else 64)
-        mixed = _mix(np.arange(1, 2 * size + 1, dtype=np.uint64) * np.uint64(_FOLD))
-        _KEYS[:] = [mixed[:size], mixed[size:] | np.uint64(1)]
+        positions = np.arange(size, dtype=np.uint64)
+        _KEYS[:] = [_mix((np.uint64(2) * positions + np.uint64(1)) * np.uint64(_FOLD)),
+                    _mix((np.uint64(2) * positions + np.uint64(2)) * np.uint64(_FOLD)) | np.uint64(1)]
     return _KEYS[0], _KEYS[1]
 
 
