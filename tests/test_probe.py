@@ -55,11 +55,11 @@ def test_run_is_bounded_and_ledger_counts_each_interval_once(full_run):
 def test_the_probes_own_work_is_left_out_of_the_step(full_run):
     # Fingerprinting each batch is the probe's work, not the pipeline's: the step's clock starts after it,
     # so consecutive steps start step_ms + probe_ms apart and the ledger still adds up to step_ms.
-    steps = full_run.record["steps"]
-    assert all(step["probe_ms"] > 0 for step in steps)
+    steps = full_run.record.steps
+    assert all(step.probe_ms > 0 for step in steps)  # an extra field of the record's Step
     for step, after in zip(steps, steps[1:]):
-        gap_ms = (after["start_wall"] - step["start_wall"]) * 1000.0
-        assert gap_ms == pytest.approx(step["step_ms"] + step["probe_ms"], abs=0.05)
+        gap_ms = (after.start_wall - step.start_wall) * 1000.0
+        assert gap_ms == pytest.approx(step.step_ms + step.probe_ms, abs=0.05)
     assert full_run.measurement.startup_s > 0
 
 
