@@ -51,6 +51,8 @@ class Step(_Open):
     optimizer_ms: float = 0.0
     other_ms: float = 0.0
     gc_ms: float = 0.0
+    probe_ms: float = 0.0
+    """The probe's own work in this step (fingerprints, kept batches), left out of step_ms."""
     sync_calls: int = 0
     sync_ms: float = 0.0
     gpu_ms: dict[str, float] = Field(default_factory=dict, description="CUDA event time per stage (ms).")
