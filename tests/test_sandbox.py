@@ -99,7 +99,11 @@ def test_child_that_left_the_session_is_still_killed(tmp_path):
 
 
 def test_interrupting_perfloop_kills_the_command_too(tmp_path):
+    # Python's Ctrl-C handler, as on a terminal: a shell's background job (`cmd &`, nohup)
+    # starts with SIGINT ignored, and Python then keeps it ignored.
     driver = textwrap.dedent(f"""
+        import signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from pathlib import Path
         from sandbox.runner import RunLimits, run_command
         run_command("sleep 300 & echo $! > child.pid; sleep 300", Path({str(tmp_path)!r}),
