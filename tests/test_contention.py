@@ -10,6 +10,11 @@ its batches, a plain wait, not hidden contention (tests/test_headspace.py covers
 
 The assertions are on the diagnosis and on verification's own verdict (its confidence interval
 against the noise floor), never on raw timings.
+
+The two end-to-end tests are marked `bench`, out of the default run and CI: on a quiet 2-core
+box the effect is transient (16 prefetched batches against 8 + 8 measured steps) and the
+headspace read 8-40% across runs of the same commit on 2026-12-01, so the diagnosis flips.
+Run them by hand: `pytest -m bench tests/test_contention.py`. The near miss stays in CI.
 """
 from __future__ import annotations
 
@@ -46,6 +51,7 @@ def contention_run(tmp_path_factory):
     return target, _last_json(done), done.stderr
 
 
+@pytest.mark.bench
 def test_contending_workers_are_diagnosed_by_headspace(contention_run):
     target, result, log = contention_run
     ranked = next(e for e in _events(target, result["run_id"]) if e["event"] == "diagnoses")["data"]["ranked"]
@@ -56,6 +62,7 @@ def test_contending_workers_are_diagnosed_by_headspace(contention_run):
     assert top["evidence"]["hot_function"].startswith("scale_clip (train.py:")
 
 
+@pytest.mark.bench
 def test_the_vectoriser_is_verified_with_a_measured_gain(contention_run):
     target, result, log = contention_run
     events = _events(target, result["run_id"])
