@@ -214,7 +214,8 @@ def _headspace(profiles: list[tuple[str, Logged]]) -> str:
         profile = record.event.profile
         share, free = profile.get("headspace"), profile.get("step_ms_free_data")
         measured = share is not None and free is not None
-        rows.append(f"<tr><td>{_esc(label)}</td><td>{f'{free:.1f} ms' if measured else '–'}</td><td>{f'{share:.0%}' if measured else '–'}</td>"
+        free_cell, share_cell = (f"{free:.1f} ms", f"{share:.0%}") if measured else ("–", "–")
+        rows.append(f"<tr><td>{_esc(label)}</td><td>{free_cell}</td><td>{share_cell}</td>"
                     f"<td class=muted>{_esc(profile.get('headspace_note', '') or 'recorded by an older perfloop')}</td></tr>")
     return ("<h3>Headspace</h3><p>The same loop fed the profile's stored batches from memory, the data loading "
             "bypassed: the step it leaves is the step with free data, and <b>headspace</b> = (step − step with free "

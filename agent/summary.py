@@ -4,6 +4,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agent.state import Iteration, LoopState, StopReason
+from tools.models import Profile
 
 
 class Numbers(BaseModel):
@@ -17,7 +18,7 @@ class Numbers(BaseModel):
     headspace_note: str = Field("", description="How the headspace was measured, or why it was not.")
 
     @classmethod
-    def of_profile(cls, profile, **numbers) -> "Numbers":
+    def of_profile(cls, profile: Profile, **numbers) -> "Numbers":
         """Numbers of a profiled version; ``numbers`` override the profile's own throughput and start-up."""
         values = dict(samples_per_s=profile.samples_per_s, startup_s=profile.startup_s, noise_pct=profile.noise_pct)
         return cls(**{**values, **numbers}, headspace=profile.headspace, headspace_note=profile.headspace_note)

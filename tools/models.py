@@ -248,8 +248,7 @@ class Profile(BaseModel):
             "build_wait_share": build_wait_share,
             "hot_function_step_share": hot_step_share,
             "collate_step_share": (build_wait_share * build.collate_share
-                                   if build and build.collate_share is not None and build_wait_share is not None
-                                   else None),
+                                   if build and build_wait_share is not None else None),
             "main_hot_function": main_hot.where() if main_hot else None,
             "main_hot_function_share": main_hot.share if main_hot else None,
             "epoch_stall_share": self.epoch_stall_share,

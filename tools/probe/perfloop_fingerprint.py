@@ -75,12 +75,11 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def fingerprint(batch, root: str = "batch", values: list | None = None,
-                clone: bool = False) -> tuple[int, list[str], list]:
+def fingerprint(batch, root: str = "batch", values: list | None = None) -> tuple[int, list[str], list]:
     """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable.
 
     With ``values`` given, also append each row's layout-free value hash to it (see value_hashes).
-    The tensors are the batch's own (detached, on the CPU) unless ``clone``: copy only what is kept.
+    The tensors are the batch's own (detached, on the CPU): whoever keeps them copies them.
     """
     import torch
 
@@ -133,8 +132,6 @@ def fingerprint(batch, root: str = "batch", values: list | None = None,
         combined = _mix(combined * np.uint64(_FOLD) + _mix(part ^ np.uint64(_digest(header))))
     if values is not None:
         values.extend(value_hashes(numeric, rows))
-    if clone:
-        tensors = [(path, tensor.clone()) for path, tensor in tensors]
     return rows, _hex(combined), tensors
 
 
@@ -150,6 +147,7 @@ def new_batch() -> None:
 
 
 def _row_sums(leaf, tensor, rows: int):
+    """Row word sums of ``tensor`` (the detached ``leaf``), reused while the same leaf is unchanged."""
     version = getattr(leaf, "_version", None)
     for seen, seen_version, sums in _SEEN:
         if seen is leaf and seen_version == version and version is not None:
