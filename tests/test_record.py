@@ -21,7 +21,11 @@ SETTINGS = ProbeSettings(steps=4, warmup_steps=1)
 OLD = ROOT / "tests" / "data" / "records"  # written by the first probe (commit e123854), light and full mode
 LEDGER = ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms")
 
+# The loop sleeps 20 ms a step so that the refill a step's batch requests is built by a worker
+# inside that step's timeline window even on a loaded machine (a sub-millisecond step left the
+# median step's window without a batch build now and then).
 PIPELINE = '''
+import time
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -37,6 +41,7 @@ for epoch in range(100):
         opt.zero_grad()
         loss.backward()
         opt.step()
+        time.sleep(0.02)
 '''
 
 
