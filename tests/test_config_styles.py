@@ -144,6 +144,44 @@ def test_training_arguments_keyword_is_added_in_the_call_style(tmp_path):
     assert result.old_value is True  # TrainingArguments pins memory unless told otherwise
 
 
+TRAIN_HF_SPLAT = """\
+import json
+
+from transformers import Trainer, TrainingArguments
+
+cfg = json.load(open("configs/train.json"))
+args = TrainingArguments(output_dir="out", report_to=[], **cfg["training"])
+Trainer(model=model, args=args, train_dataset=ds).train()
+"""
+HF_CONFIG = """{
+  "data": {"num_examples": 512},
+  "training": {
+    "per_device_train_batch_size": 32,
+    "dataloader_num_workers": 0
+  }
+}
+"""
+
+
+def test_training_arguments_from_config_splat_edits_the_config_key(tmp_path):
+    # TrainingArguments(**cfg["training"]) names no loader keyword: the config's
+    # dataloader_num_workers is what the Trainer's DataLoader gets.
+    write(tmp_path, {"train.py": TRAIN_HF_SPLAT, "configs/train.json": HF_CONFIG})
+    ctx = CodemodContext(root=tmp_path, config_path="configs/train.json", params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files == {"configs/train.json": HF_CONFIG.replace(
+        '"dataloader_num_workers": 0', '"dataloader_num_workers": 2')}
+    assert "training.dataloader_num_workers" in result.summary and result.old_value == 0
+
+
+def test_training_arguments_splat_without_the_config_key_is_refused(tmp_path):
+    config = HF_CONFIG.replace(',\n    "dataloader_num_workers": 0', "")
+    write(tmp_path, {"train.py": TRAIN_HF_SPLAT, "configs/train.json": config})
+    ctx = CodemodContext(root=tmp_path, config_path="configs/train.json", params={"value": 2})
+    with pytest.raises(NotApplicable, match="passes \\*\\*kwargs that may already set dataloader_num_workers"):
+        apply_codemod("set_num_workers", ctx)
+
+
 TRAIN_LIGHTNING = """\
 import lightning as L
 from torch.utils.data import DataLoader

@@ -61,7 +61,8 @@ def set_dataloader_option(ctx: CodemodContext, name: str, value: object) -> Code
         if result is not None:
             return result
     if found is None:
-        result = edit_trainer_option(ctx.root, name, value)
+        via_config = (lambda keyword: _edit_config(ctx, keyword, value, [])) if ctx.config_path else None
+        result = edit_trainer_option(ctx.root, name, value, via_config)
         if result is not None:
             return result
         raise NotApplicable(not_found)

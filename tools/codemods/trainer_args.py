@@ -41,8 +41,15 @@ def find_train_dataloader(root: Path) -> tuple[DataLoaderSite, calls.CallSite] |
     return None
 
 
-def edit_trainer_option(root: Path, name: str, value: object) -> CodemodResult | None:
-    """Set `dataloader_<name>` in the target's TrainingArguments(...) call; None when it has none."""
+def edit_trainer_option(root: Path, name: str, value: object,
+                        via_config=None) -> CodemodResult | None:
+    """Set `dataloader_<name>` in the target's TrainingArguments(...) call; None when it has none.
+
+    When the call does not name the keyword but passes `**kwargs`, the keyword may come
+    from the training config (`TrainingArguments(**cfg["training"])`): `via_config(keyword)`
+    edits that config key if the config has it (None when it has not), and only then is
+    the call refused.
+    """
     if name not in TRAINING_ARGUMENTS:
         return None
     keyword, default = TRAINING_ARGUMENTS[name]
@@ -54,6 +61,11 @@ def edit_trainer_option(root: Path, name: str, value: object) -> CodemodResult |
         where = ", ".join(f"{rel}:{site.line}" for rel, site in found)
         raise NotApplicable(f"several TrainingArguments(...) calls ({where}); cannot tell which trains")
     rel, site = found[0]
+    named = any(a.keyword is not None and a.keyword.value == keyword for a in site.call.args)
+    if not named and site.has_splat() and via_config is not None:
+        result = via_config(keyword)
+        if result is not None:
+            return result
     return _set_keyword(rel, site, keyword, value, default, f"TrainingArguments({keyword}=...)")
 
 
