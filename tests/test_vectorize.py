@@ -646,3 +646,124 @@ def test_a_gather_into_a_passed_in_buffer_works_for_tensors_and_arrays(tmp_path,
     new["fill"](got, data, [4, 80, 2], 7)
     assert (torch.equal(want, got) if isinstance(want, torch.Tensor) else np.array_equal(want, got))
     assert (got[3:] == -1).all()
+
+
+# tuples unpacked into columns, comprehensions over a loop value's row -------------------
+COLUMNS = {
+    "collate_pairs": ("""
+        import torch
+
+
+        def collate(samples):
+            windows, labels = [], []
+            for window, label in samples:
+                windows.append([[float(v) for v in channel] for channel in window])
+                labels.append(label)
+            return torch.tensor(windows), torch.tensor(labels)
+    """, "collate"),
+    "pairs_arithmetic": ("""
+        def mix(pairs):
+            out = []
+            for x, y in pairs:
+                out.append(x * 2.0 + y)
+            return out
+    """, "mix"),
+    "triples_branch": ("""
+        def pick(rows):
+            out = []
+            for flag, a, b in rows:
+                if flag > 0:
+                    out.append(a)
+                else:
+                    out.append(b * 0.5)
+            return out
+    """, "pick"),
+}
+COLUMNS = {k: (textwrap.dedent(v[0]), v[1]) for k, v in COLUMNS.items()}
+
+
+def _column_args(name):
+    rng = np.random.default_rng(3)
+    if name == "collate_pairs":
+        return [(torch.from_numpy(rng.standard_normal((3, 7), dtype=np.float32)), int(k)) for k in range(5)]
+    if name == "pairs_arithmetic":
+        return [(float(a), float(b)) for a, b in rng.standard_normal((9, 2))]
+    return [(int(f), float(a), float(b)) for f, a, b in zip(rng.integers(-2, 3, 9), *rng.standard_normal((2, 9)))]
+
+
+@pytest.mark.parametrize("name", sorted(COLUMNS))
+def test_tuple_unpacking_loops_read_columns_with_identical_results(tmp_path, name):
+    source, function = COLUMNS[name]
+    old, new, result = vectorise(tmp_path, source, function)
+    assert "strict=True)" in result.files["mod.py"]
+    assert any("never empty" in note for note in result.notes)
+    args = _column_args(name)
+    before, after = old(args), new(args)
+    if name == "collate_pairs":
+        assert "torch.as_tensor(" in result.files["mod.py"] and "for channel in" not in result.files["mod.py"]
+        for a, b in zip(before, after):
+            assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+    else:
+        assert_same(before, after)
+
+
+def test_unpacking_tuples_of_the_wrong_length_still_raises(tmp_path):
+    old, new, _ = vectorise(tmp_path, COLUMNS["pairs_arithmetic"][0], "mix")
+    ragged = [(1.0, 2.0), (3.0, 4.0, 5.0)]
+    for fn in (old, new):
+        with pytest.raises(ValueError):
+            fn(ragged)
+
+
+ROWS = {
+    "row_in_loop": ("""
+        def halve(rows):
+            out = []
+            for row in rows:
+                out.append([abs(v) * 0.5 for v in row])
+            return out
+    """, "halve"),
+    "nested_top_level": ("""
+        def clip01(grid):
+            return [[min(max(v, 0.0), 1.0) for v in r] for r in grid]
+    """, "clip01"),
+    "row_with_conditional": ("""
+        def relu_rows(rows):
+            return [[v if v > 0.0 else 0.0 for v in row] for row in rows]
+    """, "relu_rows"),
+}
+ROWS = {k: (textwrap.dedent(v[0]), v[1]) for k, v in ROWS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_comprehensions_over_a_row_become_whole_array_expressions(tmp_path, name):
+    source, function = ROWS[name]
+    old, new, result = vectorise(tmp_path, source, function)
+    grid = np.random.default_rng(5).standard_normal((6, 4)).tolist()
+    assert_same(old(grid), new(grid))
+    assert "for v in" not in result.files["mod.py"]
+
+
+ROW_REFUSED = {
+    "reads `scale`": """
+        def f(rows, scales):
+            out = []
+            for row, scale in zip(rows, scales):
+                out.append([v * scale for v in row])
+            return out
+    """,
+    "one `for`, no `if`": """
+        def f(rows):
+            out = []
+            for row in rows:
+                out.append([v for v in row if v > 0.0])
+            return out
+    """,
+}
+ROW_REFUSED = _dedent_all(ROW_REFUSED)
+
+
+@pytest.mark.parametrize("reason", sorted(ROW_REFUSED))
+def test_row_comprehensions_that_would_broadcast_or_filter_are_refused(tmp_path, reason):
+    with pytest.raises(NotApplicable, match=re_escape(reason)):
+        vectorise(tmp_path, ROW_REFUSED[reason], "f")

@@ -11,7 +11,8 @@ Three shapes, each bit-identical by construction:
   `len(p)` (both see the same values in an array as in its list).
 `torch.tensor(list)` without a dtype infers one from Python values (float32 for floats),
 which `as_tensor` of an array would not: such sites are left alone unless the list comes
-from `f` computing in float64, where `dtype=torch.get_default_dtype()` keeps it exact.
+from `f` computing in float64, or from `np.asarray(..., dtype=np.float64).tolist()`, where
+`dtype=torch.get_default_dtype()` keeps it exact.
 """
 from __future__ import annotations
 
@@ -110,7 +111,12 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
             arg, has_dtype = call.args[0], any(k.arg == "dtype" for k in call.keywords)
             where = f"{qual} line {call.lineno}"
             if _is_tolist(arg) or (isinstance(arg, ast.Name) and arg.id in tolist_names):
-                if not has_dtype:
+                receiver = arg.func.value if _is_tolist(arg) else tolist_names[arg.id].value.func.value
+                edit = {}
+                if not has_dtype and _is_float64_array(receiver):
+                    # Python floats: torch.tensor infers the default dtype, as_tensor is told it.
+                    edit = {"dtype": "torch.get_default_dtype()"}
+                elif not has_dtype:
                     plan.skipped.append(f"{where}: torch.tensor(list) without dtype infers float32/int64 from "
                                         "the values; left alone")
                     continue
@@ -120,10 +126,10 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
                     continue
                 if _is_tolist(arg):
                     plan.strip_tolist.add(_key(arg))
-                    plan.as_tensor[_key(call)] = {}
+                    plan.as_tensor[_key(call)] = edit
                 else:
                     assign = tolist_names[arg.id]
-                    plan.as_tensor[_key(call)] = {"arg": ast.unparse(assign.value.func.value)}
+                    plan.as_tensor[_key(call)] = {"arg": ast.unparse(assign.value.func.value), **edit}
                     plan.remove_lines.add(assign.lineno)
                 plan.changed_functions.append(qual)
             elif isinstance(arg, ast.Name) and arg.id in via_name or \
@@ -141,6 +147,12 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
                 plan.strip_tolist |= producer["tolists"]
                 plan.changed_functions += [arg.func.id, qual]  # the producer first: it is the one to replay
     return plan
+
+
+def _is_float64_array(node: ast.AST) -> bool:
+    """Whether `node` is spelled `np.asarray(..., dtype=np.float64)`: its .tolist() gives Python floats."""
+    return isinstance(node, ast.Call) and ast.unparse(node.func) in ("np.asarray", "numpy.asarray") \
+        and len(node.args) == 1 and [ast.unparse(k) for k in node.keywords] == ["dtype=np.float64"]
 
 
 def _list_producers(tree: ast.Module, other_files: str) -> dict[str, dict]:

@@ -74,7 +74,8 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
         knob="vectorize", old_value=f"Python loops in {qualname}", new_value="numpy array expressions",
         location=f"{file}:{candidate.lineno}", tolerance=tolerance,
         replay=ReplayTarget(file=file, function=qualname, lists_became_arrays=lists_became_arrays),
-        notes=[*(f"not vectorised: {why}" for why in refusals), *_GATHER_NOTES * ("gather" in rules)],
+        notes=[*(f"not vectorised: {why}" for why in refusals), *_GATHER_NOTES * ("gather" in rules),
+               *(note for rewrite in found.rewrites for note in rewrite.notes)],
     )
 
 
@@ -176,7 +177,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
     remove = sorted({inits[n][0] for n in outputs
                      if {name for name, _ in _simple_inits(body[inits[n][0]])} <= outputs})
     return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule=rule, list_outputs=sorted(appended),
-                       remove=remove), t.inexact
+                       remove=remove, notes=t.notes), t.inexact
 
 
 def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
@@ -207,9 +208,13 @@ def _rule(found: dict, appended: dict, t: Translator) -> str:
 
 
 def _with_hoists(t: Translator) -> list[str]:
-    body = "\n".join(t.lines)
-    hoists = [f"{name} = {src}" for name, src in t.hoists if re.search(rf"\b{re.escape(name)}\b", body)]
-    return hoists + t.lines
+    """The hoisted lines something reads (a hoist may set several names, later hoists may read it)."""
+    kept: list[str] = []
+    for name, src in reversed(t.hoists):
+        readers = "\n".join(t.lines + kept)
+        if any(re.search(rf"\b{re.escape(part.strip())}\b", readers) for part in name.split(",") if part.strip()):
+            kept.insert(0, f"{name} = {src}")
+    return kept + t.lines
 
 
 def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
@@ -217,9 +222,8 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tupl
 
     class Replace(ast.NodeTransformer):
         def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
-            if any(isinstance(n, ast.ListComp) for n in ast.walk(node.elt)) or len(node.generators) != 1 \
-                    or node.generators[0].is_async:
-                raise NotApplicable(f"line {node.lineno}: nested list comprehensions are not vectorised")
+            if len(node.generators) != 1 or node.generators[0].is_async:
+                raise NotApplicable(f"line {node.lineno}: comprehensions with several `for` are not vectorised")
             refuse_effects(node, set())
             gen = node.generators[0]
             t.env = {}
@@ -236,7 +240,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tupl
 
     new_stmt = Replace().visit(ast.parse(ast.unparse(stmt)).body[0])
     t.lines.append(ast.unparse(new_stmt))
-    return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule="comprehension"), t.inexact
+    return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule="comprehension", notes=t.notes), t.inexact
 
 
 # writing ----------------------------------------------------------------------------
