@@ -767,3 +767,60 @@ ROW_REFUSED = _dedent_all(ROW_REFUSED)
 def test_row_comprehensions_that_would_broadcast_or_filter_are_refused(tmp_path, reason):
     with pytest.raises(NotApplicable, match=re_escape(reason)):
         vectorise(tmp_path, ROW_REFUSED[reason], "f")
+
+
+INTS = {
+    "comprehension_of_parsed_ints": ("""
+        import torch
+
+
+        def history(record):
+            ids = [int(t) for t in record["history"]]
+            return torch.tensor(ids)
+    """, "history"),
+    "loop_truncating_scaled_values": ("""
+        def buckets(xs, width):
+            out = []
+            for v in xs:
+                out.append(int(v * width))
+            return out
+    """, "buckets"),
+    "zip_of_offsets": ("""
+        def shifted(starts, offsets):
+            return [int(a) + int(b) for a, b in zip(starts, offsets)]
+    """, "shifted"),
+}
+INTS = {k: (textwrap.dedent(v[0]), v[1]) for k, v in INTS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(INTS))
+def test_int_of_loop_values_truncates_like_int(tmp_path, name):
+    source, function = INTS[name]
+    old, new, result = vectorise(tmp_path, source, function)
+    assert ".astype(np.int64)" in result.files["mod.py"]
+    rng = np.random.default_rng(7)
+    if name == "comprehension_of_parsed_ints":
+        record = {"history": rng.integers(-5, 10**12, 40).tolist()}
+        a, b = old(record), new(record)
+        assert "torch.as_tensor(" in result.files["mod.py"]
+        assert a.dtype == b.dtype == torch.int64 and torch.equal(a, b)
+    elif name == "loop_truncating_scaled_values":
+        xs = (rng.standard_normal(50) * 3).tolist()  # negative values: truncation toward zero, not floor
+        before, after = old(xs, 2), new(xs, 2)
+        assert before == after
+        assert [type(v) for v in before] == [type(v) for v in after] == [int] * 50
+    else:
+        starts, offsets = rng.integers(0, 100, 20).tolist(), (rng.random(20) * 5).tolist()
+        assert old(starts, offsets) == new(starts, offsets)
+
+
+def test_int_of_values_read_as_float64_is_refused(tmp_path):
+    source = textwrap.dedent("""
+        def f(ids):
+            out = []
+            for t in ids:
+                out.append(int(t) + 0.5)
+            return out
+    """)
+    with pytest.raises(NotApplicable, match="beyond 2\\*\\*53"):
+        vectorise(tmp_path, source, "f")

@@ -270,6 +270,15 @@ class ExpressionTranslator:
             if self.float_ctx and srcs[0] in self.hoisted.values():
                 return args[0]  # already read as float64
             return Val(f"np.asarray({srcs[0]}, dtype=np.float64)", depth)
+        if name == "int" and len(args) == 1:
+            if self.float_ctx and srcs[0] in self.hoisted.values():
+                raise NotApplicable(f"line {node.lineno}: int() of values read as float64 (the loop computes in "
+                                    "floats) would round integers beyond 2**53")
+            # Truncates toward zero like int() (finite values; int() of inf or nan raised).
+            self.notes.append("int() → .astype(np.int64): truncates toward zero like int(); where int() raised "
+                              "(nan, inf, values beyond int64) the array cast does not; an empty list made "
+                              "torch.tensor float32, the int64 array makes it int64")
+            return Val(f"{self.atom(srcs[0])}.astype(np.int64)", depth)
         if name in ("min", "max") and len(args) == 2:
             inner = node.args[0]
             # min(max(x, lo), hi) is exactly what np.clip computes.

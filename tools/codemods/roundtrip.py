@@ -12,7 +12,8 @@ Three shapes, each bit-identical by construction:
 `torch.tensor(list)` without a dtype infers one from Python values (float32 for floats),
 which `as_tensor` of an array would not: such sites are left alone unless the list comes
 from `f` computing in float64, or from `np.asarray(..., dtype=np.float64).tolist()`, where
-`dtype=torch.get_default_dtype()` keeps it exact.
+`dtype=torch.get_default_dtype()` keeps it exact, or from `<array>.astype(np.int64).tolist()`
+(Python ints, which torch.tensor makes int64 as as_tensor does).
 """
 from __future__ import annotations
 
@@ -116,6 +117,8 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
                 if not has_dtype and _is_float64_array(receiver):
                     # Python floats: torch.tensor infers the default dtype, as_tensor is told it.
                     edit = {"dtype": "torch.get_default_dtype()"}
+                elif not has_dtype and _is_int64_array(receiver):
+                    pass  # Python ints: torch.tensor infers int64, which as_tensor keeps
                 elif not has_dtype:
                     plan.skipped.append(f"{where}: torch.tensor(list) without dtype infers float32/int64 from "
                                         "the values; left alone")
@@ -153,6 +156,12 @@ def _is_float64_array(node: ast.AST) -> bool:
     """Whether `node` is spelled `np.asarray(..., dtype=np.float64)`: its .tolist() gives Python floats."""
     return isinstance(node, ast.Call) and ast.unparse(node.func) in ("np.asarray", "numpy.asarray") \
         and len(node.args) == 1 and [ast.unparse(k) for k in node.keywords] == ["dtype=np.float64"]
+
+
+def _is_int64_array(node: ast.AST) -> bool:
+    """Whether `node` is spelled `<array>.astype(np.int64)`: its .tolist() gives Python ints."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" \
+        and len(node.args) == 1 and not node.keywords and ast.unparse(node.args[0]) in ("np.int64", "numpy.int64")
 
 
 def _list_producers(tree: ast.Module, other_files: str) -> dict[str, dict]:
