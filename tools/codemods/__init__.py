@@ -6,6 +6,7 @@ from tools.codemods.base import (
     CodemodContext, CodemodResult, DataLoaderSite, NotApplicable, ReplayTarget, Tolerance,
 )
 from tools.codemods.dataloader import set_dataloader_option
+from tools.codemods.decode_once import cache_decoded_records
 from tools.codemods.remedies import (
     set_num_workers, set_persistent_workers, set_pin_memory, set_prefetch_factor,
 )
@@ -26,6 +27,7 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "set_zero_grad_to_none": set_zero_grad_to_none,
     "set_intra_op_threads": set_intra_op_threads,
     "zero_copy_conversion": zero_copy_conversion,
+    "cache_decoded_records": cache_decoded_records,
 }
 
 
