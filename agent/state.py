@@ -96,6 +96,8 @@ class Proposal(BaseModel):
     atol: float | None = Field(None, description="Tolerance the change itself declares (e.g. a vectorised "
                                                  "math.exp); overrides the remedy's.")
     rtol: float | None = None
+    tolerance_reason: str | None = Field(None, description="Why the change declares its tolerance, e.g. "
+                                                           "'math.exp -> np.exp may differ in the last bit'.")
     one_off_cost_s: float | None = Field(None, description="One-off start-up cost the change declares "
                                                           "(torch.compile's first compile).")
 
@@ -106,8 +108,11 @@ class Verdict(BaseModel):
     proposal_id: str
     verdict: VerdictName
     reason: str
-    tolerance_class: str | None = Field(None, description="exact | reorder | precision | changes-data: what "
-                                                          "the remedy promised, and so what was enforced.")
+    tolerance_class: str | None = Field(None, description="exact | reorder | precision | changes-data: the class "
+                                                          "enforced (the remedy's, or the one a tolerance the "
+                                                          "change declares implies).")
+    tolerance_source: str | None = Field(None, description="Set when the change declared its own tolerance: whose "
+                                                           "declaration, its atol/rtol, and the remedy's class.")
     stage: str = Field(description="Verification stage that decided: approval, a name in "
                                    "agent.nodes.verify.STAGES, or commit.")
     speed: SpeedCheck | None = None

@@ -16,13 +16,20 @@ FP32 = dict(atol=1e-5, rtol=1e-5)
 
 
 def probe_dir(folder: Path, batches: list[torch.Tensor], exit_reason: str = "max_steps", keep: int | None = None,
-              fingerprint_error: dict[int, str] | None = None, errors: list[str] = ()) -> str:
-    """Write a probe folder as the probe does: one record, row hashes of every step, the kept batches."""
+              fingerprint_error: dict[int, str] | None = None, errors: list[str] = (),
+              leaf_hashes: bool = True) -> str:
+    """Write a probe folder as the probe does: one record, row hashes of every step, the kept batches.
+
+    The batches are tensors alone, so each step's non-tensor leaf hashes are empty (absent with
+    ``leaf_hashes=False``, as a probe from before them wrote).
+    """
     folder.mkdir(parents=True)
     steps = []
     for index, batch in enumerate(batches):
         step = {"index": index, "samples": batch.shape[0], "step_ms": 1.0,
                 "row_hashes": [row.numpy().tobytes().hex()[:16] + str(hash(row.numpy().tobytes())) for row in batch]}
+        if leaf_hashes:
+            step["leaf_hashes"] = {}
         if fingerprint_error and index in fingerprint_error:
             step.update(row_hashes=[], fingerprint_error=fingerprint_error[index])
         steps.append(step)
@@ -101,6 +108,67 @@ def test_rows_beyond_the_storage_budget_are_counted_not_claimed(tmp_path):
     result = compare_data([base], [cand], allow_tolerance=True, **FP32)
     assert result.status == "within_tolerance" and result.rows_compared == 8 and result.rows_differing == 16
     assert result.label == "within_tolerance (compared 8 of 16 differing rows)"
+
+
+NAMED = '''
+import sys
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+VARIANT = sys.argv[1]
+
+
+class Named(Dataset):
+    """Rows of floats with a name each, as a clip dataset returns them."""
+
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, i):
+        x = torch.arange(3, dtype=torch.float32) + i
+        name = f"clip{i}"
+        if VARIANT != "base":
+            x = x * (1 + 1e-6)  # a reordered float computation: within fp32 tolerance
+        if VARIANT == "evil" and i == 5:
+            name = "EVIL"
+        return {"x": x, "name": name}
+
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+for epoch in range(10):
+    for batch in DataLoader(Named(), batch_size=4):
+        loss = model(batch["x"]).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+'''
+
+
+def test_a_tolerance_never_covers_a_changed_text_leaf_in_a_real_run(tmp_path):
+    """A tensor within tolerance must not explain its row when the same row's name changed too."""
+    from tools.profiler import ProbeSettings, run_probed
+
+    (tmp_path / "train.py").write_text(NAMED)
+    settings = ProbeSettings(steps=3, warmup_steps=0)
+    base, close, evil = (run_probed(f"python train.py {variant}", tmp_path, tmp_path / variant, settings).record
+                         for variant in ("base", "close", "evil"))
+    assert all(step.leaf_hashes for step in base.steps), "the probe hashes the name leaf of every step"
+    control = compare_data([base], [close], allow_tolerance=True, **FP32)
+    assert control.status == "within_tolerance" and control.rows_compared == control.rows_differing == 12
+    result = compare_data([base], [evil], allow_tolerance=True, **FP32)
+    assert result.status == "changed", result.label
+    assert "step 1" in result.detail and "non-tensor leaf batch['name'] differs" in result.detail
+
+
+def test_records_without_leaf_hashes_are_not_comparable_under_a_tolerance(tmp_path):
+    data = batches(2)
+    base = probe_dir(tmp_path / "base", data, leaf_hashes=False)
+    cand = probe_dir(tmp_path / "cand", [b + 1e-7 for b in data], leaf_hashes=False)
+    result = compare_data([base], [cand], allow_tolerance=True, **FP32)
+    assert result.status == "not_comparable" and "no leaf_hashes" in result.detail and base in result.detail
+    assert compare_data([base], [base], allow_tolerance=True, **FP32).status == "identical"
 
 
 def test_a_nondeterministic_loss_gives_an_envelope_the_candidate_must_stay_in():

@@ -125,6 +125,28 @@ def test_a_layout_of_many_leaves_says_how_many(fingerprint_module):
     assert _layout(layout).endswith("… (513 leaves)}") and "batch['label']:torch.float32:()" in _layout(layout)
 
 
+def test_each_non_tensor_leaf_is_hashed_by_path_and_the_many_share_one(fingerprint_module):
+    def leaves(names: list[str], label: float = 0.5) -> dict[str, str]:
+        batch = {"x": torch.ones(2, 3), "name": names, "score": label,
+                 "tags": [[f"t{i}", f"u{i}"] for i in range(70)]}  # 70 more leaves: lists of two strings
+        found: dict[str, str] = {}
+        fingerprint_module.fingerprint(batch, "batch", None, found)
+        return found
+
+    before = leaves(["a", "b"])
+    assert "batch['name']" in before and "batch['score']" in before and "batch['x']" not in before
+    assert len(before) == 65 and "… (8 more leaves)" in before  # 72 leaves: 64 named, 8 under one hash
+    renamed = leaves(["a", "EVIL"])
+    assert {k for k in before if before[k] != renamed[k]} == {"batch['name']"}
+    assert leaves(["a", "b"], label=0.5000001)["batch['score']"] != before["batch['score']"]
+    batch = {"x": torch.ones(2, 3), "name": ["a", "b"], "score": 0.5,
+             "tags": [[f"t{i}", f"u{i}"] for i in range(70)]}
+    batch["tags"][69][1] = "changed"  # past the 64 named leaves
+    found: dict[str, str] = {}
+    fingerprint_module.fingerprint(batch, "batch", None, found)
+    assert {k for k in before if before[k] != found[k]} == {"… (8 more leaves)"}
+
+
 def test_value_hashes_do_not_depend_on_what_was_hashed_before(fingerprint_module):
     # A list of 512 per-position float64 tensors and the float32 [rows, 512] tensor they came from hold the
     # same values per sample; the key cache grows while the first is hashed and must not change its keys.

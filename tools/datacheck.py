@@ -9,7 +9,9 @@ What is compared (README, "What the verdicts mean", says the same to users):
 - tolerance: every row whose fingerprint differs is compared by value wherever the probe
   kept the batch (its storage budget, ``_KEEP_ELEMENTS`` = 2M elements per run, keeps the
   first batches that fit); the rows it could not compare are counted and named in the
-  detail ("compared R of T differing rows"), never claimed.
+  detail ("compared R of T differing rows"), never claimed. A tolerance covers tensors
+  only: in every step with a differing row, each non-tensor leaf (text, Python numbers)
+  must hash the same as the baseline's (``Step.leaf_hashes``), kept batch or not.
 """
 from __future__ import annotations
 
@@ -63,6 +65,7 @@ class _Run:
         self.values = [step.value_hashes for step in self.steps]
         self.inputs = [step.input_hashes for step in self.steps]
         self.losses = [step.loss for step in self.steps]
+        self.leaves = [step.leaf_hashes for step in self.steps]
         self.layout = self.record.layout
         self.exit_reason = self.record.exit_reason
 
@@ -137,6 +140,12 @@ def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequen
                                    rows_total=rows_total, rows_differing=len(rows),
                                    detail=f"candidate run {number}, step {step}, row {rows[0]} differs from "
                                           "the baseline")
+            why = _non_tensor_leaves_differ(reference, run, step)
+            if why is not None:
+                status, detail = why
+                return CheckResult(status=status, steps_compared=expected, steps_expected=expected,
+                                   rows_total=rows_total, rows_differing=len(rows), atol=atol, rtol=rtol,
+                                   detail=f"candidate run {number}, step {step}: {detail}")
             differing.append((number, run, step, rows))
     if not differing:
         return CheckResult(status="identical", steps_compared=expected, steps_expected=expected,
@@ -144,6 +153,32 @@ def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequen
                            detail=f"{expected} batches ({rows_total} rows) identical row by row in "
                                   f"{len(cand)} candidate run(s)")
     return _compare_values(reference, differing, expected, rows_total, atol, rtol)
+
+
+def _non_tensor_leaves_differ(reference: _Run, run: _Run, step: int) -> tuple[str, str] | None:
+    """Say (status, why) when a step's text or Python-number leaves differ from the baseline's; None when equal.
+
+    Under a tolerance only tensors may differ (reordered float arithmetic); a file name, a
+    label list or a Python float is compared exactly, by the probe's hash of each leaf.
+    """
+    want, got = reference.leaves[step], run.leaves[step]
+    if want is None or got is None:
+        older = reference.probe_dir if want is None else run.probe_dir
+        return ("not_comparable",
+                f"rows differ and the probe record in {older or '(memory)'} has no leaf_hashes (a probe from "
+                "before non-tensor leaves were hashed), so its text and Python-number leaves cannot be checked "
+                "under a tolerance; run the baseline and the candidate again with this perfloop")
+    for path in sorted(want.keys() | got.keys()):
+        if want.get(path) == got.get(path):
+            continue
+        if path not in got or path not in want:
+            side = "candidate" if path in got else "baseline"
+            what = f"non-tensor leaf {path} is only in the {side}'s batch"
+        else:
+            what = f"non-tensor leaf {path} differs from the baseline"
+        return ("changed", f"{what}; a tolerance covers tensors only, so text and Python numbers must match "
+                           "exactly")
+    return None
 
 
 def _layout(leaves: list[str]) -> str:

@@ -41,6 +41,9 @@ class Step(_Open):
     value_hashes: list[str] | None = Field(None, description="Per-sample value hashes, whatever the layout.")
     input_hashes: list[str] | None = Field(None, description="Row hashes of what the model was given.")
     input_hashes_error: str | None = None
+    leaf_hashes: dict[str, str] | None = Field(None, description="Hash of each non-tensor leaf (text, Python "
+                                               "numbers) by path, compared exactly even under a tolerance; "
+                                               "None from probes before it.")
     fingerprint_error: str | None = Field(None, description="Why this step's batch has no row hashes.")
     loss: float | None = None
     step_ms: float

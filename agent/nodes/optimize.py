@@ -70,6 +70,7 @@ def optimize(state: LoopState) -> dict:
             source = "codemod"
             if result.tolerance is not None:  # the change itself needs a tolerance (a reordered reduction)
                 declared = {"atol": result.tolerance.atol, "rtol": result.tolerance.rtol,
+                            "tolerance_reason": f"codemod {remedy.codemod}: {result.tolerance.reason}",
                             "data_rule": "within_tolerance", "loss_rule": "within_tolerance"}
             if result.one_off_cost_s is not None:
                 declared["one_off_cost_s"] = result.one_off_cost_s

@@ -44,7 +44,10 @@ class _Cascade:
     ctx: RunContext
     proposal: Proposal
     rule: Verification
-    # Whole-run length in steps when known (from the training config); None judges start-up alone.
+    # Where the enforced data tolerance came from when the change declared its own (else None).
+    tolerance_source: str | None = None
+    # Whole-run length in steps when known (Target.run_steps, read from the training config or
+    # command line by tools/runlength.py); None judges start-up alone.
     run_steps: int | None = None
     baseline: list[RunMeasurement] = field(default_factory=list)
     smoke: RunMeasurement | None = None
@@ -117,7 +120,7 @@ def _check_smoke(c: _Cascade) -> None:
 
 
 def _data(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> CheckResult:
-    tolerant = c.proposal.data_rule == "within_tolerance"
+    tolerant = c.rule.data == "within_tolerance"
     return compare_data([c.record_of(r) for r in baseline], [c.record_of(r) for r in candidate], tolerant,
                         atol=c.rule.atol if tolerant else None, rtol=c.rule.rtol if tolerant else None)
 
@@ -128,21 +131,21 @@ def _loss(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasur
 
 
 def _side(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> SideOutputCheck:
-    rtol = c.rule.loss_rtol if c.proposal.loss_rule == "within_tolerance" else 0.0
+    rtol = c.rule.loss_rtol if c.rule.loss == "within_tolerance" else 0.0
     return compare_side_outputs([r.probe_dir for r in baseline], [r.probe_dir for r in candidate],
                                 declared=c.rule.side_output_changes, rtol=rtol)
 
 
 def _check_data(c: _Cascade) -> None:
     c.data = _data(c, c.baseline, [c.smoke])
-    if c.data.status not in DATA_OK[c.proposal.data_rule] and not _changes_data(c):
+    if c.data.status not in DATA_OK[c.rule.data] and not _changes_data(c):
         raise c.failed("data", f"batch data {c.data.status}: {c.data.detail}", result=c.data.model_dump())
     c.passed("data", result=c.data.model_dump())
 
 
 def _check_loss(c: _Cascade) -> None:
     c.loss = _loss(c, c.baseline, [c.smoke])
-    if c.loss.status not in LOSS_OK[c.proposal.loss_rule] and not _changes_data(c):
+    if c.loss.status not in LOSS_OK[c.rule.loss] and not _changes_data(c):
         raise c.failed("loss", f"loss {c.loss.status}: {c.loss.detail}", result=c.loss.model_dump())
     c.passed("loss", result=c.loss.model_dump())
 
@@ -197,9 +200,9 @@ def _check_all_runs(c: _Cascade) -> None:
     numbers = dict(data=data.model_dump(), loss=loss.model_dump(), side_outputs=side.model_dump())
     if _changes_data(c):
         pass  # not equivalent by declaration: the human approved it as such; the checks are reported
-    elif data.status not in DATA_OK[c.proposal.data_rule]:
+    elif data.status not in DATA_OK[c.rule.data]:
         raise c.failed("all_runs", f"batch data {data.status} in the timing runs: {data.detail}", **numbers)
-    elif loss.status not in LOSS_OK[c.proposal.loss_rule]:
+    elif loss.status not in LOSS_OK[c.rule.loss]:
         raise c.failed("all_runs", f"loss {loss.status} in the timing runs: {loss.detail}", **numbers)
     elif side.status not in SIDE_OK:
         raise c.failed("all_runs", f"side outputs {side.status} in the timing runs: {side.detail}", **numbers)
@@ -247,15 +250,34 @@ def cascade_markdown() -> str:
     return "\n".join(lines + [f"{len(STAGES) + 1}. `commit`: accepted."])
 
 
-def _declared_rule(state: LoopState, proposal: Proposal) -> Verification:
-    """Return the remedy's declared verification, with what the change itself declares on top."""
+def _declared_rule(state: LoopState, proposal: Proposal) -> tuple[Verification, str | None]:
+    """Return the verification enforced on the proposal, and where its tolerance came from when not the remedy.
+
+    The one place the effective rule is decided: the remedy's declaration, with what the change
+    itself declares on top. A change that declares a tolerance (the vectoriser mapping math.exp
+    to np.exp) is judged within its atol/rtol for data and loss, so the class is derived again
+    from those rules (reorder, where the remedy said exact): the verdict's tolerance_class names
+    what was enforced, and the second value says whose declaration it was.
+    """
     rule = _remedy_rule(state, proposal)
     update: dict = {}
+    source = None
     if proposal.atol is not None:
-        update.update(atol=proposal.atol, rtol=proposal.rtol)
+        rtol = proposal.rtol if proposal.rtol is not None else rule.rtol
+        update.update(data="within_tolerance", loss="within_tolerance", atol=proposal.atol, rtol=rtol)
+        if rule.tolerance_class != "changes-data":  # never auto-approved: a tolerance does not lift that
+            update["tolerance_class"] = None
     if proposal.one_off_cost_s is not None and not rule.one_off_cost:
         update["one_off_cost"] = f"{proposal.one_off_cost_s:g} s declared by the change"
-    return rule.model_copy(update=update) if update else rule
+    if not update:
+        return rule, None
+    applied = Verification.model_validate({**rule.model_dump(), **update})
+    if proposal.atol is not None:
+        why = proposal.tolerance_reason or f"the {proposal.source} change"
+        source = (f"tolerance from the change's own declaration ({why}; remedy {proposal.diagnosis}/"
+                  f"{proposal.remedy}): atol {applied.atol:g} rtol {applied.rtol:g}, class "
+                  f"{applied.tolerance_class} where the remedy declares {rule.tolerance_class}")
+    return applied, source
 
 
 def _remedy_rule(state: LoopState, proposal: Proposal) -> Verification:
@@ -273,9 +295,9 @@ def _remedy_rule(state: LoopState, proposal: Proposal) -> Verification:
 
 def _start(ctx: RunContext, proposal: Proposal) -> _Cascade:
     state = ctx.state
-    return _Cascade(ctx=ctx, proposal=proposal, rule=_declared_rule(state, proposal),
-                    # Target.run_steps is read from the training config by another change; until then None.
-                    run_steps=getattr(state.target, "run_steps", None),
+    rule, tolerance_source = _declared_rule(state, proposal)
+    return _Cascade(ctx=ctx, proposal=proposal, rule=rule, tolerance_source=tolerance_source,
+                    run_steps=state.target.run_steps,
                     baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
 
 
@@ -286,15 +308,19 @@ def _changes_data(c: _Cascade) -> bool:
 
 
 def _verdict_fields(c: _Cascade) -> dict:
-    return dict(tolerance_class=c.rule.tolerance_class, data=c.data, loss=c.loss, side_outputs=c.side_outputs, speed=c.speed, startup=c.startup,
+    return dict(tolerance_class=c.rule.tolerance_class, tolerance_source=c.tolerance_source, data=c.data,
+                loss=c.loss, side_outputs=c.side_outputs, speed=c.speed, startup=c.startup,
                 candidate_runs=c.cand_runs if c.base_runs else [])
 
 
 def _caveat(c: _Cascade) -> str:
-    """What was not checked, said in the reason rather than passed over."""
+    """What was not checked, and a tolerance the change declared for itself, said in the reason."""
+    notes = []
     if c.loss is not None and c.loss.status == "not_comparable":
-        return f" (loss not checked: {c.loss.detail})"
-    return ""
+        notes.append(f" (loss not checked: {c.loss.detail})")
+    if c.tolerance_source:
+        notes.append(f" ({c.tolerance_source})")
+    return "".join(notes)
 
 
 def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:

@@ -75,10 +75,12 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def fingerprint(batch, root: str = "batch", values: list | None = None) -> tuple[int, list[str], list]:
+def fingerprint(batch, root: str = "batch", values: list | None = None,
+                leaves: dict | None = None) -> tuple[int, list[str], list]:
     """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable.
 
     With ``values`` given, also append each row's layout-free value hash to it (see value_hashes).
+    With ``leaves`` given, also put in it a hash of each non-tensor leaf by path (see leaf_hashes).
     The tensors are the batch's own (detached, on the CPU): whoever keeps them copies them.
     """
     import torch
@@ -132,7 +134,34 @@ def fingerprint(batch, root: str = "batch", values: list | None = None) -> tuple
         combined = _mix(combined * np.uint64(_FOLD) + _mix(part ^ np.uint64(_digest(header))))
     if values is not None:
         values.extend(value_hashes(numeric, rows))
+    if leaves is not None:
+        leaves.update(leaf_hashes([(header, raw) for _, header, raw in fields if isinstance(raw, list)]))
     return rows, _hex(combined), tensors
+
+
+_MAX_NAMED_LEAVES = 64
+
+
+def leaf_hashes(others: list[tuple[bytes, list[bytes]]]) -> dict[str, str]:
+    """Hash each non-tensor leaf (text, Python numbers, lists of them) whole, by path.
+
+    The data check compares these exactly even where a tolerance lets tensors differ: a
+    tolerance is for reordered floating-point arithmetic, never for a changed file name or
+    label. One hash per leaf and step (not per row) keeps the record small; the first 64
+    leaves are named, the rest share one hash under "… (N more leaves)" so a change there
+    is still seen.
+    """
+    def digest(parts: list[tuple[bytes, list[bytes]]], with_path: bool) -> str:
+        data = b"\1".join((path if with_path else b"") + b"\0%d\0" % len(raw) + b"\0".join(raw)
+                           for path, raw in parts)
+        return "%016x" % _digest(data)
+
+    named = {path.decode(errors="replace"): digest([(path, raw)], False)
+             for path, raw in others[:_MAX_NAMED_LEAVES]}
+    rest = others[_MAX_NAMED_LEAVES:]
+    if rest:
+        named[f"… ({len(rest)} more leaves)"] = digest(rest, True)
+    return named
 
 
 _SEEN: list = []

@@ -200,7 +200,7 @@ class _Probe:
         self.step_calls = 0
         new_batch()  # tensors hashed for the last step are not this step's
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
-                        "epoch_start": False, "samples": 0, "row_hashes": [], "probe_ms": 0.0,
+                        "epoch_start": False, "samples": 0, "row_hashes": [], "leaf_hashes": {}, "probe_ms": 0.0,
                         "loss": None, **{s + "_ms": 0.0 for s in _STAGES}}
         if _MODE == "full":
             self.current.update(start_wall=self.wall(start), spans=[])
@@ -677,8 +677,9 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
         probe.first_batch_wall = time.time()
     step = probe.current
     values: list[str] = []
+    leaves: dict[str, str] = {}
     try:
-        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" else None)
+        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" else None, leaves)
     except Exception as error:  # keep timing; the data check treats this step as not comparable
         why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
         step["fingerprint_error"] = why
@@ -691,6 +692,7 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     step["samples"] += rows
     if "fingerprint_error" not in step:
         step["row_hashes"].extend(hashes)
+        step["leaf_hashes"].update(leaves)  # model inputs' paths start "inputs[k]": no clash across calls
     if root == "batch":
         step["value_hashes"] = values
         if probe.layout is None:
