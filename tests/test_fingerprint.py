@@ -100,6 +100,22 @@ def test_value_hashes_ignore_layout_and_exact_dtype_changes(fingerprint_module):
     assert fingerprint_module.value_hashes([x.half(), labels], 32) != stacked  # a lossy cast is a change
 
 
+def test_value_hashes_see_text_leaves_whatever_holds_them(fingerprint_module):
+    x = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    names = ["a.wav", "b.wav", "c.wav", "d.wav"]
+
+    def values(batch):
+        out = []
+        fingerprint_module.fingerprint(batch, values=out)
+        return out
+
+    as_dict = values({"x": x, "name": names})
+    assert values((x, tuple(names))) == as_dict  # another container, the same values per row
+    edited = values({"x": x, "name": ["a.wav", "b.wav", "EVIL", "d.wav"]})
+    assert [i for i in range(4) if edited[i] != as_dict[i]] == [2]  # only the edited row
+    assert values({"x": x}) != as_dict  # a dropped text leaf is a change
+
+
 def test_model_input_that_is_the_batch_is_hashed_once_unless_changed(fingerprint_module):
     x = torch.randn(16, 4)
     fingerprint_module.new_batch()

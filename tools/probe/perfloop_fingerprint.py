@@ -89,6 +89,7 @@ def fingerprint(batch, root: str = "batch", values: list | None = None,
     rows = None
     tensors = []
     numeric = []
+    texts = []
     for path, value in _leaves(batch, root):
         if type(value).__module__ == "numpy":
             if not hasattr(value, "dtype") or value.dtype == object or value.ndim == 0:
@@ -112,6 +113,8 @@ def fingerprint(batch, root: str = "batch", values: list | None = None,
             fields.append((len(seq), path.encode(), [repr(v).encode() for v in seq]))
             if seq and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in seq):
                 numeric.append(torch.tensor(seq, dtype=torch.float64))
+            elif seq and all(isinstance(v, (str, bytes)) for v in seq):
+                texts.append(fields[-1][2])
         rows = fields[-1][0] if rows is None else rows
     rows = rows or 0
     _LAST_LAYOUT[:] = [header.decode(errors="replace") for _, header, _ in fields[:64]] + \
@@ -133,7 +136,7 @@ def fingerprint(batch, root: str = "batch", values: list | None = None,
             part = np.full(rows, _digest(_bytes_by_row(raw, 1).tobytes() if raw.numel() else b""), dtype=np.uint64)
         combined = _mix(combined * np.uint64(_FOLD) + _mix(part ^ np.uint64(_digest(header))))
     if values is not None:
-        values.extend(value_hashes(numeric, rows))
+        values.extend(value_hashes(numeric, rows, texts))
     if leaves is not None:
         leaves.update(leaf_hashes([(header, raw) for _, header, raw in fields if isinstance(raw, list)]))
     return rows, _hex(combined), tensors
@@ -196,7 +199,7 @@ def last_layout() -> list[str]:
     return list(_LAST_LAYOUT)
 
 
-def value_hashes(leaves: list, rows: int) -> list[str]:
+def value_hashes(leaves: list, rows: int, texts: list | None = None) -> list[str]:
     """Hash each row by its values alone, whatever the container layout and dtype held them.
 
     Per row, every leaf's slice for that row is read as float64 (exact for every float32,
@@ -204,11 +207,16 @@ def value_hashes(leaves: list, rows: int) -> list[str]:
     in leaf order, with no path, dtype or shape: a list of per-position tensors and one
     stacked tensor hash alike, and so do float64 values that round-trip to float32. A leaf
     without one entry per row is left out here (the layout-bound row hash covers it).
+    ``texts`` are the batch's text leaves (one ``repr`` per row, as bytes): each row's strings
+    are added whatever leaf held them, so a layout change keeps them and an edited one shows.
     """
     import torch
 
     np = _np()
     total = np.zeros(rows, dtype=np.uint64)
+    text_rows = [raw for raw in texts or () if len(raw) == rows and rows]
+    for raw in text_rows:
+        total += _mix(np.array([_digest(item) for item in raw], dtype=np.uint64) ^ np.uint64(_TEXT))
     offset = 0
     for tensor in leaves:
         if tensor.dim() == 0 or tensor.shape[0] != rows or tensor.is_complex() or not rows:
@@ -223,9 +231,10 @@ def value_hashes(leaves: list, rows: int) -> list[str]:
             chunk = (chunk if chunk.dtype == torch.float64 else chunk.to(torch.float64)).contiguous()
             total[start:start + step] += _word_sums(chunk.numpy().view(np.uint8), offset)
         offset += width
-    if not offset:
+    if not offset and not text_rows:
         return []
-    return _hex(_mix(total ^ np.uint64(_digest(b"values|%d" % offset))))
+    salt = b"values|%d" % offset + (b"|%d" % len(text_rows) if text_rows else b"")
+    return _hex(_mix(total ^ np.uint64(_digest(salt))))
 
 
 # Row digests, vectorised: a 64-bit hash per row from NumPy's wrapping uint64 arithmetic
@@ -238,6 +247,7 @@ def value_hashes(leaves: list, rows: int) -> list[str]:
 # temporaries stay small and cache-resident. Not cryptographic: it tells equal rows from
 # changed ones, which is all the data check asks of it.
 _FOLD = 0x9E3779B97F4A7C15
+_TEXT = 0xC2B2AE3D27D4EB4F  # keeps a row's text digests apart from its numeric word sums
 _CHUNK_BYTES = 1 << 15
 _KEYS: list = []
 
