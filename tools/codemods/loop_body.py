@@ -8,10 +8,12 @@ from __future__ import annotations
 import ast
 
 from tools.codemods.base import NotApplicable
+from tools.codemods.loop_rows import RowsAndColumns
+from tools.codemods.loop_windows import InnerLoops
 from tools.codemods.loops import ExpressionTranslator, Val, _is_inf, _is_number, _names_stored, dotted
 
 
-class Translator(ExpressionTranslator):
+class Translator(RowsAndColumns, InnerLoops, ExpressionTranslator):
     """Translate one top-level loop (or comprehension) of a function."""
 
     # statements -------------------------------------------------------------------
