@@ -56,7 +56,10 @@ class TargetAccuracy(BaseModel):
     pyspy_note: str = Field("", description="Why py-spy did not run, when it did not.")
     top_agrees: bool | None = None
     stability_tops: list[str] = Field(default_factory=list, description="perfloop's top function per profile.")
-    stable_count: int = Field(0, description="Profiles naming the most frequent top function.")
+    stability_phases: list[str] = Field(default_factory=list, description=(
+        "The phase each of stability_tops was taken from: 'batch_build', or 'main:other' (also where a "
+        "profile's workers left no batch-build samples, so the rule fell back to the main process)."))
+    stable_count: int = Field(0, description="Profiles naming the most frequent top function from the same phase.")
     error: str = ""
 
 
@@ -72,6 +75,20 @@ def _top(profile: Profile) -> tuple[str, HotFunction | None]:
 
 def _where(hot: HotFunction | None) -> str:
     return hot.where() if hot else "(none)"
+
+
+def _stability(profiles: list[Profile]) -> tuple[list[str], list[str], int]:
+    """Each profile's top function and its phase, and how many profiles name the most frequent (phase, top)."""
+    tops = [_top(profile) for profile in profiles]
+    phases = [phase for phase, _ in tops]
+    names = [_where(hot) for _, hot in tops]
+    return names, phases, Counter(zip(phases, names)).most_common(1)[0][1]
+
+
+def _stability_breakdown(row: TargetAccuracy) -> dict[str, int]:
+    """Profiles per '[phase] top function', for the table when not all agree."""
+    phases = row.stability_phases or [row.phase] * len(row.stability_tops)
+    return dict(Counter(f"[{phase or '-'}] {top}" for phase, top in zip(phases, row.stability_tops)))
 
 
 def check_target(name: str, options: AccuracyOptions, progress=print) -> TargetAccuracy:
@@ -98,8 +115,7 @@ def check_target(name: str, options: AccuracyOptions, progress=print) -> TargetA
         row.perfloop_shares = {s: first.ledger.share(s) for s in STAGES}
         row.phase, hot = _top(first)
         row.perfloop_top = _where(hot)
-        row.stability_tops = [_where(_top(p)[1]) for p in profiles]
-        row.stable_count = Counter(row.stability_tops).most_common(1)[0][1]
+        row.stability_tops, row.stability_phases, row.stable_count = _stability(profiles)
 
         progress(f"[{name}] torch.profiler")
         row.torch_ledger = book_stages(run_torch_profiler(command, target_dir, work / "torch-profiler", num_steps),
@@ -148,7 +164,7 @@ def render(rows: list[TargetAccuracy]) -> str:
                    f"{row.pyspy_top or (row.pyspy_note.splitlines() or ['-'])[0]}"
                    f" · {agree}")
         out.append(f"stable: {row.stable_count}/{len(row.stability_tops)}"
-                   + ("" if row.stable_count == len(row.stability_tops) else f" ({dict(Counter(row.stability_tops))})"))
+                   + ("" if row.stable_count == len(row.stability_tops) else f" ({_stability_breakdown(row)})"))
         if row.error:
             out.append(f"error: {row.error}")
         out.append("")

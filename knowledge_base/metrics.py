@@ -25,7 +25,7 @@ METRICS: dict[str, Metric] = {
     "input_share": Metric("number", "data_wait_share + h2d_share (TF profiler's input %)"),
     "forward_share": Metric("number", "forward pass"),
     "backward_share": Metric("number", "backward pass"),
-    "optimizer_share": Metric("number", "optimizer step"),
+    "optimizer_share": Metric("number", "optimizer step, without the forward and backward its closure runs"),
     "compute_share": Metric("number", "forward + backward + optimizer"),
     "other_share": Metric("number", "main-process host time in no stage"),
     "num_workers": Metric("number", "DataLoader worker processes (0 = main process loads)"),

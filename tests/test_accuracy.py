@@ -6,7 +6,7 @@ import pytest
 from evals import accuracy
 from evals.pyspy import pyspy_executable
 from evals.torch_ledger import book_stages, shares
-from tools.models import STAGES
+from tools.models import STAGES, HotFunction, Profile, StageLedger
 
 
 def test_book_stages_gives_a_closures_forward_and_backward_to_them():
@@ -45,6 +45,7 @@ def test_accuracy_check_produces_both_ledgers_and_a_table(data_bound_row):
     assert row.max_gap_pp is not None
     assert row.phase == "batch_build" and row.perfloop_top.startswith("frame_energy (data.py:")
     assert row.stability_tops == [row.perfloop_top] and row.stable_count == 1
+    assert row.stability_phases == ["batch_build"]
 
     text = accuracy.render([row])
     assert "== data_bound (6 steps after 2 warm-up) ==" in text
@@ -102,3 +103,36 @@ def test_pyspy_stacks_are_cut_to_the_phase(tmp_path):
     other = pyspy_hot_functions(raw, tmp_path, "main:other")
     assert (other[0].name, other[0].line) == ("log", 4)
     assert "build" not in {hot.name for hot in other}
+
+
+def _profile(data_wait_ms: float, other_ms: float, build: list[str], main: list[str]) -> Profile:
+    """A profile with only what the accuracy check's top-function rule reads."""
+    ledger = StageLedger(step_ms=100.0, data_wait_ms=data_wait_ms, forward_ms=0.0, backward_ms=0.0,
+                         optimizer_ms=0.0, other_ms=other_ms)
+
+    def hot(names: list[str], phase: str) -> list[HotFunction]:
+        return [HotFunction(name=n, file="train.py", line=25, share=0.5, phase=phase) for n in names]
+
+    return Profile.model_construct(ledger=ledger, hot_functions=hot(build, "batch_build"),
+                                   main_hot_functions=hot(main, "main:other"))
+
+
+def test_stability_counts_a_top_only_with_others_from_its_phase():
+    # worker_startup's case: an input-bound step whose short-lived workers left no batch-build
+    # samples in some profiles, so the rule fell back to main-process "other" there.
+    profiles = [_profile(90.0, 1.0, ["QueryDataset.__getitem__"], ["main"]),
+                _profile(90.0, 1.0, [], ["main"]),
+                _profile(90.0, 1.0, [], ["main"]),
+                # the same name sampled in the other phase is not the same answer
+                _profile(90.0, 1.0, ["main"], ["main"])]
+    tops, phases, stable = accuracy._stability(profiles)
+    assert phases == ["batch_build", "main:other", "main:other", "batch_build"]
+    assert tops == ["QueryDataset.__getitem__ (train.py:25)", "main (train.py:25)", "main (train.py:25)",
+                    "main (train.py:25)"]
+    assert stable == 2
+    row = accuracy.TargetAccuracy(target="worker_startup", phase=phases[0], perfloop_top=tops[0],
+                                  perfloop_shares={s: 0.0 for s in STAGES}, stability_tops=tops,
+                                  stability_phases=phases, stable_count=stable)
+    line = next(line for line in accuracy.render([row]).splitlines() if line.startswith("stable:"))
+    assert line == ("stable: 2/4 ({'[batch_build] QueryDataset.__getitem__ (train.py:25)': 1, "
+                    "'[main:other] main (train.py:25)': 2, '[batch_build] main (train.py:25)': 1})")

@@ -206,6 +206,20 @@ def test_loop_driver_gives_way_to_the_loop_it_calls_with_most_of_the_time(tmp_pa
     assert hot[0].name == "train"  # no single callee holds half the loop: the driver itself is named
 
 
+def test_after_the_loop_owner_functions_are_ranked_by_inclusive_time(tmp_path):
+    source = tmp_path / "tok.py"
+    source.write_text(LOOPS)
+    file = str(source)
+    rows = [([("train", 20), ("encode", 15), ("normalize", 8), ("_is_control", 2)], 60),
+            ([("train", 21), ("log_metrics", 25), ("log_metrics.<locals>.<genexpr>", 25)], 30),
+            ([("train", 19)], 10)]
+    hot = main_hotspots(_loop_paths(file, rows, label="other"), tmp_path)
+    # normalize owns the hot loop; then the driver (on every path), then the 60% path's functions
+    # (the leaf first on the tie: self time), then log_metrics, whose own loop holds only 30%.
+    assert [(h.name, round(h.share, 2)) for h in hot] == [
+        ("normalize", 0.6), ("train", 1.0), ("_is_control", 0.6), ("encode", 0.6), ("log_metrics", 0.3)]
+
+
 def test_tokenizer_loop_owner_is_named_in_10_of_10_profiles(tmp_path):
     from tools.profiler import ProbeSettings, build_profile, run_probed
 

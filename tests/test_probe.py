@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from knowledge_base import diagnose
 
 from tests.conftest import PIPELINES, ROOT
 from tools.datacheck import compare_data, compare_losses
+from tools.headspace import replay_env, why_no_replay
 from sandbox.runner import RunLimits
 from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed
 
@@ -181,14 +183,59 @@ def test_forward_and_backward_inside_optimizer_step_are_booked_where_they_ran(tm
         assert step.forward_ms > 0 and step.backward_ms > 0 and step.optimizer_ms > 0, step
 
 
-def test_lightning_closure_step_books_forward_and_backward(tmp_path):
+PAUSE_MS = 5.0  # the accelerate and lightning pipelines' models sleep this long in each forward
+
+
+def _booked_where_they_ran(steps, batch_rows: int) -> None:
+    """Each step holds one batch's forward, backward and optimizer step, the optimizer only its own remainder."""
+    for step in steps:
+        assert sum(getattr(step, k) for k in LEDGER_KEYS) == pytest.approx(step.step_ms, rel=1e-6)
+        assert step.samples == batch_rows, step
+        assert step.forward_ms >= PAUSE_MS and step.backward_ms > 0 and step.optimizer_ms > 0, step
+    # A forward run inside the optimizer's step but booked to it would put the pause in every optimizer
+    # time; the median leaves room for a step preempted on a loaded machine.
+    assert statistics.median(step.optimizer_ms for step in steps) < PAUSE_MS
+
+
+@pytest.mark.parametrize("precision", ["32-true", "bf16-mixed", "16-mixed"])
+def test_lightning_closure_step_books_forward_and_backward(tmp_path, precision):
+    # 32-true and bf16-mixed: the precision plugin runs the closure inside optimizer.step(closure=...);
+    # 16-mixed: the plugin runs the closure itself, then GradScaler.step.
     pytest.importorskip("lightning", reason="PyTorch Lightning is not installed (pip install lightning); "
                                             "the plain-PyTorch closure loops above cover the same path")
-    run = run_probed("python train.py", PIPELINES / "lightning", tmp_path / "out", SETTINGS, mode="full")
+    run = run_probed(f"python train.py --precision {precision}", PIPELINES / "lightning", tmp_path / "out", SETTINGS,
+                     mode="full")
     assert not run.record.errors
-    for step in run.record.steps:
-        assert sum(getattr(step, k) for k in LEDGER_KEYS) == pytest.approx(step.step_ms, rel=1e-6)
-        assert step.forward_ms > 0 and step.backward_ms > 0 and step.optimizer_ms > 0, step
+    _booked_where_they_ran(run.record.steps, batch_rows=64)
+
+
+@pytest.mark.parametrize("variant", ["plain", "closure", "bf16"])
+def test_accelerate_steps_book_forward_backward_and_optimizer_where_they_ran(tmp_path, variant):
+    # plain: accelerator.backward(loss), then AcceleratedOptimizer.step(); closure: AcceleratedOptimizer.step(closure)
+    # hands the closure to the inner optimizer; bf16: the plain loop under mixed_precision="bf16".
+    pytest.importorskip("accelerate", reason="Hugging Face accelerate is not installed (pip install accelerate); "
+                                             "the closure pipeline's home-made wrapper covers the optimizer side")
+    command = f"python train.py --variant {variant}"
+    run = run_probed(command, PIPELINES / "accelerate", tmp_path / "out", SETTINGS, mode="full")
+    assert not run.record.errors
+    steps = run.record.steps
+    # Eight batches an epoch, so the run crosses one. The prepared loader reads a batch ahead of the
+    # one it hands out; a step ends where the loop asks it for the next batch, so the first step of
+    # an epoch still holds a batch's training and the last one no more than one.
+    assert len(steps) == SETTINGS.warmup_steps + SETTINGS.steps
+    _booked_where_they_ran(steps, batch_rows=64)
+    assert [s.index for s in steps if s.epoch_start] == [0, 7, 8]
+    if variant != "plain":
+        return
+    light = run_probed(command, PIPELINES / "accelerate", tmp_path / "light", SETTINGS)
+    assert compare_data([run.measurement.probe_dir], [light.measurement.probe_dir],
+                        allow_tolerance=False).status == "identical"
+    # A replay run stands in for the inner DataLoader, which the full run's kept batches came from.
+    env = replay_env(run.record)
+    assert env is not None, why_no_replay(run.record)
+    replay = run_probed(command, PIPELINES / "accelerate", tmp_path / "replay", SETTINGS, extra_env=env)
+    assert replay.record.exit_reason == "max_steps" and not replay.record.errors
+    assert all(step.samples == 64 for step in replay.record.steps)
 
 
 def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):

@@ -10,6 +10,10 @@ samples, then, while a user function called under it holds at least ``_DESCEND``
 a loop of its own, move down to it. A training loop driver thus gives way to the transform
 it calls, while a per-character helper without a loop (the leaf that self time would pick)
 never outranks the loop that calls it; it is reported under its owner with its self share.
+
+After the loop owner the list is ranked by inclusive samples (time along user call paths,
+callees counted in their callers), then self samples; the loop owner keeps the first place
+even where a caller (the loop driving it) has more inclusive time.
 """
 from __future__ import annotations
 
@@ -205,9 +209,9 @@ def _rank(total: int, paths: dict[tuple[Frame, ...], int], phase: str, target_di
     tally = _Tally(paths)
     denominator = max(denominator, max(tally.inclusive.values()))  # malformed totals must not give shares > 1
     owner = tally.loop_owner()
-    # After the loop owner: other loop owners, then (files without loops, or unparsable) self time.
+    # After the loop owner: inclusive time along user call paths, then self time (ties by name: deterministic).
     ranked = sorted(tally.inclusive, reverse=True,
-                    key=lambda key: (key == owner, tally.owned[key], tally.self[key], tally.inclusive[key], key))
+                    key=lambda key: (key == owner, tally.inclusive[key], tally.self[key], key))
     hot = []
     for key in ranked[:_TOP]:
         file, name, first = key

@@ -16,7 +16,9 @@ class StageLedger(BaseModel):
     h2d_ms: float = Field(0.0, description="Host-to-device copies outside other stages (ms); 0 on CPU.")
     forward_ms: float = Field(description="Outermost nn.Module calls, loss modules included (ms).")
     backward_ms: float = Field(description="Inside torch.autograd.backward (ms).")
-    optimizer_ms: float = Field(description="Inside Optimizer.step (ms).")
+    optimizer_ms: float = Field(description="Inside Optimizer.step and GradScaler.step, excluding the forward and "
+                                            "backward an optimizer.step(closure) runs: those count as forward "
+                                            "and backward, the closure's own code as other (ms).")
     other_ms: float = Field(description="Host code of the loop not in any stage above (ms).")
 
     def share(self, stage: str) -> float:

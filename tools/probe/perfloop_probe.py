@@ -20,15 +20,17 @@ Environment (set by perfloop's profiler):
 
 A *step* is the interval between two ``next()`` calls on the first DataLoader the
 pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
-iterator) is data wait. A pipeline that completes an optimizer step before any
-DataLoader batch gets one step per ``Optimizer.step()`` instead (one per accumulation
-cycle under gradient accumulation): the tensors passed to the model (the module of
+iterator) is data wait; for accelerate's loader wrappers, which read their inner
+DataLoader a batch ahead, the wrapper's own ``next()`` is the boundary. A pipeline
+that completes an optimizer step before any DataLoader batch gets one step per
+``Optimizer.step()`` instead (one per accumulation cycle under gradient
+accumulation): the tensors passed to the model (the module of
 the first outermost ``nn.Module`` call) are fingerprinted as its batch, and all host
 time outside forward, backward, optimizer and h2d is data wait (the script's own
 ``get_batch``). Either way the outermost ``nn.Module`` call is forward; backward and
 optimizer step are timed by their own hooks; the rest of the interval is "other".
 Stage times are exclusive: forward and backward run by an optimizer's closure
-(``optimizer.step(closure)``, as LBFGS and Lightning do) are booked as forward and
+(``optimizer.step(closure)``, as LBFGS, Lightning and accelerate do) are booked as forward and
 backward, the closure's own code as other, and the optimizer keeps the remainder.
 """
 from __future__ import annotations
@@ -88,6 +90,7 @@ class _Probe:
         self.num_optimizer_steps = 0
         self.steps: list[dict] = []
         self.current: dict | None = None
+        self.wrapper_depth = 0  # > 0 while a library's loader wrapper reads its inner DataLoader
         self.stages: list[list] = []  # [stage, depth, start of its running segment], innermost last
         self.main_fetches: list[dict] = []
         self.kept_batches: list = []
@@ -430,45 +433,124 @@ def _patch_next_batch(probe: _Probe) -> None:
     original_next = dl._BaseDataLoaderIter.__next__
 
     def next_batch(self):
-        loader_id = getattr(self, "_perfloop_loader", -1)
-        if probe.step_source is None:
-            probe.step_source = "loader"
-            probe.step_loader = loader_id
-            probe.current = None  # a step opened by an earlier model call: the DataLoader defines steps
-            probe.step_tensors = []
-            probe.first_batch_wall = None
-        is_step = probe.step_source == "loader" and loader_id == probe.step_loader
-        fresh = getattr(self, "_perfloop_fresh", False)
-        self._perfloop_fresh = False
-        started = probe.enter("data")
-        call_start = time.perf_counter()
-        try:
-            batch = original_next(self)
-        except BaseException:
-            # StopIteration (end of epoch) keeps the current step open across the boundary,
-            # so this wait belongs to it.
-            if started:
-                probe.leave("data")
-            raise
-        if started:
-            # A batch starts a new step at this call: its wait is added to the new step below.
-            probe.leave("data", accumulate=not is_step)
-        if is_step:
-            wait_ms = (time.perf_counter() - call_start) * 1000.0
-            if probe.current is not None:
-                probe.close_step(call_start)
-            probe.open_step(call_start, loader_id)
-            probe.current["data_ms"] += wait_ms
-            probe.span("data", call_start, call_start + wait_ms / 1000.0)
-            probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
-            own = probe.own_start()
-            _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
-            if _MODE == "full":
-                _guarded(probe, keep_for_replay, batch)
-            probe.own_time(own)
+        if not probe.wrapper_depth:
+            return _next_step_batch(probe, self, original_next)
+        # A library's loader wrapper reads this batch for one it hands out (see _patch_accelerate_loaders).
+        batch = original_next(self)
+        if _MODE == "full" and getattr(self, "_perfloop_loader", -1) == probe.step_loader:
+            _guarded(probe, keep_for_replay, batch)  # a replay run stands in for this loader, not the wrapper
         return batch
 
     dl._BaseDataLoaderIter.__next__ = next_batch
+
+
+def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True):
+    """Return ``original_next(iterator)``; for the step loader, close the open step and open the batch's step.
+
+    ``replay`` False: the batch is a loader wrapper's, whose inner DataLoader's batches are kept for replay.
+    """
+    loader_id = getattr(iterator, "_perfloop_loader", -1)
+    if probe.step_source is None:
+        probe.step_source = "loader"
+        probe.step_loader = loader_id
+        probe.current = None  # a step opened by an earlier model call: the DataLoader defines steps
+        probe.step_tensors = []
+        probe.first_batch_wall = None
+    is_step = probe.step_source == "loader" and loader_id == probe.step_loader
+    fresh = getattr(iterator, "_perfloop_fresh", False)
+    iterator._perfloop_fresh = False
+    started = probe.enter("data")
+    call_start = time.perf_counter()
+    try:
+        batch = original_next(iterator)
+    except BaseException:
+        # StopIteration (end of epoch) keeps the current step open across the boundary,
+        # so this wait belongs to it.
+        if started:
+            probe.leave("data")
+        raise
+    if started:
+        # A batch starts a new step at this call: its wait is added to the new step below.
+        probe.leave("data", accumulate=not is_step)
+    if is_step:
+        wait_ms = (time.perf_counter() - call_start) * 1000.0
+        if probe.current is not None:
+            probe.close_step(call_start)
+        probe.open_step(call_start, loader_id)
+        probe.current["data_ms"] += wait_ms
+        probe.span("data", call_start, call_start + wait_ms / 1000.0)
+        probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
+        own = probe.own_start()
+        _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
+        if _MODE == "full" and replay:
+            _guarded(probe, keep_for_replay, batch)
+        probe.own_time(own)
+    return batch
+
+
+class _WrapperIteration:
+    """The step-boundary state of one epoch of a library's loader wrapper (see _patch_accelerate_loaders)."""
+
+    __slots__ = ("_perfloop_loader", "_perfloop_fresh", "batches")
+
+    def __init__(self, loader_id: int, batches) -> None:
+        self._perfloop_loader = loader_id
+        self._perfloop_fresh = True
+        self.batches = batches
+
+
+def _patch_accelerate_loaders(module) -> None:
+    """Put the step boundary at the batches accelerate's loader wrappers hand out, not at their inner reads.
+
+    ``DataLoaderShard`` (what ``Accelerator.prepare`` and the HF Trainer return) reads one batch
+    ahead of the one it yields, to know which is last. Timed at its inner DataLoader, a step would
+    hold the next batch's wait and the previous batch's training, the first step of each epoch no
+    training at all and the last one two. The wrapper's own ``next()`` is the loop's boundary: its
+    wait (the inner read and the wrapper's move to the device, a copy inside another stage) is the
+    step's data wait, and the batch it yields (what the model gets, copied back to the host when
+    it is on the GPU) is the step's fingerprinted batch. Replay keeps the inner DataLoader's
+    batches, since a replay run stands in for that loader.
+    """
+    probe = _PROBE
+    for name in ("DataLoaderShard", "DataLoaderDispatcher", "SkipDataLoader"):
+        cls = getattr(module, name, None)
+        original_iter = vars(cls).get("__iter__") if isinstance(cls, type) else None
+        if original_iter is None:
+            continue
+
+        def wrapper_iter(self, _original_iter=original_iter):
+            if _is_worker_process(probe):
+                return _original_iter(self)
+            loader_id = getattr(self, "_perfloop_id", -1)  # the inner DataLoader's, through the wrapper's __getattr__
+            return _wrapper_batches(probe, _WrapperIteration(loader_id, _original_iter(self)))
+
+        cls.__iter__ = wrapper_iter
+
+
+def _wrapper_batches(probe: _Probe, iteration: _WrapperIteration):
+    """Yield a loader wrapper's batches, each fetched as a step boundary (inner DataLoader reads are not)."""
+    batches = iteration.batches
+
+    def read(state):
+        probe.wrapper_depth += 1
+        try:
+            return next(state.batches)
+        finally:
+            probe.wrapper_depth -= 1
+
+    try:
+        while True:
+            if probe.wrapper_depth:  # a wrapper around a wrapper: the outermost one has the boundary
+                batch = read(iteration)
+            else:
+                batch = _next_step_batch(probe, iteration, read, replay=False)
+            yield batch
+    except StopIteration:
+        return
+    finally:
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()
 
 
 def _patch_fetchers(probe: _Probe) -> None:
@@ -805,23 +887,28 @@ def _main_label() -> str | None:
 
 
 # -- import hook -----------------------------------------------------------------
-class _TorchImportHook:
-    """Patch torch right after ``import torch`` finishes, before user code holds references."""
+class _ImportHook:
+    """Patch a module right after its import finishes, before user code holds references."""
+
+    def __init__(self, name: str, patch) -> None:
+        self.name = name
+        self.patch = patch
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch":
+        if fullname != self.name:
             return None
         sys.meta_path.remove(self)
         import importlib.util
 
-        spec = importlib.util.find_spec("torch")
-        if spec is None or spec.loader is None:
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         original_exec = spec.loader.exec_module
+        patch = self.patch
 
         def exec_module(module):
             original_exec(module)
-            _safe_patch(module)
+            patch(module)
 
         spec.loader.exec_module = exec_module
         return spec
@@ -832,6 +919,13 @@ def _safe_patch(torch) -> None:
         _patch_torch(torch)
     except Exception:  # an unknown torch version must not break the pipeline
         _PROBE.errors.append("patching torch failed:\n" + traceback.format_exc())
+
+
+def _safe_patch_accelerate(module) -> None:
+    try:
+        _patch_accelerate_loaders(module)
+    except Exception:  # an unknown accelerate version: its loaders keep the inner DataLoader's boundaries
+        _PROBE.errors.append("patching accelerate's loaders failed:\n" + traceback.format_exc())
 
 
 def _start_watchdog(probe: _Probe) -> None:
@@ -866,10 +960,11 @@ def install() -> None:
     if _PROBE is not None or not _OUT_DIR or _is_launcher():
         return
     _PROBE = _Probe()
-    if "torch" in sys.modules:
-        _safe_patch(sys.modules["torch"])
-    else:
-        sys.meta_path.insert(0, _TorchImportHook())
+    for name, patch in (("torch", _safe_patch), ("accelerate.data_loader", _safe_patch_accelerate)):
+        if name in sys.modules:
+            patch(sys.modules[name])
+        else:
+            sys.meta_path.insert(0, _ImportHook(name, patch))
     if _MODE == "full":
         _PROBE.sampler = start_sampler(_main_label, _SAMPLE_S)
     install_gc_timer(lambda: _PROBE.current)
