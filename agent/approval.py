@@ -62,10 +62,13 @@ def edit_patch(patch: str) -> str:
 
 
 def ask_user(request: dict, stream_in=None, err=None) -> dict | None:
-    """Show the proposal and return the answer, or None when no one can answer (closed or non-TTY stdin)."""
+    """Show the proposal and return the answer, or None when no one can answer (closed or non-TTY stdin).
+
+    With file descriptor 0 closed at start-up Python sets ``sys.stdin`` to None: no one can answer either.
+    """
     stream_in = stream_in or sys.stdin
     err = err or sys.stderr
-    if stream_in.closed or not stream_in.isatty():
+    if stream_in is None or stream_in.closed or not stream_in.isatty():
         return None
     show_request(request, err)
     while True:

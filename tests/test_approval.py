@@ -115,6 +115,28 @@ def test_no_terminal_pauses_on_start_and_on_resume(tmp_path):
     assert _summary(out)["iterations"][0]["verdict"] == "declined"
 
 
+def stdin_closed(args: list[str]) -> subprocess.CompletedProcess:
+    """Run the CLI with file descriptor 0 closed outright (Python then sets sys.stdin to None)."""
+    return subprocess.run(["bash", "-c", 'exec "$@" 0<&-', "bash", sys.executable, "-m", "agent.cli", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_closed_stdin_pauses_on_start_and_on_resume(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    started = stdin_closed(["run", str(repo), *RUN])
+    assert started.returncode == 0, started.stderr
+    assert "Traceback" not in started.stderr and "internal error" not in started.stderr
+    waiting = _summary(started.stdout)
+    assert waiting["stop_reason"] == "awaiting_approval" and "num_workers" in waiting["pending"]["diff"]
+    assert f"paused at proposal {waiting['pending']['proposal_id']}" in started.stderr
+    resumed = stdin_closed(["resume", waiting["run_id"], "--json"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Traceback" not in resumed.stderr and "internal error" not in resumed.stderr
+    again = _summary(resumed.stdout)
+    assert again["stop_reason"] == "awaiting_approval" and again["pending"] == waiting["pending"]
+    assert not _events(again, "approval")  # nobody answered, so nothing was decided
+
+
 def test_base_moved_during_a_paused_run_is_reported(tmp_path):
     repo = make_repo(tmp_path / "repo", "waiting")
     paused = perfloop("run", str(repo), *RUN)
