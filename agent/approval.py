@@ -43,7 +43,13 @@ def show_request(request: dict, err=None) -> None:
     print(f"Why: {request['diagnosis']}: {request['why']}", file=err)
     print(f"Expected gain: up to {request['expected_speedup']:.2f}x", file=err)
     print("Evidence: " + ", ".join(f"{k}={_fmt(v)}" for k, v in request["evidence"].items()), file=err)
-    print(f"Verification: {request['verification']}", file=err)
+    policy = request["verification"]
+    if isinstance(policy, str):  # a request paused by an older perfloop
+        print(f"Verification: {policy}", file=err)
+    else:
+        print("Verification:", file=err)
+        for line in policy:
+            print(f"  {line}", file=err)
     for caveat in request.get("caveats", []):
         print(f"Caveat: {caveat}", file=err)
     print("-" * 72 + "\n" + colour_diff(request["diff"].rstrip(), tty) + "\n" + "-" * 72, file=err)
