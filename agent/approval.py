@@ -43,7 +43,13 @@ def show_request(request: dict, err=None) -> None:
     print(f"Why: {request['diagnosis']}: {request['why']}", file=err)
     print(f"Expected gain: up to {request['expected_speedup']:.2f}x", file=err)
     print("Evidence: " + ", ".join(f"{k}={_fmt(v)}" for k, v in request["evidence"].items()), file=err)
-    print(f"Verification: {request['verification']}", file=err)
+    policy = request["verification"]
+    if isinstance(policy, str):  # a request paused by an older perfloop
+        print(f"Verification: {policy}", file=err)
+    else:
+        print("Verification:", file=err)
+        for line in policy:
+            print(f"  {line}", file=err)
     for caveat in request.get("caveats", []):
         print(f"Caveat: {caveat}", file=err)
     print("-" * 72 + "\n" + colour_diff(request["diff"].rstrip(), tty) + "\n" + "-" * 72, file=err)
@@ -62,10 +68,13 @@ def edit_patch(patch: str) -> str:
 
 
 def ask_user(request: dict, stream_in=None, err=None) -> dict | None:
-    """Show the proposal and return the answer, or None when no one can answer (closed or non-TTY stdin)."""
+    """Show the proposal and return the answer, or None when no one can answer (closed or non-TTY stdin).
+
+    With file descriptor 0 closed at start-up Python sets ``sys.stdin`` to None: no one can answer either.
+    """
     stream_in = stream_in or sys.stdin
     err = err or sys.stderr
-    if stream_in.closed or not stream_in.isatty():
+    if stream_in is None or stream_in.closed or not stream_in.isatty():
         return None
     show_request(request, err)
     while True:

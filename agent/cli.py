@@ -6,6 +6,7 @@ and the loop's Settings) and hands typed objects down; nothing below it reads ar
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_USAGE,
@@ -109,8 +110,24 @@ def _dispatch(args: argparse.Namespace) -> int:
     return print_kb(words[0] if words else None)
 
 
+def _hold_closed_stdin() -> None:
+    """With stdin closed, park /dev/null on descriptor 0 so no file perfloop opens lands there.
+
+    Otherwise the next file opened (the audit log, say) would become descriptor 0 and every
+    pipeline run would inherit it as its stdin. ``sys.stdin`` stays None: the approval prompt still pauses.
+    """
+    try:
+        os.fstat(0)
+    except OSError:
+        fd = os.open(os.devnull, os.O_RDONLY)
+        if fd != 0:
+            os.dup2(fd, 0)
+            os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `perfloop` console script."""
+    _hold_closed_stdin()
     args = build_parser().parse_args(argv)
     set_json_mode(getattr(args, "json", False))  # no live progress line under --json
     from tools.audit import AuditLogDamaged, AuditWriteError

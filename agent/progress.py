@@ -3,8 +3,9 @@
 The probe writes ``progress.json`` (steps so far) into the run's folder at most every
 0.25 s; a thread here reads it and redraws the line ("timing run 3/6, candidate · step
 7/10 · 4.2 s · stage ~12 s left"). The live line is drawn with rich on stderr, only when
-stderr is a terminal and ``--json`` was not given; otherwise each run ends with one
-plain ``perfloop:`` line.
+stderr is a terminal and ``--json`` was not given. Without a terminal each run ends with
+one plain ``perfloop:`` line instead; under ``--json`` progress stays silent, and only a
+run that failed says so.
 """
 from __future__ import annotations
 
@@ -117,7 +118,8 @@ def run_progress(label: str, role: str, folder: Path, target, max_steps: int):
         if ok:
             _STAGE.durations_s.setdefault(kind, []).append(elapsed)
         progress.steps = _read_steps(folder)
-        console.say(f"{title}: {progress.steps} steps in {elapsed:.1f} s" + ("" if ok else " (failed)"))
+        if not ok or not console.json_mode():  # --json: silent progress, but a failure is still told
+            console.say(f"{title}: {progress.steps} steps in {elapsed:.1f} s" + ("" if ok else " (failed)"))
 
 
 @contextmanager

@@ -3,24 +3,32 @@
 One track per process (the pipeline's main process, each DataLoader worker); on the main
 track a ``perfloop:step`` slice per step holding its stage slices, named like the probe's
 NVTX ranges (``perfloop:<stage>``); on worker tracks a ``perfloop:batch_build`` slice per
-batch. Times are microseconds from the probe's install in the main process.
+batch. The stack sampler's timestamped samples are instant events (``ph: "i"``, thread
+scope) on the track of the process and lane they were taken in, named after the innermost
+user frame. Times are microseconds from the probe's install in the main process.
 """
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from agent.console import say
 from tools.models import Profile
-from tools.record import RECORD_NAME, ProbeRecord
+from tools.record import RECORD_NAME, HotSamples, ProbeRecord, worker_hot_samples
 from tools.timeline import batch_builds
-
-HOT_SAMPLES_NOTE = ("hot-function samples are not placed in time: the stack sampler counts call paths without "
-                    "timestamps, so they are listed under hot_functions here and in the profile instead")
 
 
 def _us(wall: float, origin: float) -> float:
     return round((wall - origin) * 1e6, 1)
+
+
+def _instants(samples: HotSamples, pid: int, tid_of, origin: float) -> list[dict]:
+    """One thread-scoped instant event per timestamped sample; ``tid_of(label)`` picks its lane."""
+    return [{"ph": "i", "s": "t", "name": f"{function} ({os.path.basename(file)}:{line})", "cat": "sample",
+             "pid": pid, "tid": tid_of(label), "ts": _us(wall, origin),
+             "args": {"label": label, "file": file, "line": line}}
+            for wall, label, file, function, line in samples.samples]
 
 
 def chrome_trace(record: ProbeRecord, probe_dir: Path, hot_functions: list[dict] | None = None) -> dict:
@@ -41,28 +49,43 @@ def chrome_trace(record: ProbeRecord, probe_dir: Path, hot_functions: list[dict]
         for stage, offset_ms, duration_ms in step.spans:
             events.append({"ph": "X", "name": f"perfloop:{stage}", "cat": "stage", "pid": main_pid, "tid": 0,
                            "ts": round(start + offset_ms * 1000.0, 1), "dur": round(duration_ms * 1000.0, 1)})
-    workers = set()
-    builds = batch_builds(record, probe_dir)
-    if any(build["pid"] == main_pid for build in builds):  # num_workers=0: builds happen inside data wait
-        events.append({"ph": "M", "name": "thread_name", "pid": main_pid, "tid": 1,
-                       "args": {"name": "batch builds (in process)"}})
-    for build in builds:
-        pid = build["pid"]
-        if pid != main_pid and pid not in workers:
+    workers: set[int] = set()
+
+    def worker_track(pid: int) -> None:
+        if pid not in workers:
             workers.add(pid)
-            events += [
+            events.extend([
                 {"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
                  "args": {"name": f"DataLoader worker (pid {pid})"}},
                 {"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": len(workers)}},
                 {"ph": "M", "name": "thread_name", "pid": pid, "tid": 0, "args": {"name": "batch builds"}},
-            ]
+            ])
+
+    builds = batch_builds(record, probe_dir)
+    main_samples = record.hot_samples or HotSamples()
+    in_process = any(build["pid"] == main_pid for build in builds)
+    if in_process or any(label == "fetch" for _, label, *_ in main_samples.samples):
+        # num_workers=0: batches are built inside the main process's data wait, on a lane of their own
+        events.append({"ph": "M", "name": "thread_name", "pid": main_pid, "tid": 1,
+                       "args": {"name": "batch builds (in process)"}})
+    for build in builds:
+        pid = build["pid"]
+        if pid != main_pid:
+            worker_track(pid)
         events.append({"ph": "X", "name": "perfloop:batch_build", "cat": "data", "pid": pid,
                        "tid": 1 if pid == main_pid else 0,
                        "ts": _us(build["start_wall"], origin), "dur": round(build["fetch_ms"] * 1000.0, 1)})
+    events += _instants(main_samples, main_pid, lambda label: 1 if label == "fetch" else 0, origin)
+    dropped = main_samples.dropped
+    for pid, samples in worker_hot_samples(probe_dir).items():
+        if samples.samples:
+            worker_track(pid)
+            events += _instants(samples, pid, lambda label: 0, origin)
+        dropped += samples.dropped
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "otherData": {"source": "perfloop probe", "main_pid": main_pid, "num_steps": len(timed_steps),
                           "num_workers": len(workers), "origin_wall_s": origin,
-                          "hot_function_samples": HOT_SAMPLES_NOTE, "hot_functions": hot_functions or []}}
+                          "samples_not_placed": dropped, "hot_functions": hot_functions or []}}
 
 
 def write_trace(probe_dir: Path, path: Path, hot_functions: list[dict] | None = None) -> Path:

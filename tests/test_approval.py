@@ -67,6 +67,44 @@ def test_reject_with_a_reason_is_recorded(tmp_path):
     assert approval["decision"] == "reject" and approval["reason"] == "not during the release freeze"
 
 
+def test_prompt_shows_evidence_gain_and_the_tolerances_enforced(tmp_path):
+    repo = make_repo(tmp_path / "repo", "compute")  # compute_bound: its remedies let the loss move within tolerance
+    code, out, screen = in_terminal(["run", str(repo), *RUN], ["q"])
+    assert code == 0, screen
+    summary = _summary(out)
+    [proposed] = [p["proposal"] for p in _events(summary, "proposal")]
+    lines = screen.replace("\r\n", "\n").splitlines()
+    [evidence] = [line for line in lines if line.startswith("Evidence: ")]
+    for key, value in proposed["evidence"].items():  # the diagnosis's numbers, as measured
+        shown = f"{value:.3g}" if isinstance(value, float) else str(value)
+        assert f"{key}={shown}" in evidence
+    assert f"Expected gain: up to {proposed['expected_speedup']:.2f}x" in lines
+    assert proposed["loss_rule"] == "within_tolerance" and proposed["data_rule"] == "identical"
+    policy = "\n".join(lines[lines.index("Verification:"):])
+    assert "batch data: bit-identical to the baseline's" in policy
+    assert "loss: within rtol 0.0001 atol 1e-06 of the baseline's at every step (the default loss tolerance)" in policy
+    assert "stdout lines, stderr lines and files written compared with the baseline's" in policy
+    assert "printed numbers within rtol 0.0001" in policy and "interleaved A/B runs must beat the noise floor" in policy
+
+
+def test_policy_names_a_data_tolerance_and_where_it_comes_from():
+    from types import SimpleNamespace
+
+    from agent.nodes.verify import enforced_policy
+    from agent.state import Proposal
+
+    def proposal(**extra) -> Proposal:
+        return Proposal(id="p1", diagnosis="transform_hotspot", remedy="vectorize_hot_function", source="llm",
+                        change="vectorise", patch="", touched=[], expected_speedup=2.0, base_head="x",
+                        data_rule="within_tolerance", loss_rule="within_tolerance", **extra)
+
+    state = SimpleNamespace(diagnoses=[])  # the rule then comes from the knowledge base's entry
+    data = enforced_policy(state, proposal())["data"]
+    assert (data["atol"], data["rtol"], data["source"]) == (1e-5, 1e-5, "the float32 row of the dtype table")
+    declared = enforced_policy(state, proposal(atol=1e-3, rtol=1e-4))["data"]
+    assert (declared["atol"], declared["rtol"], declared["source"]) == (1e-3, 1e-4, "declared by the change")
+
+
 def test_quit_stops_with_typed_reason(tmp_path):
     repo = make_repo(tmp_path / "repo", "waiting")
     code, out, screen = in_terminal(["run", str(repo), *RUN], ["q"])
@@ -113,6 +151,28 @@ def test_no_terminal_pauses_on_start_and_on_resume(tmp_path):
     code, out, screen = in_terminal(["resume", waiting["run_id"], "--json"], ["r", ""])
     assert code == 0, screen
     assert _summary(out)["iterations"][0]["verdict"] == "declined"
+
+
+def stdin_closed(args: list[str]) -> subprocess.CompletedProcess:
+    """Run the CLI with file descriptor 0 closed outright (Python then sets sys.stdin to None)."""
+    return subprocess.run(["bash", "-c", 'exec "$@" 0<&-', "bash", sys.executable, "-m", "agent.cli", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_closed_stdin_pauses_on_start_and_on_resume(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    started = stdin_closed(["run", str(repo), *RUN])
+    assert started.returncode == 0, started.stderr
+    assert "Traceback" not in started.stderr and "internal error" not in started.stderr
+    waiting = _summary(started.stdout)
+    assert waiting["stop_reason"] == "awaiting_approval" and "num_workers" in waiting["pending"]["diff"]
+    assert f"paused at proposal {waiting['pending']['proposal_id']}" in started.stderr
+    resumed = stdin_closed(["resume", waiting["run_id"], "--json"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Traceback" not in resumed.stderr and "internal error" not in resumed.stderr
+    again = _summary(resumed.stdout)
+    assert again["stop_reason"] == "awaiting_approval" and again["pending"] == waiting["pending"]
+    assert not _events(again, "approval")  # nobody answered, so nothing was decided
 
 
 def test_base_moved_during_a_paused_run_is_reported(tmp_path):

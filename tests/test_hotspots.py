@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 import types
 from pathlib import Path
 
@@ -98,6 +99,24 @@ def test_sample_without_line_is_booked_to_first_line(sampler_module, tmp_path):
     hot = batch_build_hotspots(counts.snapshot(), tmp_path, tmp_path)
     helper = next(function for function in hot if function.name == "helper")
     assert helper.hot_lines == [1] and helper.source == "def helper(v):"
+
+
+def test_timed_samples_are_bounded_and_on_the_anchor_clock(sampler_module, tmp_path):
+    from tools.record import HotSamples
+
+    pool = _code_pool(tmp_path)
+    counts = sampler_module._Counts(lambda: "fetch", anchor=(1000.0, 0.0))  # wall = 1000 s + perf_counter
+    inner = _Frame(pool["helper"], 2, _Frame(pool["good"], 4, None))
+    for _ in range(sampler_module.MAX_TIMED + 7):
+        counts.record(inner)
+    counts.record(_Frame(pool["frozen"], 1, None))  # no user frame: counted, not placed in time
+    timed = HotSamples.model_validate(json.loads(json.dumps(counts.timed_samples())))
+    assert len(timed.samples) == sampler_module.MAX_TIMED and timed.dropped == 7
+    assert counts.totals["fetch"] == sampler_module.MAX_TIMED + 8
+    wall, label, file, function, line = timed.samples[0]
+    assert (label, Path(file).name, function, line) == ("fetch", "helper.py", "helper", 2)  # the innermost frame
+    assert 1000.0 < wall <= 1000.0 + time.perf_counter()
+    assert [row[0] for row in timed.samples] == sorted(row[0] for row in timed.samples)
 
 
 def test_source_of_odd_files_is_shown_or_left_empty(sampler_module, tmp_path):

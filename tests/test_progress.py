@@ -48,13 +48,30 @@ def test_live_line_on_a_terminal(tmp_path):
     assert CLOSING.search(screen), screen  # the run's closing line stays
 
 
-def test_plain_lines_without_a_terminal_and_under_json(tmp_path):
+def test_plain_lines_without_a_terminal(tmp_path):
     target = make_repo(tmp_path / "repo", "waiting")
     done = perfloop("profile", str(target))
     assert done.returncode == 0, done.stderr
     assert PLAIN.search(done.stderr), done.stderr
     assert " · step " not in done.stderr and "\x1b[" not in done.stderr
+
+
+def test_silent_under_json_on_a_terminal_or_not(tmp_path):
+    target = make_repo(tmp_path / "repo", "waiting")
     code, screen = _on_terminal("profile", str(target), "--json")
     assert code == 0, screen
     assert not LIVE.search(screen) and "\x1b[" not in screen, screen
-    assert PLAIN.search(screen.replace("\r\n", "\n")), screen
+    assert not CLOSING.search(screen) and " steps in " not in screen, screen
+    assert "diagnosis dataloader_starved" in screen  # what perfloop found is still said; only progress is quiet
+    done = perfloop("profile", str(target), "--json")
+    assert done.returncode == 0, done.stderr
+    assert " steps in " not in done.stderr and " · step " not in done.stderr, done.stderr
+
+
+def test_a_failed_run_is_told_even_under_json(tmp_path):
+    target = make_repo(tmp_path / "repo", "waiting")
+    done = perfloop("profile", str(target), "--cmd", "python -c 'import sys; sys.exit(3)'", "--json")
+    assert done.returncode == 3, done.stderr
+    assert re.search(r"^perfloop: profiling run 1/2, full: 0 steps in \d+\.\d s \(failed\)$", done.stderr, re.M), \
+        done.stderr
+    assert "the pipeline failed" in done.stderr

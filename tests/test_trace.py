@@ -9,6 +9,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from conftest import git, make_repo, perfloop
+from tools.record import HotSamples
 
 
 class Complete(BaseModel):
@@ -36,23 +37,39 @@ class Metadata(BaseModel):
     args: dict
 
 
+class Instant(BaseModel):
+    """A ``ph: "i"`` instant event scoped to its thread (``s: "t"``): one stack sample."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    ph: Literal["i"]
+    s: Literal["t"]
+    name: str
+    cat: Literal["sample"]
+    pid: int
+    tid: int
+    ts: float
+    args: dict
+
+
 class Trace(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    traceEvents: list[Complete | Metadata]
+    traceEvents: list[Complete | Metadata | Instant]
     displayTimeUnit: Literal["ms", "ns"]
     otherData: dict
 
 
 @pytest.fixture(scope="module")
 def profiled(tmp_path_factory) -> Path:
-    """Profile the data-waiting pipeline with 2 DataLoader workers and write its trace; return the folder."""
+    """Profile the tiny pipeline (a Python transform: its workers are on a core, so the CPU-time sampler
+    samples them) with 2 DataLoader workers and write its trace; return the folder."""
     root = tmp_path_factory.mktemp("trace")
-    target = make_repo(root / "repo", "waiting")
+    target = make_repo(root / "repo", "tiny")
     config = target / "configs" / "train.yaml"
     config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
     git(target, "commit", "-qam", "two workers")
     path = root / "out" / "run.trace.json"
-    done = perfloop("profile", str(target), "--trace", str(path))
+    done = perfloop("profile", str(target), "--trace", str(path), "--warmup-steps", "2", "--steps", "8",
+                    "--noise-runs", "1")
     assert done.returncode == 0, done.stderr
     assert str(path) in done.stderr
     return root
@@ -103,4 +120,34 @@ def test_trace_is_chrome_trace_json_with_worker_tracks(trace):
     for step in steps:  # each stage slice lies inside its step, so the tracks nest
         inside = [e for e in slices if e.cat == "stage" and step.ts - 5 <= e.ts < step.ts + step.dur - 5]
         assert inside and all(e.ts + e.dur <= step.ts + step.dur + 5 for e in inside)  # µs of clock rounding
-    assert "without timestamps" in trace["otherData"]["hot_function_samples"]
+    assert trace["otherData"]["hot_functions"]  # the ranked list stays in the metadata too
+
+
+def test_stack_samples_are_instant_events_on_the_track_they_were_taken(profiled, trace):
+    parsed = Trace.model_validate(trace)
+    main_pid = trace["otherData"]["main_pid"]
+    instants = [e for e in parsed.traceEvents if isinstance(e, Instant)]
+    builds = [e for e in parsed.traceEvents if isinstance(e, Complete) and e.name == "perfloop:batch_build"]
+    workers = {e.pid for e in builds}
+    on_workers = [e for e in instants if e.pid in workers]
+    assert on_workers, "the workers' samples are placed on their own tracks"
+    for sample in on_workers:  # a worker samples only while it builds a batch, and the clocks agree
+        assert sample.tid == 0 and sample.args["label"] == "fetch"
+        own = [b for b in builds if b.pid == sample.pid]
+        # The build in progress when the run stopped is never logged: its samples come after the last one.
+        assert (any(b.ts - 50 <= sample.ts <= b.ts + b.dur + 50 for b in own)
+                or sample.ts > max(b.ts + b.dur for b in own)), sample
+        assert sample.args["file"].endswith("train.py")
+    on_main = [e for e in instants if e.pid == main_pid]
+    assert on_main and all(e.tid == 0 and e.args["label"] != "fetch" for e in on_main)
+    steps = [e for e in parsed.traceEvents if isinstance(e, Complete) and e.name == "perfloop:step"]
+    first, last = min(e.ts for e in steps), max(e.ts + e.dur for e in steps)
+    # Samples are taken only while a step is open (its slice starts later by the probe's own work, so allow some).
+    assert all(first - 50_000 <= e.ts <= last + 50_000 for e in on_main)
+    assert all(f"({Path(e.args['file']).name}:{e.args['line']})" in e.name for e in instants)
+    full = _probe_folder(profiled, "profile-full")
+    kept = [HotSamples.model_validate_json(path.read_text()) for path in full.glob("samples-*.json")]
+    assert sum(len(k.samples) for k in kept) == len(on_workers) and not any(k.model_extra for k in kept)
+    light = _probe_folder(profiled, "profile-light")
+    assert not list(light.glob("samples-*.json"))
+    assert json.loads((light / "main-rank0.json").read_text())["hot_samples"] is None

@@ -134,6 +134,15 @@ class CudaDevice(_Open):
     ooms: int | None = None
 
 
+class HotSamples(_Open):
+    """A full run's stack samples placed in time (the main process's in the record; workers' in
+    ``samples-<pid>.json``): the first ones the sampler took, at most its cap, with a user frame."""
+
+    samples: list[tuple[float, str, str, str, int]] = Field(
+        default_factory=list, description="(wall time, label, file, function, line) of the innermost user frame.")
+    dropped: int = Field(0, description="Samples past the cap, not kept.")
+
+
 class Runtime(_Open):
     """The main process's threads, precision settings, memory pressure and GC counts."""
 
@@ -175,6 +184,7 @@ class ProbeRecord(_Open):
     errors: list[str] = Field(default_factory=list)
     stacks: dict | None = Field(None, description="The stack sampler's raw snapshot (tools/hotspots.py skips "
                                                   "malformed rows itself).")
+    hot_samples: HotSamples | None = Field(None, description="Timestamped stack samples (full runs).")
     layout: list[str] = Field(default_factory=list, description="Leaves of the first batch, path|dtype|shape.")
     sampler: str | None = None
     cuda: CudaSummary | None = None
@@ -262,3 +272,16 @@ def worker_fetches(out_dir: Path) -> list[Fetch]:
                 fetch.pid = pid
             fetches.append(fetch)
     return fetches
+
+
+def worker_hot_samples(out_dir: Path) -> dict[int, HotSamples]:
+    """The timestamped stack samples of each DataLoader worker (``samples-<pid>.json``), by pid."""
+    found = {}
+    for path in sorted(Path(out_dir).glob("samples-*.json")):
+        try:
+            found[int(path.stem.split("-", 1)[1])] = HotSamples.model_validate_json(path.read_text())
+        except OSError as error:
+            raise RecordError(f"worker samples {path} cannot be read: {error}") from None
+        except ValidationError as error:
+            raise RecordError(f"worker samples {path} are malformed: {error.errors()[0]['msg']}") from None
+    return found

@@ -14,20 +14,48 @@ from tools.patching import touched_paths
 
 def approval_request(state: LoopState) -> dict:
     """Return what the user needs to decide: the diff, the evidence, the gain, how it is verified."""
+    from agent.nodes.verify import enforced_policy
+
     p = state.proposal
     diagnosis = next((d for d in state.diagnoses if d.entry_id == p.diagnosis), None)
+    policy = enforced_policy(state, p)
     return {
         "proposal_id": p.id, "change": p.change, "source": p.source, "diff": p.patch,
         "diagnosis": p.diagnosis, "why": diagnosis.summary if diagnosis else "",
         "evidence": p.evidence, "expected_speedup": p.expected_speedup,
-        "verification": (f"applied in an isolated worktree; batch data must be {p.data_rule.replace('_', ' ')}, "
-                         f"loss {p.loss_rule.replace('_', ' ')}; {state.target.ab_runs} interleaved A/B runs "
-                         f"must beat the noise floor ({state.profile.noise_pct:.1f}%) and "
-                         f"{state.target.min_gain_pct:.0f}%"),
+        "verification": policy_lines(policy, state), "policy": policy,
         "caveats": p.caveats + ([f"NOT EQUIVALENT: {rule.equivalence}; approve only if you accept that"]
                                 if (rule := _remedy_verification(state)) is not None and rule.needs_explicit_approval
                                 else []),
     }
+
+
+def policy_lines(policy: dict, state: LoopState) -> list[str]:
+    """Say the verification policy in plain lines, with the tolerances it enforces."""
+    data, loss, side = policy["data"], policy["loss"], policy["side_outputs"]
+    if data["rule"] == "identical":
+        data_line = "batch data: bit-identical to the baseline's, row for row"
+    else:
+        data_line = (f"batch data: within atol {data['atol']:g} rtol {data['rtol']:g} of the baseline's "
+                     f"({data['source']})")
+    slack = f"rtol {loss['rtol']:g} atol {loss['atol']:g}"
+    if loss["rule"] == "identical":
+        loss_line = (f"loss: bit-identical to the baseline's at every step (when the baseline's own runs differ, "
+                     f"inside their spread widened by {slack})")
+    else:
+        loss_line = (f"loss: within {slack} of the baseline's at every step"
+                     + (" (the default loss tolerance)" if loss["default"] else ""))
+    numbers = f"printed numbers within rtol {side['rtol']:g}" if side["rtol"] else "printed numbers to the digit"
+    side_line = (f"side outputs: {', '.join(side['compared'][:-1])} and {side['compared'][-1]} compared with the "
+                 f"baseline's ({numbers})")
+    if side["may_change"]:
+        side_line += "; may change: " + ", ".join(side["may_change"])
+    lines = [data_line, loss_line, side_line,
+             f"speed: in an isolated worktree, {state.target.ab_runs} interleaved A/B runs must beat the noise floor "
+             f"({state.profile.noise_pct:.1f}%) and {state.target.min_gain_pct:.0f}%"]
+    if not policy["enforced"]:
+        lines.append("not equivalent by design: the data, loss and side-output checks are reported, not enforced")
+    return lines
 
 
 def _remedy_verification(state: LoopState):

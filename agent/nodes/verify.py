@@ -11,6 +11,7 @@ from agent.faults import fault_point
 from agent.memory import remember
 from agent.state import Iteration, LoopState, Proposal, Verdict
 from knowledge_base import Verification, load_entries
+from knowledge_base.schema import DTYPE_TOLERANCE, LOSS_TOLERANCE
 from sandbox.workspace import PROPOSAL_TRAILER, PatchError
 from tools.datacheck import CheckResult, compare_data, compare_losses
 from tools.models import RunMeasurement
@@ -291,6 +292,31 @@ def _remedy_rule(state: LoopState, proposal: Proposal) -> Verification:
             if entry.id == proposal.diagnosis and remedy.id == proposal.remedy:
                 return remedy.verification
     return Verification(data=proposal.data_rule, loss=proposal.loss_rule, caveats=proposal.caveats)
+
+
+def enforced_policy(state: LoopState, proposal: Proposal) -> dict:
+    """Return the tolerances the cascade will enforce on ``proposal``, as _data, _loss and _side apply them.
+
+    The approval prompt shows these numbers, so they come from the same rule the checks read.
+    """
+    rule = _declared_rule(state, proposal)
+    tolerant = proposal.data_rule == "within_tolerance"
+    source = "the remedy's"
+    if proposal.atol is not None:
+        source = "declared by the change"
+    elif dtype := next((name for name, pair in DTYPE_TOLERANCE.items() if pair == (rule.atol, rule.rtol)), None):
+        source = f"the {dtype} row of the dtype table"
+    return {
+        "tolerance_class": rule.tolerance_class,
+        "enforced": rule.tolerance_class != "changes-data",
+        "data": {"rule": proposal.data_rule, "atol": rule.atol if tolerant else None,
+                 "rtol": rule.rtol if tolerant else None, "source": source if tolerant else None},
+        "loss": {"rule": proposal.loss_rule, "atol": rule.loss_atol, "rtol": rule.loss_rtol,
+                 "default": (rule.loss_atol, rule.loss_rtol) == LOSS_TOLERANCE},
+        "side_outputs": {"compared": ["stdout lines", "stderr lines", "files written"],
+                         "rtol": rule.loss_rtol if proposal.loss_rule == "within_tolerance" else 0.0,
+                         "may_change": list(rule.side_output_changes)},
+    }
 
 
 def _start(ctx: RunContext, proposal: Proposal) -> _Cascade:

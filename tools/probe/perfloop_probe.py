@@ -292,6 +292,7 @@ class _Probe:
             "seen": self.seen(), "steps": self.steps,
             "main_fetches": self.main_fetches, "errors": self.errors,
             "stacks": self.sampler.snapshot() if self.sampler else None,
+            "hot_samples": self.sampler.timed_samples() if self.sampler else None,
             "layout": self.layout,
             "sampler": self.sampler.kind if self.sampler else None,
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
@@ -815,8 +816,8 @@ def _timed_fetch(probe: _Probe, original):
             wanted_end = runnable_ms() if wanted_start is not None else None
             if wanted_end is not None:
                 record["runnable_ms"] = wanted_end - wanted_start  # on a core or queued for one
-            if _MODE == "full":  # the timeline's worker lanes
-                record.update(start_wall=record["end_wall"] - record["fetch_ms"] / 1000.0, pid=os.getpid())
+            if _MODE == "full":  # the timeline's worker lanes, on the clock of the steps and the stack samples
+                record.update(start_wall=probe.wall(start), pid=os.getpid())
             if in_main:
                 probe.main_fetches.append(record)
             else:
@@ -849,10 +850,17 @@ def _start_worker(probe: _Probe) -> None:
     _write_text(f"worker-facts-{pid}.json", json.dumps(worker_facts()))
     if _MODE != "full":
         return
-    sampler = start_sampler(lambda: "fetch" if _FETCH_STATE["active"] else None, _SAMPLE_S)
+    # perf_counter is the system's monotonic clock, so the install anchor a forked worker inherits still holds.
+    sampler = start_sampler(lambda: "fetch" if _FETCH_STATE["active"] else None, _SAMPLE_S,
+                            (probe.install_wall, probe.install_perf))
+
+    written = [-1]  # timestamped samples in the last samples-<pid>.json: rewrite it only when they grew
 
     def dump() -> None:
         _write_text(f"stacks-{pid}.json", json.dumps(sampler.snapshot()))
+        if len(sampler.timed) != written[0]:
+            written[0] = len(sampler.timed)
+            _write_text(f"samples-{pid}.json", json.dumps(sampler.timed_samples()))
 
     def dump_every_quarter_second() -> None:
         while True:
@@ -966,6 +974,6 @@ def install() -> None:
         else:
             sys.meta_path.insert(0, _ImportHook(name, patch))
     if _MODE == "full":
-        _PROBE.sampler = start_sampler(_main_label, _SAMPLE_S)
+        _PROBE.sampler = start_sampler(_main_label, _SAMPLE_S, (_PROBE.install_wall, _PROBE.install_perf))
     install_gc_timer(lambda: _PROBE.current)
     atexit.register(_PROBE.finish, "exit")

@@ -38,15 +38,27 @@ MAX_PATHS = 20000
 """Distinct call paths kept per process; samples on paths beyond it count only in ``totals`` and
 ``dropped`` (a pathological recursion must not grow the probe's memory without bound)."""
 
+MAX_TIMED = 3000
+"""Timestamped samples kept per process for the Chrome trace (the first ones; later ones are only counted)."""
+
 
 class _Counts:
-    """Sample counts per user call path; only the sampled thread writes, and snapshot copies in single C calls."""
+    """Sample counts per user call path; only the sampled thread writes, and snapshot copies in single C calls.
 
-    def __init__(self, label_fn) -> None:
+    Each sample with a user frame also keeps ``(perf_counter, label, innermost user frame)`` in ``timed``
+    (up to MAX_TIMED), the instants the trace places on the process's track. The handler only appends
+    the tuple; ``timed_samples`` turns the instants into wall time and the rows into JSON later.
+    """
+
+    def __init__(self, label_fn, anchor: tuple[float, float] | None = None) -> None:
         self.label_fn = label_fn  # returns the current label, or None to skip the sample
         self.paths: dict[tuple, int] = {}
         self.totals: dict[str, int] = {}
         self.dropped = 0
+        self.timed: list[tuple] = []
+        self.timed_dropped = 0
+        # (wall, perf_counter) read together: perf_counter instants -> wall time, the timeline's clock.
+        self.anchor = anchor or (time.time(), time.perf_counter())
 
     def record(self, frame) -> None:
         label = self.label_fn()
@@ -66,6 +78,10 @@ class _Counts:
         self.totals[label] = self.totals.get(label, 0) + 1
         if not frames:
             return
+        if len(self.timed) < MAX_TIMED:
+            self.timed.append((time.perf_counter(), label, frames[0]))
+        else:
+            self.timed_dropped += 1
         key = (label, tuple(frames))
         if key in self.paths or len(self.paths) < MAX_PATHS:
             self.paths[key] = self.paths.get(key, 0) + 1
@@ -78,10 +94,19 @@ class _Counts:
                 "paths": [[label, [list(f) for f in reversed(frames)], count]
                           for (label, frames), count in list(self.paths.items())]}
 
+    def timed_samples(self) -> dict:
+        """Return the timestamped samples as JSON-ready data: ``samples`` rows are
+        [wall time, label, file, function, line] of the innermost user frame."""
+        wall, perf = self.anchor
+        rows = self.timed[:]  # one C call: the handler may append meanwhile
+        return {"samples": [[wall + (instant - perf), label, frame[0], frame[1], frame[3]]
+                            for instant, label, frame in rows],
+                "dropped": self.timed_dropped}
+
 
 class _SignalSampler(_Counts):
-    def __init__(self, label_fn, period_s: float) -> None:
-        super().__init__(label_fn)
+    def __init__(self, label_fn, period_s: float, anchor: tuple[float, float] | None = None) -> None:
+        super().__init__(label_fn, anchor)
         self.kind = "sigprof"
         self.busy = False
         signal.signal(signal.SIGPROF, self._handle)
@@ -101,8 +126,8 @@ class _SignalSampler(_Counts):
 
 
 class _ThreadSampler(_Counts):
-    def __init__(self, label_fn, period_s: float, thread_id: int) -> None:
-        super().__init__(label_fn)
+    def __init__(self, label_fn, period_s: float, thread_id: int, anchor: tuple[float, float] | None = None) -> None:
+        super().__init__(label_fn, anchor)
         self.kind = "thread"
         self.running = True
         threading.Thread(target=self._run, args=(period_s, thread_id), name="perfloop-sampler", daemon=True).start()
@@ -119,12 +144,16 @@ class _ThreadSampler(_Counts):
         self.running = False
 
 
-def start_sampler(label_fn, period_s: float):
-    """Start sampling the main thread with SIGPROF where we may, else with a thread."""
+def start_sampler(label_fn, period_s: float, anchor: tuple[float, float] | None = None):
+    """Start sampling the main thread with SIGPROF where we may, else with a thread.
+
+    ``anchor`` is a (wall time, perf_counter) pair read together, the clock of the process's timeline;
+    by default the sampler reads its own.
+    """
     main = threading.main_thread()
     handler = signal.getsignal(signal.SIGPROF)
     # A forked DataLoader worker inherits the parent's handler (ours) but not its timer.
     free = handler in (signal.SIG_DFL, None) or isinstance(getattr(handler, "__self__", None), _SignalSampler)
     if threading.current_thread() is main and free:
-        return _SignalSampler(label_fn, period_s)
-    return _ThreadSampler(label_fn, period_s, main.ident)
+        return _SignalSampler(label_fn, period_s, anchor)
+    return _ThreadSampler(label_fn, period_s, main.ident, anchor)
