@@ -299,8 +299,8 @@ def enforced_policy(state: LoopState, proposal: Proposal) -> dict:
 
     The approval prompt shows these numbers, so they come from the same rule the checks read.
     """
-    rule = _declared_rule(state, proposal)
-    tolerant = proposal.data_rule == "within_tolerance"
+    rule, _ = _declared_rule(state, proposal)
+    tolerant = rule.data == "within_tolerance"
     source = "the remedy's"
     if proposal.atol is not None:
         source = "declared by the change"
@@ -309,12 +309,12 @@ def enforced_policy(state: LoopState, proposal: Proposal) -> dict:
     return {
         "tolerance_class": rule.tolerance_class,
         "enforced": rule.tolerance_class != "changes-data",
-        "data": {"rule": proposal.data_rule, "atol": rule.atol if tolerant else None,
+        "data": {"rule": rule.data, "atol": rule.atol if tolerant else None,
                  "rtol": rule.rtol if tolerant else None, "source": source if tolerant else None},
-        "loss": {"rule": proposal.loss_rule, "atol": rule.loss_atol, "rtol": rule.loss_rtol,
+        "loss": {"rule": rule.loss, "atol": rule.loss_atol, "rtol": rule.loss_rtol,
                  "default": (rule.loss_atol, rule.loss_rtol) == LOSS_TOLERANCE},
         "side_outputs": {"compared": ["stdout lines", "stderr lines", "files written"],
-                         "rtol": rule.loss_rtol if proposal.loss_rule == "within_tolerance" else 0.0,
+                         "rtol": rule.loss_rtol if rule.loss == "within_tolerance" else 0.0,
                          "may_change": list(rule.side_output_changes)},
     }
 
