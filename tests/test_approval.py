@@ -90,7 +90,7 @@ def test_prompt_shows_evidence_gain_and_the_tolerances_enforced(tmp_path):
 def test_policy_names_a_data_tolerance_and_where_it_comes_from():
     from types import SimpleNamespace
 
-    from agent.nodes.verify import enforced_policy
+    from agent.nodes.policy import enforced_policy
     from agent.state import Proposal
 
     def proposal(**extra) -> Proposal:

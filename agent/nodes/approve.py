@@ -14,7 +14,7 @@ from tools.patching import touched_paths
 
 def approval_request(state: LoopState) -> dict:
     """Return what the user needs to decide: the diff, the evidence, the gain, how it is verified."""
-    from agent.nodes.verify import enforced_policy
+    from agent.nodes.policy import enforced_policy
 
     p = state.proposal
     diagnosis = next((d for d in state.diagnoses if d.entry_id == p.diagnosis), None)

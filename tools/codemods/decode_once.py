@@ -29,7 +29,7 @@ import ast
 import libcst as cst
 
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable
-from tools.codemods.hot_function import find_function, parse_hot_function
+from tools.codemods.hot_function import load_hot_function
 
 DECODERS = {"json.loads", "orjson.loads", "ujson.loads", "ast.literal_eval"}
 # Calls that read a value and build a new one from it (never keep or change their argument).
@@ -39,13 +39,7 @@ _READERS = {"np.asarray", "np.array", "numpy.asarray", "numpy.array", "torch.ten
 
 def cache_decoded_records(ctx: CodemodContext) -> CodemodResult:
     """Decode the records `__getitem__` decodes per access once, in `__init__`."""
-    name, file, line = parse_hot_function(ctx.metrics.get("hot_function"))
-    path = ctx.root / file
-    if not path.is_file():
-        raise NotApplicable(f"the hot function's file {file} is not in the target folder {ctx.root}")
-    text = path.read_text()
-    tree = ast.parse(text)
-    hot = find_function(tree, name, line)
+    file, text, tree, hot = load_hot_function(ctx.root, ctx.metrics.get("hot_function"))
     cls = _owning_class(tree, hot)
     getitem = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__getitem__"), None)
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)

@@ -22,6 +22,17 @@ def parse_hot_function(value: object) -> tuple[str, str, int]:
     return name, match["file"], int(match["line"])
 
 
+def load_hot_function(root: Path, hot_function: object) -> tuple[str, str, ast.Module, ast.FunctionDef]:
+    """Return (file, text, parsed module, function) of the profile's "name (file:line)" in the target."""
+    name, file, line = parse_hot_function(hot_function)
+    path = Path(root) / file
+    if not path.is_file():
+        raise NotApplicable(f"the hot function's file {file} is not in the target folder {root}")
+    text = path.read_text()
+    tree = ast.parse(text)
+    return file, text, tree, find_function(tree, name, line)
+
+
 def find_function(tree: ast.Module, qualname: str, line: int) -> ast.FunctionDef:
     """Find a function by qualified name ("Cls.method" or "func"), the one nearest `line`."""
     parts = qualname.split(".")

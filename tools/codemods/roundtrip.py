@@ -25,7 +25,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
-from tools.codemods.hot_function import find_function, parse_hot_function, python_files
+from tools.codemods.hot_function import load_hot_function, parse_hot_function, python_files
 
 
 @dataclass
@@ -41,13 +41,8 @@ class _Plan:
 
 def zero_copy_conversion(ctx: CodemodContext) -> CodemodResult:
     """Replace list round trips feeding torch.tensor in the hot function's file."""
-    name, file, line = parse_hot_function(ctx.metrics.get("hot_function"))
-    path = ctx.root / file
-    if not path.is_file():
-        raise NotApplicable(f"the hot function's file {file} is not in the target folder {ctx.root}")
-    text = path.read_text()
-    tree = ast.parse(text)
-    find_function(tree, name, line)  # the profile's function must be in this file
+    file, text, tree, _ = load_hot_function(ctx.root, ctx.metrics.get("hot_function"))
+    line = parse_hot_function(ctx.metrics.get("hot_function"))[2]
     others = "\n".join((ctx.root / f).read_text() for f in python_files(ctx.root) if f != file)
     plan = _plan(tree, others)
     if not plan.as_tensor:

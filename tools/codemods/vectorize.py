@@ -13,7 +13,7 @@ import libcst as cst
 
 from tools.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
 from tools.codemods.gather import gather_loop, is_gather
-from tools.codemods.hot_function import find_function, functions, parse_hot_function, python_files, qualname_of
+from tools.codemods.hot_function import functions, load_hot_function, parse_hot_function, python_files, qualname_of
 from tools.codemods.loop_body import Translator
 from tools.codemods.loop_checks import refuse_effects
 from tools.codemods.roundtrip import remove_round_trips
@@ -32,13 +32,8 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     exact = ctx.params.get("exact", True)
     if not isinstance(exact, bool):
         raise ValueError(f"vectorize_hot_function: params exact must be true or false, got {exact!r}")
-    name, file, line = parse_hot_function(ctx.metrics.get("hot_function"))
-    path = ctx.root / file
-    if not path.is_file():
-        raise NotApplicable(f"the hot function's file {file} is not in the target folder {ctx.root}")
-    text = path.read_text()
-    tree = ast.parse(text)
-    fn = find_function(tree, name, line)
+    file, text, tree, fn = load_hot_function(ctx.root, ctx.metrics.get("hot_function"))
+    name, _, line = parse_hot_function(ctx.metrics.get("hot_function"))
     candidates = [fn] + _callees(tree, fn)
     refusals: list[str] = []
     for candidate in candidates:
