@@ -10,6 +10,7 @@ import sys
 
 from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_USAGE,
                            InternalError, save_traceback, set_json_mode)
+from sandbox.errors import BadInput
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
@@ -75,6 +76,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         from agent.driver import start_run
         from agent.state import Settings
 
+        if bool(args.llm_base_url) != bool(args.llm_model):
+            raise BadInput("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
         settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
                             llm_base_url=args.llm_base_url, llm_model=args.llm_model,
                             llm_candidates=args.llm_candidates,
@@ -105,7 +108,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     words = args.entry[1:] if args.entry[:1] == ["show"] else args.entry
     if len(words) > 1:
-        raise ValueError(f"`perfloop kb` takes one entry id, got {' '.join(words)}")
+        raise BadInput(f"`perfloop kb` takes one entry id, got {' '.join(words)}")
     return print_kb(words[0] if words else None)
 
 
@@ -130,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     except PipelineError as error:
         print(f"perfloop: the pipeline failed: {error}", file=sys.stderr)
         return EXIT_PIPELINE
-    except ValueError as error:
+    except BadInput as error:  # raised on purpose at the front door; any other ValueError is a bug
         print(f"perfloop: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from agent.console import say
+from sandbox.errors import BadInput
 from tools.models import Profile
 from tools.record import RECORD_NAME, ProbeRecord
 from tools.timeline import batch_builds
@@ -69,7 +70,7 @@ def write_trace(probe_dir: Path, path: Path, hot_functions: list[dict] | None = 
     """Write the Chrome trace of the full run kept in ``probe_dir`` to ``path``; return ``path``."""
     record_path = probe_dir / RECORD_NAME
     if not record_path.exists():
-        raise ValueError(f"no probe record in {probe_dir}: the full run's files are gone, so there is no trace")
+        raise BadInput(f"no probe record in {probe_dir}: the full run's files are gone, so there is no trace")
     trace = chrome_trace(ProbeRecord.read(record_path), probe_dir, hot_functions)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(trace), encoding="utf-8")

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from sandbox.errors import BadInput
 from sandbox.git import git, split_z
 
 MAX_LINKED_FILES = 20000
@@ -150,7 +151,7 @@ def _expand_globs(source_dir: Path, patterns: list[str]) -> list[str]:
     found: set[str] = set()
     for pattern in patterns:
         if os.path.isabs(pattern) or ".." in PurePosixPath(pattern).parts:
-            raise ValueError(
+            raise BadInput(
                 f"input pattern {pattern!r} must be relative to {source_dir} and stay inside it"
             )
         for match in sorted(source_dir.glob(pattern)):

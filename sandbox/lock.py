@@ -20,12 +20,13 @@ import sys
 import time
 from pathlib import Path
 
+from sandbox.errors import BadInput
 from sandbox.git import find_repo
 
 LOCK_NAME = "run.lock"
 
 
-class RunLocked(ValueError):
+class RunLocked(BadInput):
     """Another live perfloop run holds the repository; the message names it and what to do."""
 
     def __init__(self, message: str, holder: dict) -> None:
@@ -96,7 +97,7 @@ def lock_path(repo_root: Path) -> Path:
     """Return where the run lock of the repository at `repo_root` lives (shared by its worktrees)."""
     repo = find_repo(Path(repo_root))
     if repo is None:
-        raise ValueError(f"{repo_root} is not inside a git repository")
+        raise BadInput(f"{repo_root} is not inside a git repository")
     return repo.common_dir / "perfloop" / LOCK_NAME
 
 
