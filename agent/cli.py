@@ -71,6 +71,26 @@ def _target(args: argparse.Namespace):
     return load_target(args.path, args.config, args.cmd, overrides)
 
 
+def _url_without_credentials(url: str | None) -> str | None:
+    """Strip user:password@ from ``url``; keep them only in this process's environment for the HTTP client.
+
+    Settings are checkpointed and logged, so the URL they hold must not carry a secret. A resumed
+    run reads the credentials from PERFLOOP_LLM_BASIC_AUTH (or PERFLOOP_LLM_API_KEY) again.
+    """
+    import os
+
+    from agent.console import say
+    from agent.llm import BASIC_AUTH_ENV
+    from agent.redact import split_credentials
+
+    bare, userinfo = split_credentials(url)
+    if userinfo is not None:
+        os.environ[BASIC_AUTH_ENV] = userinfo
+        say(f"the credentials in --llm-base-url are sent as basic auth and stored nowhere; "
+            f"`perfloop resume` reads them from {BASIC_AUTH_ENV}=user:password")
+    return bare
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         from agent.driver import start_run
@@ -79,7 +99,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         if bool(args.llm_base_url) != bool(args.llm_model):
             raise BadInput("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
         settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
-                            llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+                            llm_base_url=_url_without_credentials(args.llm_base_url), llm_model=args.llm_model,
                             llm_candidates=args.llm_candidates,
                             retry_rejected=args.retry_rejected)
         return start_run(_target(args), settings, args.json)

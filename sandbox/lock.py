@@ -15,6 +15,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import socket
 import sys
 import time
@@ -24,6 +25,7 @@ from sandbox.errors import BadInput
 from sandbox.git import find_repo
 
 LOCK_NAME = "run.lock"
+_URL_CREDENTIALS = re.compile(r"(\w[\w+.-]*://)[^/@\s]*@")
 
 
 class RunLocked(BadInput):
@@ -68,7 +70,7 @@ class RunLock:
         # it without clearing the record: a crash between the two).
         self.took_over = previous or None
         record = {"run_id": self.run_id, "pid": os.getpid(), "host": socket.gethostname(),
-                  "started_at": time.time(), "argv": sys.argv}
+                  "started_at": time.time(), "argv": [_without_credentials(arg) for arg in sys.argv]}
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(record) + "\n").encode(), 0)
         os.fsync(fd)
@@ -91,6 +93,11 @@ class RunLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def _without_credentials(arg: str) -> str:
+    """Return a command-line word with any URL's user:password@ replaced by ***@ (the record is a file)."""
+    return _URL_CREDENTIALS.sub(r"\1***@", arg)
 
 
 def lock_path(repo_root: Path) -> Path:
