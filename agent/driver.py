@@ -215,7 +215,8 @@ def profile_target(target: Target, as_json: bool, trace: str | None = None) -> i
             final = LoopState.model_validate(result)
             payload = {"run_id": state.run_id, "audit_log": str(Path(state.state_dir) / "audit.jsonl"),
                        **final.profile.model_dump(mode="json"), "metrics": final.profile.metrics(),
-                       "diagnoses": [d.model_dump(mode="json") for d in final.diagnoses]}
+                       "diagnoses": [d.model_dump(mode="json") for d in final.diagnoses],
+                       "isolation": _observed(Path(state.state_dir))}
             Path(state.state_dir, "profile.json").write_text(json.dumps(payload, indent=2))
             if trace:
                 from agent.trace import write_profile_trace
@@ -224,6 +225,14 @@ def profile_target(target: Target, as_json: bool, trace: str | None = None) -> i
     if as_json:
         emit_json(payload)
     return EXIT_OK
+
+
+def _observed(state_dir: Path) -> dict | None:
+    """The weakest isolation the sandbox reported over the run's pipeline runs, as JSON."""
+    from agent.context import observed_isolation
+
+    seen = observed_isolation(state_dir)
+    return seen.model_dump(mode="json") if seen else None
 
 
 @contextmanager

@@ -48,6 +48,71 @@ class Isolation(BaseModel):
     """How the tree is bound to perfloop's life: "guard (subreaper + death signal)", or why not."""
 
 
+NETWORK_RANK = {"cut": 0, "allowed": 1, "not_cut": 2}
+MEMORY_RANK = {"rlimit+pss_polling": 0, "pss_polling": 1}
+INPUTS_RANK = {"none_protected": 0, "read_only_mount": 1, "change_check": 2}
+"""Kinds of each isolation aspect, strongest first (a higher rank is weaker)."""
+
+
+class ObservedIsolation(BaseModel):
+    """The weakest isolation the sandbox reported over a run's pipeline runs: what a run may claim.
+
+    Built from each RunResult.isolation (the guard's report), never from what was asked for.
+    """
+
+    runs: int = 0
+    """Pipeline runs observed."""
+    network: str = "cut"
+    """"cut" (own network namespace), "allowed" (network = true in the contract) or "not_cut"."""
+    memory_limit: str = "rlimit+pss_polling"
+    """"rlimit+pss_polling" (RLIMIT_DATA per process and the tree's PSS polled) or "pss_polling" (polling
+    only: a burst between two polls escapes). No cgroup is used."""
+    inputs: str = "none_protected"
+    """"read_only_mount" (bind mounted read-only), "change_check" (checked after each run instead) or
+    "none_protected" (no linked inputs)."""
+    orphans_bound: bool = True
+    """Every run's process tree was bound to perfloop's life (guard: subreaper + death signal)."""
+    detail: dict[str, str] = {}
+    """The sandbox's own words for the weakest run of each aspect: network, memory, inputs, orphans."""
+
+    def line(self) -> str:
+        """Say it in one line, for `perfloop log` and the report."""
+        return (f"isolation over {self.runs} pipeline run(s): network {self.network}, memory "
+                f"{self.memory_limit}, inputs {self.inputs}"
+                + ("" if self.orphans_bound else ", process tree NOT bound to perfloop's life"))
+
+
+def observe(isolation: Isolation, seen: ObservedIsolation | None = None) -> ObservedIsolation:
+    """Fold one run's Isolation into what was seen so far, keeping the weakest of each aspect."""
+    network = ("allowed" if isolation.network.startswith("allowed")
+               else "cut" if isolation.network_cut else "not_cut")
+    memory = "rlimit+pss_polling" if isolation.memory_hard_limit_mb else "pss_polling"
+    inputs = ("change_check" if isolation.num_inputs_checked_only
+              else "read_only_mount" if isolation.num_inputs_read_only else "none_protected")
+    orphans_bound = isolation.orphans.startswith("guard")
+    now = ObservedIsolation(runs=1, network=network, memory_limit=memory, inputs=inputs,
+                            orphans_bound=orphans_bound,
+                            detail={"network": isolation.network, "memory": isolation.memory,
+                                    "inputs": isolation.inputs, "orphans": isolation.orphans})
+    if seen is None:
+        return now
+    pick = {
+        "network": (NETWORK_RANK[now.network] > NETWORK_RANK[seen.network], "network"),
+        "memory_limit": (MEMORY_RANK[now.memory_limit] > MEMORY_RANK[seen.memory_limit], "memory"),
+        "inputs": (INPUTS_RANK[now.inputs] > INPUTS_RANK[seen.inputs], "inputs"),
+    }
+    merged = seen.model_copy(deep=True)
+    merged.runs = seen.runs + 1
+    for field, (weaker, key) in pick.items():
+        if weaker:
+            setattr(merged, field, getattr(now, field))
+            merged.detail[key] = now.detail[key]
+    if seen.orphans_bound and not now.orphans_bound:
+        merged.orphans_bound = False
+        merged.detail["orphans"] = now.detail["orphans"]
+    return merged
+
+
 def network_isolation_prefix() -> tuple[str, ...] | None:
     """Return the argv prefix that runs a program without network, or None if the OS refuses."""
     return namespace_prefix(network=True, mount=False)[0]

@@ -249,3 +249,23 @@ def test_pipeline_interrupting_its_own_group_does_not_break_the_guard(tmp_path):
     result = run_command("python interrupt.py", tmp_path, None, FAST)
     assert result.returncode in (-signal.SIGINT, 128 + signal.SIGINT, 1), result
     assert "guard.py" not in result.stderr_tail, result.stderr_tail
+
+
+def test_observed_isolation_keeps_the_weakest_run_whatever_the_order(user_and_tree, monkeypatch):
+    """Two real runs, one with the read-only mount and network cut, one where the OS refused both:
+    what a run may claim is the weaker of the two, in either order."""
+    user, tree = user_and_tree
+    strong = run_command("true", tree, None, protected(user)).isolation
+    monkeypatch.setattr(isolation, "namespace_prefix", lambda network, mount: (None, "unshare refused (test)"))
+    weak = run_command("true", tree, None, protected(user).model_copy(update={"memory_hard_limit": False})).isolation
+    assert weak.inputs.startswith("change check only") and not weak.network_cut
+    for first, second in ((strong, weak), (weak, strong)):
+        seen = isolation.observe(second, isolation.observe(first))
+        assert seen.runs == 2
+        assert (seen.network, seen.memory_limit, seen.inputs) == ("not_cut", "pss_polling", "change_check")
+        assert seen.detail["network"] == "NOT cut: unshare refused (test)"
+        assert seen.detail["inputs"] == weak.inputs and seen.orphans_bound
+    alone = isolation.observe(strong)
+    assert alone.memory_limit == "rlimit+pss_polling"
+    assert alone.network == ("cut" if strong.network_cut else "not_cut")
+    assert alone.inputs == ("read_only_mount" if strong.num_inputs_read_only == 2 else "change_check")
