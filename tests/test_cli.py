@@ -210,10 +210,12 @@ def test_log_of_unknown_run_and_tampered_log(tmp_path):
     assert tampered.returncode == 4 and "TAMPERED" in tampered.stdout
 
 
-def test_summary_and_log_report_the_isolation_the_sandbox_saw(tmp_path):
+@pytest.mark.parametrize("mounts", ["as the OS allows", "turned off"])
+def test_summary_and_log_report_the_isolation_the_sandbox_saw(tmp_path, mounts):
     """A whole run (nothing actionable offline) with an ignored input: the summary's isolation is what
-    the sandbox reported for its runs on this machine, and `perfloop log` shows it."""
-    from sandbox.runner import RunLimits, run_command
+    the sandbox reported for its runs on this machine, and `perfloop log` shows it. With read-only
+    mounts turned off (PERFLOOP_NO_READONLY_MOUNT=1), the inputs are hashed instead, and it says so."""
+    from sandbox.runner import NO_MOUNT_ENV, RunLimits, run_command
 
     repo = make_repo(tmp_path / "repo")
     config = repo / "configs" / "train.yaml"
@@ -226,9 +228,12 @@ def test_summary_and_log_report_the_isolation_the_sandbox_saw(tmp_path):
     git(repo, "commit", "-qam", "workers, ignore data")
     (repo / "data").mkdir()
     (repo / "data" / "table.bin").write_bytes(b"\x01" * 4096)
-    truth = run_command("true", tmp_path, None, RunLimits(timeout_s=60, read_only_paths=[str(repo / "data")])).isolation
+    off = mounts == "turned off"
+    limits = RunLimits(timeout_s=60, read_only_paths=[str(repo / "data")], read_only_mount=not off)
+    truth = run_command("true", tmp_path, None, limits).isolation
+    env = {k: v for k, v in os.environ.items() if k != NO_MOUNT_ENV} | ({NO_MOUNT_ENV: "1"} if off else {})
 
-    done = perfloop("run", str(repo), "--auto-approve", "--json", *FAST)
+    done = perfloop("run", str(repo), "--auto-approve", "--json", *FAST, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = last_json(done.stdout)
     assert summary["stop_reason"] == "nothing_actionable"
@@ -236,7 +241,10 @@ def test_summary_and_log_report_the_isolation_the_sandbox_saw(tmp_path):
     assert seen["runs"] >= 3  # the full run, the light runs, the headspace replay
     assert seen["network"] == ("cut" if truth.network_cut else "not_cut")
     assert seen["memory_limit"] == "rlimit+pss_polling"
-    assert seen["inputs"] == ("read_only_mount" if truth.num_inputs_read_only else "change_check")
+    assert seen["inputs"] == ("read_only_mount" if truth.num_inputs_read_only else "hash_check")
+    assert (seen["inputs"] == "hash_check") == (off or not truth.num_inputs_read_only)
+    if off:
+        assert "turned off" in seen["detail"]["inputs"] and "hashed 1 file(s)" in seen["detail"]["inputs"]
     assert seen["detail"]["inputs"] == truth.inputs and seen["orphans_bound"]
     records = [json.loads(line) for line in open(summary["audit_log"])]
     [observed] = [r["data"] for r in records if r["event"] == "isolation_observed"]  # recorded once: no run was weaker
