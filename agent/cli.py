@@ -11,6 +11,7 @@ import sys
 
 from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_USAGE,
                            InternalError, save_traceback, set_json_mode)
+from sandbox.errors import BadInput
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
@@ -71,13 +72,35 @@ def _target(args: argparse.Namespace):
     return load_target(args.path, args.config, args.cmd, overrides)
 
 
+def _url_without_credentials(url: str | None) -> str | None:
+    """Strip user:password@ from ``url``; keep them only in this process's environment for the HTTP client.
+
+    Settings are checkpointed and logged, so the URL they hold must not carry a secret. A resumed
+    run reads the credentials from PERFLOOP_LLM_BASIC_AUTH (or PERFLOOP_LLM_API_KEY) again.
+    """
+    import os
+
+    from agent.console import say
+    from agent.llm import BASIC_AUTH_ENV
+    from agent.redact import split_credentials
+
+    bare, userinfo = split_credentials(url)
+    if userinfo is not None:
+        os.environ[BASIC_AUTH_ENV] = userinfo
+        say(f"the credentials in --llm-base-url are sent as basic auth and stored nowhere; "
+            f"`perfloop resume` reads them from {BASIC_AUTH_ENV}=user:password")
+    return bare
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         from agent.driver import start_run
         from agent.state import Settings
 
+        if bool(args.llm_base_url) != bool(args.llm_model):
+            raise BadInput("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
         settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
-                            llm_base_url=args.llm_base_url, llm_model=args.llm_model,
+                            llm_base_url=_url_without_credentials(args.llm_base_url), llm_model=args.llm_model,
                             llm_candidates=args.llm_candidates,
                             retry_rejected=args.retry_rejected)
         return start_run(_target(args), settings, args.json)
@@ -106,7 +129,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     words = args.entry[1:] if args.entry[:1] == ["show"] else args.entry
     if len(words) > 1:
-        raise ValueError(f"`perfloop kb` takes one entry id, got {' '.join(words)}")
+        raise BadInput(f"`perfloop kb` takes one entry id, got {' '.join(words)}")
     return print_kb(words[0] if words else None)
 
 
@@ -147,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     except PipelineError as error:
         print(f"perfloop: the pipeline failed: {error}", file=sys.stderr)
         return EXIT_PIPELINE
-    except ValueError as error:
+    except BadInput as error:  # raised on purpose at the front door; any other ValueError is a bug
         print(f"perfloop: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

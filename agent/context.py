@@ -1,14 +1,20 @@
 """The run context: what a node works with besides the state, built once per node call."""
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
-from agent.events import Event
+from agent.events import Event, IsolationObserved
 from agent.progress import run_progress
 from agent.state import LoopState
 from sandbox.workspace import Workspace
 from tools.audit import AuditLog
-from tools.profiler import ProbeRun, ProbeSettings, run_probed, settings_for
+from sandbox.isolation import Isolation, ObservedIsolation, observe
+from tools.profiler import PipelineError, ProbeRun, ProbeSettings, run_probed, settings_for
+
+ISOLATION_FILE = "isolation.json"
+"""In a run folder: the ObservedIsolation of its pipeline runs so far (the summary reports it)."""
 
 
 class RunContext:
@@ -55,5 +61,35 @@ class RunContext:
         ws.clean_outputs(tree)
         folder = self.next_run(label)
         with run_progress(label, role, folder, self.state.target, self.probe.warmup_steps + self.probe.steps):
-            return run_probed(self.state.target.rendered_command(), ws.target_dir(tree), folder,
-                              self.protected(tree), mode=mode, label=role or label, extra_env=extra_env)
+            try:
+                done = run_probed(self.state.target.rendered_command(), ws.target_dir(tree), folder,
+                                  self.protected(tree), mode=mode, label=role or label, extra_env=extra_env)
+            except PipelineError as error:
+                if error.result is not None:
+                    self.observe_isolation(error.result.isolation, folder.name)
+                raise
+        self.observe_isolation(done.result.isolation, folder.name)
+        return done
+
+    def observe_isolation(self, isolation: Isolation | None, label: str) -> None:
+        """Fold a run's reported isolation into ISOLATION_FILE; record it in the audit log when that changes."""
+        if isolation is None:  # the command never started
+            return
+        path = Path(self.state.state_dir) / ISOLATION_FILE
+        seen = observed_isolation(Path(self.state.state_dir))
+        merged = observe(isolation, seen)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(merged.model_dump(mode="json"), indent=1))
+        os.replace(tmp, path)
+        kinds = ("network", "memory_limit", "inputs", "orphans_bound")
+        if seen is None or any(getattr(seen, k) != getattr(merged, k) for k in kinds):
+            self.record(IsolationObserved(label=label, run=isolation.model_dump(mode="json"),
+                                          seen=merged.model_dump(mode="json")))
+
+
+def observed_isolation(state_dir: Path) -> ObservedIsolation | None:
+    """Return the weakest isolation the sandbox reported over the run's pipeline runs (None before any)."""
+    path = Path(state_dir) / ISOLATION_FILE
+    if not path.exists():
+        return None
+    return ObservedIsolation.model_validate_json(path.read_text())

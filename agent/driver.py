@@ -12,17 +12,26 @@ from agent.console import EXIT_OK, InternalError, emit_json, save_traceback, say
 from agent.runs import find_run, new_run_id, register_run
 from agent.state import LoopState, Settings
 from agent.summary import PausedSummary
+from sandbox.errors import BadInput
 from tools.audit import AuditWriteError
 from tools.profiler import PipelineError
 from tools.target import Target
 
 
+PASSED_THROUGH = (BadInput, PipelineError, AuditWriteError, KeyboardInterrupt)
+"""What a run may end with on purpose (exit 2, 3, 4/5 for the audit log, 130); anything else is a bug."""
+
+
 @contextmanager
 def _bugs_reported(state_dir: Path, run_id: str):
-    """Turn an unexpected exception into InternalError; user-facing errors pass through unchanged."""
+    """Turn an unexpected exception into InternalError; user-facing errors pass through unchanged.
+
+    Only ``BadInput`` counts as the user's mistake: a ``ValueError`` of any other kind raised
+    inside a run (a pydantic ValidationError, a JSONDecodeError, ...) is perfloop's own bug.
+    """
     try:
         yield
-    except (PipelineError, ValueError, KeyboardInterrupt, AuditWriteError):
+    except PASSED_THROUGH:
         raise
     except Exception as error:
         raise InternalError(run_id, state_dir, save_traceback(state_dir)) from error
@@ -75,24 +84,25 @@ def _drive(state_dir: Path, run_id: str, graph_input, as_json: bool, answer_pend
     from langgraph.types import Command
 
     config = _config(run_id)
-    with _bugs_reported(state_dir, run_id), _compiled(state_dir) as graph:
-        if answer_pending:  # resuming at a proposal: ask first
-            snapshot = graph.get_state(config)
-            request = next(t.interrupts[0].value for t in snapshot.tasks if t.interrupts)
-            answer = ask_user(request)
-            if answer is None:
-                return _paused(state_dir, run_id, request, as_json)
-            graph_input = Command(resume=answer)
-        result = graph.invoke(graph_input, config)
-        while result.get("__interrupt__"):
-            request = result["__interrupt__"][0].value
-            answer = ask_user(request)
-            if answer is None:
-                return _paused(state_dir, run_id, request, as_json)
-            result = graph.invoke(Command(resume=answer), config)
-    state = LoopState.model_validate({k: v for k, v in result.items() if not k.startswith("__")})
-    _release_worktrees(state)
-    summary = json.loads((state_dir / "summary.json").read_text())
+    with _bugs_reported(state_dir, run_id):
+        with _compiled(state_dir) as graph:
+            if answer_pending:  # resuming at a proposal: ask first
+                snapshot = graph.get_state(config)
+                request = next(t.interrupts[0].value for t in snapshot.tasks if t.interrupts)
+                answer = ask_user(request)
+                if answer is None:
+                    return _paused(state_dir, run_id, request, as_json)
+                graph_input = Command(resume=answer)
+            result = graph.invoke(graph_input, config)
+            while result.get("__interrupt__"):
+                request = result["__interrupt__"][0].value
+                answer = ask_user(request)
+                if answer is None:
+                    return _paused(state_dir, run_id, request, as_json)
+                result = graph.invoke(Command(resume=answer), config)
+        state = LoopState.model_validate({k: v for k, v in result.items() if not k.startswith("__")})
+        _release_worktrees(state)
+        summary = json.loads((state_dir / "summary.json").read_text())
     for item in summary["iterations"]:
         speed = f"{item['speedup']:.2f}x" if item["speedup"] else "not timed"
         say(f"  {item['proposal_id']} {item['verdict']:8s} {item['change']} — {speed}, data "
@@ -164,10 +174,10 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
 
     state_dir = find_run(ref)
     run_id = state_dir.name
-    with _compiled(state_dir) as graph:
+    with _bugs_reported(state_dir, run_id), _compiled(state_dir) as graph:
         snapshot = graph.get_state(_config(run_id))
         if not snapshot.values:
-            raise ValueError(f"run {run_id} has no checkpoint to resume in {state_dir}")
+            raise BadInput(f"run {run_id} has no checkpoint to resume in {state_dir}")
         if auto_approve:
             settings = LoopState.model_validate(snapshot.values).settings.model_copy(update={"auto_approve": True})
             graph.update_state(_config(run_id), {"settings": settings})
@@ -202,18 +212,27 @@ def profile_target(target: Target, as_json: bool, trace: str | None = None) -> i
         state = _new_state(target, Settings(profile_only=True), run_id)
         with _bugs_reported(Path(state.state_dir), state.run_id):
             result = build_graph().invoke(state, {"recursion_limit": 20})
-    final = LoopState.model_validate(result)
-    payload = {"run_id": state.run_id, "audit_log": str(Path(state.state_dir) / "audit.jsonl"),
-               **final.profile.model_dump(mode="json"), "metrics": final.profile.metrics(),
-               "diagnoses": [d.model_dump(mode="json") for d in final.diagnoses]}
-    Path(state.state_dir, "profile.json").write_text(json.dumps(payload, indent=2))
-    if trace:
-        from agent.trace import write_profile_trace
+            final = LoopState.model_validate(result)
+            payload = {"run_id": state.run_id, "audit_log": str(Path(state.state_dir) / "audit.jsonl"),
+                       **final.profile.model_dump(mode="json"), "metrics": final.profile.metrics(),
+                       "diagnoses": [d.model_dump(mode="json") for d in final.diagnoses],
+                       "isolation": _observed(Path(state.state_dir))}
+            Path(state.state_dir, "profile.json").write_text(json.dumps(payload, indent=2))
+            if trace:
+                from agent.trace import write_profile_trace
 
-        write_profile_trace(final.profile, Path(state.state_dir), Path(trace))
+                write_profile_trace(final.profile, Path(state.state_dir), Path(trace))
     if as_json:
         emit_json(payload)
     return EXIT_OK
+
+
+def _observed(state_dir: Path) -> dict | None:
+    """The weakest isolation the sandbox reported over the run's pipeline runs, as JSON."""
+    from agent.context import observed_isolation
+
+    seen = observed_isolation(state_dir)
+    return seen.model_dump(mode="json") if seen else None
 
 
 @contextmanager

@@ -284,6 +284,22 @@ class LlmCallFailed(Event):
         return [f"LLM {self.model} call {self.attempt} failed: {self.reason}"]
 
 
+class IsolationObserved(Event):
+    """What the sandbox reported for a pipeline run, recorded when it changes what the run can claim
+    (the first run, and any run weaker than those before it in network, memory or inputs)."""
+
+    name: ClassVar[str] = "isolation_observed"
+    label: str = Field("", description="The probe folder of the run that reported it.")
+    run: dict = Field(default_factory=dict, description="That run's sandbox.isolation.Isolation.")
+    seen: dict = Field(default_factory=dict, description="The weakest of every run so far (ObservedIsolation).")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        s = self.seen
+        line = (f"isolation observed ({self.label}): network {s.get('network')}, memory {s.get('memory_limit')}, "
+                f"inputs {s.get('inputs')}")
+        return [line + ("" if s.get("orphans_bound", True) else ", process tree NOT bound to perfloop's life")]
+
+
 class Unrecognised(Event):
     """A record no model accepts (an unknown name, or an older shape): shown as its raw fields."""
 
@@ -298,7 +314,7 @@ class Unrecognised(Event):
 EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
     ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed,
-    LlmCandidateChecked)}
+    LlmCandidateChecked, IsolationObserved)}
 
 
 class Logged(BaseModel):

@@ -2,12 +2,15 @@
 
 Inert unless ``PERFLOOP_FAULT_AT`` names a point. Tests set it (with
 ``PERFLOOP_FAULT_ACTION``: ``kill`` sends SIGKILL to perfloop itself, ``raise`` throws
-an unexpected exception) to prove that a crash there leaves the user's files intact,
+an unexpected exception, ``decode_error`` a ``json.JSONDecodeError`` from parsing a
+damaged document, a ``ValueError`` that is perfloop's bug and not the user's bad input)
+to prove that a crash there leaves the user's files intact,
 the audit chain verifiable and the run resumable. ``PERFLOOP_FAULT_SKIP=N`` lets the
 first N passes through the point go by.
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 
@@ -29,6 +32,9 @@ def fault_point(name: str) -> None:
     _passes[name] = _passes.get(name, 0) + 1
     if _passes[name] <= int(os.environ.get("PERFLOOP_FAULT_SKIP", "0")):
         return
-    if os.environ.get("PERFLOOP_FAULT_ACTION", "kill") == "raise":
+    action = os.environ.get("PERFLOOP_FAULT_ACTION", "kill")
+    if action == "raise":
         raise InjectedFault(f"fault injected at {name}")
+    if action == "decode_error":
+        json.loads('{"fault injected at": "' + name)  # raises json.JSONDecodeError, a ValueError
     os.kill(os.getpid(), signal.SIGKILL)

@@ -182,6 +182,7 @@ def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] =
         out.append(f"<h2>Result: {finished['speedup']:.2f}x</h2><p>{finished['baseline']['samples_per_s']:.1f} → "
                    f"{finished['final']['samples_per_s']:.1f} samples/s; stopped: {_esc(finished['stop_reason'])} "
                    f"({_esc(finished.get('stop_detail', ''))})</p>")
+        out.append(_base_moved(finished) + _isolation(finished))
     if traces:
         links = ", ".join(f"<a href='{_esc(href)}'>{_esc(label)}</a>" for label, href in traces)
         out.append(f"<p>Trace (Chrome trace JSON; open it in <a href='https://ui.perfetto.dev'>Perfetto</a> or "
@@ -205,6 +206,30 @@ def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] =
         out.append("<h2>Proposals</h2>" + "".join(_proposal_section(v) for v in proposals))
     out.append(_raw_records(raw, records))
     return "\n".join(out) + "</html>"
+
+
+def _base_moved(summary: dict) -> str:
+    """Say that the user's HEAD moved during the run, and what to do (empty when it did not)."""
+    if not summary.get("base_moved"):
+        return ""
+    base, now, branch = str(summary.get("base") or ""), str(summary.get("base_now") or ""), summary.get("branch", "")
+    return (f"<p id=base-moved class=bad>Your HEAD moved during the run: {_esc(branch)} grows from "
+            f"<code>{_esc(base[:10])}</code>, your HEAD is now <code>{_esc(now[:10])}</code>. Rebase or "
+            "cherry-pick the run's commits onto it.</p>")
+
+
+def _isolation(summary: dict) -> str:
+    """One line on the isolation the sandbox reported over the run's pipeline runs (empty for older logs)."""
+    seen = summary.get("isolation")
+    if not seen:
+        return ""
+    detail = seen.get("detail") or {}
+    items = "".join(f"<li>{_esc(name)}: <b>{_esc(seen.get(key))}</b> <span class=muted>{_esc(detail.get(words, ''))}"
+                    "</span></li>" for name, key, words in (("network", "network", "network"),
+                                                           ("memory limit", "memory_limit", "memory"),
+                                                           ("your inputs", "inputs", "inputs")))
+    return (f"<p id=isolation>Isolation the sandbox reported over {_esc(seen.get('runs'))} pipeline run(s) "
+            f"(the weakest of each):</p><ul>{items}</ul>")
 
 
 def _headspace(profiles: list[tuple[str, Logged]]) -> str:

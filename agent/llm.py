@@ -30,6 +30,9 @@ PROMPTS = Path(__file__).resolve().parent / "prompts"
 MAX_ATTEMPTS = 2
 MAX_FILE_CHARS = 20_000
 API_KEY_ENV = "PERFLOOP_LLM_API_KEY"
+BASIC_AUTH_ENV = "PERFLOOP_LLM_BASIC_AUTH"
+"""user:password sent as basic auth; the CLI moves credentials given in --llm-base-url here (in
+memory only: the URL perfloop stores never holds them)."""
 MAX_TOKENS = 4096
 """Sent as max_tokens: an edit answer is short; a runaway one costs money and time."""
 MAX_ANSWER_BYTES = 1 << 20
@@ -90,9 +93,11 @@ class LLMReply(BaseModel):
 class Endpoint:
     """An OpenAI-compatible endpoint: URL without credentials, how to authenticate, what to hide."""
 
-    def __init__(self, base_url: str, api_key: str | None, timeout_s: float) -> None:
+    def __init__(self, base_url: str, api_key: str | None, timeout_s: float, basic_auth: str | None = None) -> None:
         parts = urlsplit(base_url)
         self.user, self.password = parts.username, parts.password
+        if self.user is None and basic_auth:
+            self.user, _, self.password = basic_auth.partition(":")
         host = parts.hostname or ""
         netloc = f"[{host}]" if ":" in host else host
         netloc += f":{parts.port}" if parts.port else ""
@@ -308,6 +313,7 @@ def _context_files(state: LoopState, root: Path) -> list[dict]:
 
 
 def endpoint_for(state: LoopState) -> Endpoint:
-    """Return the run's endpoint, the key read from the environment (never from the state)."""
+    """Return the run's endpoint, the key and basic auth read from the environment (never from the state)."""
     settings = state.settings
-    return Endpoint(settings.llm_base_url, os.environ.get(API_KEY_ENV), settings.llm_timeout_s)
+    return Endpoint(settings.llm_base_url, os.environ.get(API_KEY_ENV), settings.llm_timeout_s,
+                    os.environ.get(BASIC_AUTH_ENV))

@@ -6,6 +6,7 @@ import time
 from agent.console import EXIT_OK, EXIT_TAMPERED
 from agent.events import parse_record
 from agent.runs import find_run
+from sandbox.errors import BadInput
 
 
 def print_log(ref: str, show_diff: bool = False) -> int:
@@ -37,7 +38,7 @@ def print_kb(entry_id: str | None) -> int:
         return EXIT_OK
     match = [e for e in entries if e.id == entry_id]
     if not match:
-        raise ValueError(f"no knowledge-base entry {entry_id!r}; known: {', '.join(e.id for e in entries)}")
+        raise BadInput(f"no knowledge-base entry {entry_id!r}; known: {', '.join(e.id for e in entries)}")
     entry = match[0]
     print(f"{entry.id}: {entry.title} [{entry.category}]\n\n{entry.description.strip()}\n")
 

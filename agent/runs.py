@@ -7,6 +7,8 @@ import time
 import uuid
 from pathlib import Path
 
+from sandbox.errors import BadInput
+
 
 def state_home() -> Path:
     """Return perfloop's per-user state folder ($PERFLOOP_HOME, else $XDG_STATE_HOME/perfloop)."""
@@ -34,7 +36,7 @@ def register_run(run_id: str, state_dir: Path) -> None:
 
 
 def find_run(ref: str) -> Path:
-    """Resolve a run id or a run folder path to its state folder; ValueError says where it looked."""
+    """Resolve a run id or a run folder path to its state folder; BadInput says where it looked."""
     path = Path(ref).expanduser()
     if (path / "audit.jsonl").exists():
         return path.resolve()
@@ -52,5 +54,5 @@ def find_run(ref: str) -> Path:
         if local.is_dir():
             return local
     recent = ", ".join(sorted(index)[-5:]) or "none recorded"
-    raise ValueError(f"no run {ref!r} found (looked in {index_path} and this repo's .git/perfloop/runs). "
+    raise BadInput(f"no run {ref!r} found (looked in {index_path} and this repo's .git/perfloop/runs). "
                      f"Recent runs: {recent}. Pass a run id or the run's folder.")

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.redact import has_credentials
 from knowledge_base import Diagnosis
 from tools.datacheck import CheckResult
 from tools.models import Profile, RunMeasurement
@@ -37,6 +38,8 @@ class Settings(BaseModel):
     def model_post_init(self, _context) -> None:
         if bool(self.llm_base_url) != bool(self.llm_model):
             raise ValueError("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
+        if has_credentials(self.llm_base_url):  # the CLI strips them: settings are checkpointed and logged
+            raise ValueError("llm_base_url must not carry user:password@ (they would be stored with the run)")
 
     @property
     def llm_ready(self) -> bool:

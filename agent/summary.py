@@ -4,6 +4,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agent.state import Iteration, LoopState, StopReason
+from sandbox.isolation import ObservedIsolation
 from tools.models import Profile
 
 
@@ -78,10 +79,14 @@ class RunSummary(BaseModel):
     base_moved: bool = Field(False, description="The user's HEAD moved during the run (the run's branch is "
                                                 "unaffected; rebase or cherry-pick its commits onto the new HEAD).")
     base_now: str | None = Field(None, description="The user's HEAD at the end, when it moved.")
+    isolation: ObservedIsolation | None = Field(None, description="The weakest isolation the sandbox reported "
+                                                "over the run's pipeline runs (network, memory limit kind, "
+                                                "protected inputs), not what was asked for.")
 
 
 def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: float,
-                  speedup_ci: list[float] | None, user_head: str | None = None) -> RunSummary:
+                  speedup_ci: list[float] | None, user_head: str | None = None,
+                  isolation: ObservedIsolation | None = None) -> RunSummary:
     """Assemble the summary from the state and the final measurement."""
     first = state.first_profile
     top = state.diagnoses[0] if state.diagnoses else None
@@ -93,7 +98,7 @@ def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: flo
         bottleneck=top.entry_id if top else None, bottleneck_summary=top.summary if top else "",
         iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used,
         base=state.base, base_moved=bool(user_head and state.base and user_head != state.base),
-        base_now=user_head if user_head and user_head != state.base else None)
+        base_now=user_head if user_head and user_head != state.base else None, isolation=isolation)
 
 
 class PausedSummary(BaseModel):

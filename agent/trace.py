@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from agent.console import say
+from sandbox.errors import BadInput
 from tools.models import Profile
 from tools.record import RECORD_NAME, HotSamples, ProbeRecord, worker_hot_samples
 from tools.timeline import batch_builds
@@ -92,7 +93,7 @@ def write_trace(probe_dir: Path, path: Path, hot_functions: list[dict] | None = 
     """Write the Chrome trace of the full run kept in ``probe_dir`` to ``path``; return ``path``."""
     record_path = probe_dir / RECORD_NAME
     if not record_path.exists():
-        raise ValueError(f"no probe record in {probe_dir}: the full run's files are gone, so there is no trace")
+        raise BadInput(f"no probe record in {probe_dir}: the full run's files are gone, so there is no trace")
     trace = chrome_trace(ProbeRecord.read(record_path), probe_dir, hot_functions)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(trace), encoding="utf-8")

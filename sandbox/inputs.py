@@ -5,15 +5,19 @@ are created as real folders in the worktree, so what a pipeline writes next to i
 inputs lands in the worktree, not in the user's tree. A write *through* a link does
 reach the user's file: ``sandbox.runner`` mounts the link targets read-only in the
 run's own mount namespace where the OS allows (``RunLimits.read_only_paths``), and
-snapshot_inputs/changed_inputs catch a write where it does not.
+snapshot_inputs/changed_inputs catch a write where it does not: stat data of every
+protected path, a hash of the files within a byte budget, and new files in linked folders.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
+from sandbox.errors import BadInput
 from sandbox.git import git, split_z
 
 MAX_LINKED_FILES = 20000
@@ -86,27 +90,89 @@ def link_inputs(source_dir: Path, dest_dir: Path, relpaths: Iterable[str]) -> li
     return linked
 
 
-def snapshot_inputs(paths: Iterable[Path | str]) -> dict[str, tuple[int, ...]]:
-    """Record (size, mtime_ns, ctime_ns, inode) of each path, and of everything under folders.
+HASH_BUDGET_BYTES = 128 << 20
+"""Bytes of protected files hashed before and after each run when no read-only mount is possible;
+past it (smallest files first), the rest are compared by stat data only."""
+MAX_HASHED_FILES = 5000
+"""Most protected files hashed per run, whatever their size (each costs an open and a read)."""
 
-    ctime cannot be set from user space, so any write (even one that restores size and
-    mtime) and any replacement (new inode) shows, without hashing gigabytes.
+
+class InputSnapshot(NamedTuple):
+    """The protected inputs before a run: stat data of every path, the hash of the files the budget covers."""
+
+    stats: dict[str, tuple[int, ...]]
+    """(size, mtime_ns, ctime_ns, inode) of each path and of everything under folders."""
+    digests: dict[str, str]
+    """blake2b of the files hashed (smallest first, within the budget)."""
+    folders: list[str]
+    """The protected folders walked: a path under them that was not there before is new."""
+
+    def coverage(self, roots: Iterable[str] | None = None) -> tuple[int, int]:
+        """Return (files hashed, files compared by stat only) among those under `roots` (all when None)."""
+        roots = None if roots is None else [r.rstrip("/") for r in roots]
+
+        def under(path: str) -> bool:
+            return roots is None or any(path == r or path.startswith(r + "/") for r in roots)
+
+        files = [p for p, st in self.stats.items() if st != MISSING and under(p) and not os.path.isdir(p)]
+        hashed = sum(1 for p in files if p in self.digests)
+        return hashed, len(files) - hashed
+
+
+def snapshot_inputs(paths: Iterable[Path | str], hash_budget_bytes: int = 0) -> InputSnapshot:
+    """Record (size, mtime_ns, ctime_ns, inode) of each path, and of everything under folders; with
+    `hash_budget_bytes`, also hash files, smallest first, until the budget (or MAX_HASHED_FILES) is spent.
+
+    ctime cannot be set from user space, so a write (even one that restores size and mtime)
+    and a replacement (new inode) show in the stat data alone, except where the filesystem's
+    timestamps are too coarse to tell two writes apart: the hash covers that for the files
+    it reaches, without hashing gigabytes of dataset.
     """
-    snapshot: dict[str, tuple[int, ...]] = {}
+    stats: dict[str, tuple[int, ...]] = {}
+    folders = []
     for path in paths:
         path = str(path).rstrip("/") or "/"
-        snapshot[path] = _stat(path)
+        stats[path] = _stat(path)
         if os.path.isdir(path):
+            folders.append(path)
             for dirpath, dirnames, filenames in os.walk(path):
                 for name in dirnames + filenames:
                     full = os.path.join(dirpath, name)
-                    snapshot[full] = _stat(full)
-    return snapshot
+                    stats[full] = _stat(full)
+    digests = {}
+    if hash_budget_bytes > 0:
+        files = sorted((st[0], p) for p, st in stats.items() if st != MISSING and os.path.isfile(p))
+        spent = 0
+        for size, path in files:
+            if spent + size > hash_budget_bytes or len(digests) >= MAX_HASHED_FILES:
+                break
+            digest = _digest(path)
+            if digest is not None:
+                digests[path] = digest
+                spent += size
+    return InputSnapshot(stats, digests, folders)
 
 
-def changed_inputs(before: dict[str, tuple[int, ...]]) -> list[str]:
-    """Return the paths of `before` that were written, replaced, or that appeared or vanished."""
-    return sorted(path for path, stat in before.items() if _stat(path) != stat)
+def changed_inputs(before: InputSnapshot) -> list[str]:
+    """Return the paths of `before` that were written, replaced, or that vanished, and new paths under
+    its folders (a file a pipeline created inside a linked folder)."""
+    changed = {path for path, stat in before.stats.items() if _stat(path) != stat}
+    changed.update(path for path, digest in before.digests.items()
+                   if path not in changed and _digest(path) != digest)
+    for folder in before.folders:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            changed.update(full for name in dirnames + filenames
+                           if (full := os.path.join(dirpath, name)) not in before.stats)
+    return sorted(changed)
+
+
+def _digest(path: str) -> str | None:
+    """Return the blake2b of the file at `path`, None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "blake2b").hexdigest()
+    except OSError:
+        return None
 
 
 def _stat(path: str) -> tuple[int, int, int, int]:
@@ -150,7 +216,7 @@ def _expand_globs(source_dir: Path, patterns: list[str]) -> list[str]:
     found: set[str] = set()
     for pattern in patterns:
         if os.path.isabs(pattern) or ".." in PurePosixPath(pattern).parts:
-            raise ValueError(
+            raise BadInput(
                 f"input pattern {pattern!r} must be relative to {source_dir} and stay inside it"
             )
         for match in sorted(source_dir.glob(pattern)):

@@ -43,9 +43,83 @@ class Isolation(BaseModel):
     num_inputs_checked_only: int = 0
     """Protected paths that could not be mounted read-only: only checked for changes after."""
     inputs: str = "none protected"
-    """One line: "read-only mount", "change check only: <why>", or "none protected"."""
+    """One line: "read-only mount", "change check only for N path(s): <why>; <how>", or "none protected"."""
+    num_inputs_hashed: int = 0
+    """Files under the checked-only paths hashed before and after the run."""
+    num_inputs_stat_only: int = 0
+    """Files under the checked-only paths compared by stat data only (past the hash budget)."""
     orphans: str = ""
     """How the tree is bound to perfloop's life: "guard (subreaper + death signal)", or why not."""
+
+
+NETWORK_RANK = {"cut": 0, "allowed": 1, "not_cut": 2}
+MEMORY_RANK = {"rlimit+pss_polling": 0, "pss_polling": 1}
+INPUTS_RANK = {"none_protected": 0, "read_only_mount": 1, "hash_check": 2, "hash_and_stat_check": 3,
+               "stat_check": 4}
+"""Kinds of each isolation aspect, strongest first (a higher rank is weaker)."""
+
+
+class ObservedIsolation(BaseModel):
+    """The weakest isolation the sandbox reported over a run's pipeline runs: what a run may claim.
+
+    Built from each RunResult.isolation (the guard's report), never from what was asked for.
+    """
+
+    runs: int = 0
+    """Pipeline runs observed."""
+    network: str = "cut"
+    """"cut" (own network namespace), "allowed" (network = true in the contract) or "not_cut"."""
+    memory_limit: str = "rlimit+pss_polling"
+    """"rlimit+pss_polling" (RLIMIT_DATA per process and the tree's PSS polled) or "pss_polling" (polling
+    only: a burst between two polls escapes). No cgroup is used."""
+    inputs: str = "none_protected"
+    """"read_only_mount" (bind mounted read-only); where no mount was possible, checked for changes after
+    each run instead: "hash_check" (every file hashed before and after), "hash_and_stat_check" (files past
+    the hash budget by stat data only) or "stat_check" (no file hashed); "none_protected" (no linked inputs)."""
+    orphans_bound: bool = True
+    """Every run's process tree was bound to perfloop's life (guard: subreaper + death signal)."""
+    detail: dict[str, str] = {}
+    """The sandbox's own words for the weakest run of each aspect: network, memory, inputs, orphans."""
+
+    def line(self) -> str:
+        """Say it in one line, for `perfloop log` and the report."""
+        return (f"isolation over {self.runs} pipeline run(s): network {self.network}, memory "
+                f"{self.memory_limit}, inputs {self.inputs}"
+                + ("" if self.orphans_bound else ", process tree NOT bound to perfloop's life"))
+
+
+def observe(isolation: Isolation, seen: ObservedIsolation | None = None) -> ObservedIsolation:
+    """Fold one run's Isolation into what was seen so far, keeping the weakest of each aspect."""
+    network = ("allowed" if isolation.network.startswith("allowed")
+               else "cut" if isolation.network_cut else "not_cut")
+    memory = "rlimit+pss_polling" if isolation.memory_hard_limit_mb else "pss_polling"
+    if isolation.num_inputs_checked_only:
+        hashed, stat_only = isolation.num_inputs_hashed, isolation.num_inputs_stat_only
+        inputs = ("hash_check" if not stat_only else "hash_and_stat_check" if hashed else "stat_check")
+    else:
+        inputs = "read_only_mount" if isolation.num_inputs_read_only else "none_protected"
+    orphans_bound = isolation.orphans.startswith("guard")
+    now = ObservedIsolation(runs=1, network=network, memory_limit=memory, inputs=inputs,
+                            orphans_bound=orphans_bound,
+                            detail={"network": isolation.network, "memory": isolation.memory,
+                                    "inputs": isolation.inputs, "orphans": isolation.orphans})
+    if seen is None:
+        return now
+    pick = {
+        "network": (NETWORK_RANK[now.network] > NETWORK_RANK[seen.network], "network"),
+        "memory_limit": (MEMORY_RANK[now.memory_limit] > MEMORY_RANK[seen.memory_limit], "memory"),
+        "inputs": (INPUTS_RANK[now.inputs] > INPUTS_RANK[seen.inputs], "inputs"),
+    }
+    merged = seen.model_copy(deep=True)
+    merged.runs = seen.runs + 1
+    for field, (weaker, key) in pick.items():
+        if weaker:
+            setattr(merged, field, getattr(now, field))
+            merged.detail[key] = now.detail[key]
+    if seen.orphans_bound and not now.orphans_bound:
+        merged.orphans_bound = False
+        merged.detail["orphans"] = now.detail["orphans"]
+    return merged
 
 
 def network_isolation_prefix() -> tuple[str, ...] | None:
@@ -113,8 +187,11 @@ def read_guard_report(path: str) -> dict:
 
 
 def describe_isolation(network_allowed: bool, guard: dict, read_only: list[str], refused: str,
-                       hard_limit_mb: int | None, poll_interval_s: float) -> Isolation:
-    """Turn the guard's report (and what the runner set itself) into the Isolation record."""
+                       hard_limit_mb: int | None, poll_interval_s: float, snapshot=None) -> Isolation:
+    """Turn the guard's report (and what the runner set itself) into the Isolation record.
+
+    ``snapshot`` (sandbox.inputs.InputSnapshot) says how the checked-only paths were compared.
+    """
     network_cut = bool(guard.get("net_namespace"))
     if network_allowed:
         network = "allowed (network = true)"
@@ -132,6 +209,11 @@ def describe_isolation(network_allowed: bool, guard: dict, read_only: list[str],
         failed = guard.get("read_only_failed") or {}
         why = refused or next(iter(failed.values()), "no mount namespace")
         inputs = f"change check only for {len(checked)} path(s): {why}"
+        if snapshot is not None:
+            hashed, stat_only = snapshot.coverage(checked)
+            inputs += (f"; hashed {hashed} file(s) before and after" if hashed else "; no file hashed")
+            inputs += (f", stat data only for {stat_only} file(s) past the hash budget" if stat_only and hashed
+                       else ", stat data only" if stat_only else "")
     hard = hard_limit_mb
     memory = (f"rlimit_data {hard} MiB per process + tree PSS polled every {poll_interval_s} s"
               if hard else f"tree PSS polled every {poll_interval_s} s")
@@ -142,7 +224,9 @@ def describe_isolation(network_allowed: bool, guard: dict, read_only: list[str],
         orphans = f"NOT bound to perfloop's life: {'; '.join(missing) or 'no guard report'}"
     return Isolation(network_cut=network_cut, network=network, memory_hard_limit_mb=hard,
                      memory=memory, num_inputs_read_only=len(mounted), num_inputs_checked_only=len(checked),
-                     inputs=inputs, orphans=orphans)
+                     inputs=inputs, orphans=orphans,
+                     num_inputs_hashed=hashed if checked and snapshot is not None else 0,
+                     num_inputs_stat_only=stat_only if checked and snapshot is not None else 0)
 
 
 def refused_writes(stderr_tail: str, cwd: Path, read_only: list[str]) -> list[str]:

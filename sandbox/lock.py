@@ -15,17 +15,20 @@ import errno
 import fcntl
 import json
 import os
+import re
 import socket
 import sys
 import time
 from pathlib import Path
 
+from sandbox.errors import BadInput
 from sandbox.git import find_repo
 
 LOCK_NAME = "run.lock"
+_URL_CREDENTIALS = re.compile(r"(\w[\w+.-]*://)[^/@\s]*@")
 
 
-class RunLocked(ValueError):
+class RunLocked(BadInput):
     """Another live perfloop run holds the repository; the message names it and what to do."""
 
     def __init__(self, message: str, holder: dict) -> None:
@@ -67,7 +70,7 @@ class RunLock:
         # it without clearing the record: a crash between the two).
         self.took_over = previous or None
         record = {"run_id": self.run_id, "pid": os.getpid(), "host": socket.gethostname(),
-                  "started_at": time.time(), "argv": sys.argv}
+                  "started_at": time.time(), "argv": [_without_credentials(arg) for arg in sys.argv]}
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(record) + "\n").encode(), 0)
         os.fsync(fd)
@@ -92,11 +95,16 @@ class RunLock:
         self.release()
 
 
+def _without_credentials(arg: str) -> str:
+    """Return a command-line word with any URL's user:password@ replaced by ***@ (the record is a file)."""
+    return _URL_CREDENTIALS.sub(r"\1***@", arg)
+
+
 def lock_path(repo_root: Path) -> Path:
     """Return where the run lock of the repository at `repo_root` lives (shared by its worktrees)."""
     repo = find_repo(Path(repo_root))
     if repo is None:
-        raise ValueError(f"{repo_root} is not inside a git repository")
+        raise BadInput(f"{repo_root} is not inside a git repository")
     return repo.common_dir / "perfloop" / LOCK_NAME
 
 

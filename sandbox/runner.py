@@ -35,7 +35,7 @@ from typing import IO, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from sandbox.inputs import changed_inputs, snapshot_inputs
+from sandbox.inputs import HASH_BUDGET_BYTES, changed_inputs, snapshot_inputs
 from sandbox.isolation import (Isolation, choose_namespaces, describe_isolation, namespace_id,
                                namespace_prefix, network_isolation_prefix, read_guard_report,
                                refused_writes)
@@ -43,6 +43,8 @@ from sandbox.procs import ProcessTree
 
 TAIL_CHARS = 4000
 POLL_INTERVAL_S = 0.2
+NO_MOUNT_ENV = "PERFLOOP_NO_READONLY_MOUNT"
+"""Set to 1 to check protected inputs for changes instead of mounting them read-only."""
 HARD_LIMIT_SLACK_MB = 512
 """RLIMIT_DATA is memory_mb plus this: reserved-but-untouched memory (thread stacks,
 allocator arenas) counts toward it, so the exact tree limit is left to the PSS poll."""
@@ -92,7 +94,13 @@ class RunLimits(BaseModel):
     read_only_paths: list[str] = Field(default_factory=list)
     """The user's files and folders the command must not change (the targets of the
     input links): mounted read-only in the run's own mount namespace where the OS
-    allows, else checked for changes (size, mtime, ctime, inode) before and after."""
+    allows, else checked for changes before and after (stat data of every path, a hash
+    of the files within input_hash_budget_mb, new files in linked folders)."""
+    read_only_mount: bool = Field(default_factory=lambda: os.environ.get(NO_MOUNT_ENV, "") not in ("1", "true"))
+    """False: never mount the inputs read-only, always use the change check (the fallback).
+    Defaults from the environment: PERFLOOP_NO_READONLY_MOUNT=1 turns mounts off."""
+    input_hash_budget_mb: int = Field(HASH_BUDGET_BYTES >> 20, ge=0)
+    """Bytes of protected files (MiB, smallest first) the change check hashes; the rest by stat."""
 
 
 class RunResult(BaseModel):
@@ -188,12 +196,13 @@ def run_command(
     if not cwd.is_dir():
         raise ValueError(f"cannot run {command!r}: working directory {cwd} does not exist")
     read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
-    prefix, refused = choose_namespaces(not limits.network, bool(read_only))
+    prefix, refused = choose_namespaces(not limits.network, bool(read_only) and limits.read_only_mount)
+    mounting = "--mount" in prefix
     with tempfile.TemporaryDirectory(prefix="perfloop-guard-") as scratch, \
             _output_file(stdout_path) as out, _output_file(stderr_path) as err:
         report_path = os.path.join(scratch, "guard.json")
         hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
-        spec = {"command": command, "read_only": read_only, "report": report_path,
+        spec = {"command": command, "read_only": read_only if mounting else [], "report": report_path,
                 "parent_pid": os.getpid(), "parent_net_ns": namespace_id("net"),
                 "parent_mnt_ns": namespace_id("mnt"), "data_limit_mb": hard_limit_mb}
         # A file, not an argument: thousands of protected paths outgrow one argv string (128 KiB).
@@ -201,7 +210,8 @@ def run_command(
         with open(spec_path, "w") as f:
             json.dump(spec, f)
         argv = [*prefix, sys.executable, "-I", "-S", str(GUARD), spec_path]
-        before = snapshot_inputs(read_only)
+        # Hashed only where no mount will protect them: a mount makes a write fail outright.
+        before = snapshot_inputs(read_only, 0 if mounting else limits.input_hash_budget_mb << 20)
         started_at = time.time()
         outcome = _supervise(argv, cwd, sandbox_env(extra_env), limits, out, err)
         stderr_tail = _tail(err)
@@ -213,8 +223,8 @@ def run_command(
                 started_at=started_at)
         guard = read_guard_report(report_path)
         hard_limit_mb = guard.get("data_limit_mb")  # what the guard could set, not what was asked
-        isolation = describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb,
-                                       POLL_INTERVAL_S)
+        isolation = describe_isolation(limits.network, guard, read_only, _why_no_mount(limits, refused),
+                                       hard_limit_mb, POLL_INTERVAL_S, before)
         writes = set(changed_inputs(before))
         if isolation.num_inputs_read_only:  # refused even if the command carried on regardless
             writes.update(refused_writes(stderr_tail, cwd, read_only))
@@ -238,13 +248,21 @@ def expected_isolation(limits: RunLimits) -> Isolation:
     what a run really had.
     """
     read_only = sorted({os.path.realpath(p) for p in limits.read_only_paths if os.path.exists(p)})
-    prefix, refused = choose_namespaces(not limits.network, bool(read_only))
+    prefix, refused = choose_namespaces(not limits.network, bool(read_only) and limits.read_only_mount)
     guard = {"subreaper": True, "death_signal": True, "net_namespace": "--net" in prefix,
              "mount_namespace": "--mount" in prefix,
              "read_only": read_only if "--mount" in prefix else [],
              "read_only_failed": {} if "--mount" in prefix else {p: "no mount namespace" for p in read_only}}
     hard_limit_mb = limits.memory_mb + HARD_LIMIT_SLACK_MB if limits.memory_hard_limit else None
-    return describe_isolation(limits.network, guard, read_only, refused, hard_limit_mb, POLL_INTERVAL_S)
+    return describe_isolation(limits.network, guard, read_only, _why_no_mount(limits, refused), hard_limit_mb,
+                              POLL_INTERVAL_S)
+
+
+def _why_no_mount(limits: RunLimits, refused: str) -> str:
+    """Say why the inputs are not mounted when the mounts were turned off, else what the OS said."""
+    if limits.read_only_mount or refused:
+        return refused
+    return f"read-only mounts turned off ({NO_MOUNT_ENV}=1 or RunLimits.read_only_mount=False)"
 
 
 class _Outcome(NamedTuple):

@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from sandbox.errors import BadInput
 from sandbox.git import GitError, find_repo, git, git_ok, list_worktrees, split_z, user_tree_dirty
 from sandbox.inputs import find_ignored_inputs, link_inputs
 
@@ -45,24 +46,24 @@ class Workspace:
         """Locate the repo holding `repo_root`; `target_subdir` is relative to `repo_root`."""
         path = Path(repo_root).absolute()
         if not path.is_dir():
-            raise ValueError(f"{path} is not a folder: point perfloop at your pipeline's folder")
+            raise BadInput(f"{path} is not a folder: point perfloop at your pipeline's folder")
         repo = find_repo(path)
         if repo is None:
-            raise ValueError(
+            raise BadInput(
                 f"{path} is not inside a git repository: run `git init` and commit your "
                 "pipeline there, or point perfloop at a folder inside a repo"
             )
         if not _RUN_ID.fullmatch(run_id) or run_id.endswith(".lock"):
-            raise ValueError(f"run id {run_id!r} must be letters, digits, '.', '_' or '-'")
+            raise BadInput(f"run id {run_id!r} must be letters, digits, '.', '_' or '-'")
         subdir = PurePosixPath(repo.prefix or ".", target_subdir)
         if subdir.is_absolute() or ".." in subdir.parts:
-            raise ValueError(f"target folder {target_subdir!r} must stay inside {path}")
+            raise BadInput(f"target folder {target_subdir!r} must stay inside {path}")
         self.repo_root = repo.top
         self.run_id = run_id
         self.target_subdir = "" if subdir == PurePosixPath(".") else subdir.as_posix()
         self.git_common_dir = repo.common_dir
         if not repo.has_head:
-            raise ValueError(
+            raise BadInput(
                 f"the repository at {repo.top} has no commits yet: commit your pipeline first "
                 "(`git add -A && git commit -m 'initial'`); perfloop works from the committed state"
             )
@@ -253,7 +254,7 @@ class Workspace:
         if attached:
             elsewhere = [path for path, ref in registered.items() if ref == wanted]
             if elsewhere:
-                raise ValueError(
+                raise BadInput(
                     f"branch {self.branch} is checked out at {elsewhere[0]}: switch that "
                     "checkout to another branch, or start a new run"
                 )

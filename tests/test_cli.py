@@ -208,3 +208,48 @@ def test_log_of_unknown_run_and_tampered_log(tmp_path):
     (run / "audit.jsonl").write_text(text)
     tampered = perfloop("log", str(run))
     assert tampered.returncode == 4 and "TAMPERED" in tampered.stdout
+
+
+@pytest.mark.parametrize("mounts", ["as the OS allows", "turned off"])
+def test_summary_and_log_report_the_isolation_the_sandbox_saw(tmp_path, mounts):
+    """A whole run (nothing actionable offline) with an ignored input: the summary's isolation is what
+    the sandbox reported for its runs on this machine, and `perfloop log` shows it. With read-only
+    mounts turned off (PERFLOOP_NO_READONLY_MOUNT=1), the inputs are hashed instead, and it says so."""
+    from sandbox.runner import NO_MOUNT_ENV, RunLimits, run_command
+
+    repo = make_repo(tmp_path / "repo")
+    config = repo / "configs" / "train.yaml"
+    config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
+    train = repo / "train.py"  # an early exit the vectoriser refuses: the only remedy left needs an LLM
+    train.write_text(train.read_text().replace(
+        "        for j in range(width):\n", "        for j in range(width):\n            if width < 0:\n                break\n"))
+    with open(repo / ".gitignore", "a") as handle:
+        handle.write("data/\n")
+    git(repo, "commit", "-qam", "workers, ignore data")
+    (repo / "data").mkdir()
+    (repo / "data" / "table.bin").write_bytes(b"\x01" * 4096)
+    off = mounts == "turned off"
+    limits = RunLimits(timeout_s=60, read_only_paths=[str(repo / "data")], read_only_mount=not off)
+    truth = run_command("true", tmp_path, None, limits).isolation
+    env = {k: v for k, v in os.environ.items() if k != NO_MOUNT_ENV} | ({NO_MOUNT_ENV: "1"} if off else {})
+
+    done = perfloop("run", str(repo), "--auto-approve", "--json", *FAST, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = last_json(done.stdout)
+    assert summary["stop_reason"] == "nothing_actionable"
+    seen = summary["isolation"]
+    assert seen["runs"] >= 3  # the full run, the light runs, the headspace replay
+    assert seen["network"] == ("cut" if truth.network_cut else "not_cut")
+    assert seen["memory_limit"] == "rlimit+pss_polling"
+    assert seen["inputs"] == ("read_only_mount" if truth.num_inputs_read_only else "hash_check")
+    assert (seen["inputs"] == "hash_check") == (off or not truth.num_inputs_read_only)
+    if off:
+        assert "turned off" in seen["detail"]["inputs"] and "hashed 1 file(s)" in seen["detail"]["inputs"]
+    assert seen["detail"]["inputs"] == truth.inputs and seen["orphans_bound"]
+    records = [json.loads(line) for line in open(summary["audit_log"])]
+    [observed] = [r["data"] for r in records if r["event"] == "isolation_observed"]  # recorded once: no run was weaker
+    assert {k: v for k, v in observed["seen"].items() if k != "runs"} == {k: v for k, v in seen.items() if k != "runs"}
+    assert observed["run"]["inputs"] == truth.inputs
+    log = perfloop("log", summary["run_id"])
+    assert log.returncode == 0
+    assert f"network {seen['network']}, memory rlimit+pss_polling, inputs {seen['inputs']}" in log.stdout

@@ -49,7 +49,9 @@ def test_every_event_reads_back_as_its_own_type(name, tmp_path):
                "replay": {"file": "data.py", "function": "frame_energy", "ok": True, "verdict": "identical",
                           "reason": "8 of 8 calls identical", "num_calls": 8, "speedup": 12.0},
                "llm_call_failed": {"model": "m", "endpoint": "http://***@host/v1", "attempt": 1, "reason": "401"},
-               "llm_candidate": {"index": 1, "outcome": "dropped", "reason": "search text not found"}}
+               "llm_candidate": {"index": 1, "outcome": "dropped", "reason": "search text not found"},
+               "isolation_observed": {"label": "000-full", "run": {"network": "cut"},
+                                      "seen": {"network": "cut", "memory_limit": "pss_polling", "inputs": "change_check"}}}
     event = model.model_validate(old.get(name) or minimal[name])
     log = AuditLog(tmp_path / "audit.jsonl")
     log.append(event.name, "node", **event.model_dump(mode="json"))

@@ -109,3 +109,21 @@ def test_internal_error_exits_5_with_run_and_traceback_then_resumes(tmp_path):
     resumed = perfloop("resume", run.name, "--json")
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout.strip().splitlines()[-1])["iterations"]
+
+
+def test_a_value_error_of_perfloop_is_internal_not_bad_input(tmp_path):
+    """A ValueError subclass raised by perfloop's own code (here a JSONDecodeError) is a bug: exit 5, not 2."""
+    repo = _repo(tmp_path / "repo")
+    before = _fingerprint(repo)
+    env = {**os.environ, "PERFLOOP_FAULT_AT": "after_prepare", "PERFLOOP_FAULT_ACTION": "decode_error"}
+    broken = perfloop("run", str(repo), *RUN, env=env)
+    assert broken.returncode == 5, broken.stderr
+    [run] = (repo / ".git" / "perfloop" / "runs").iterdir()
+    assert f"internal error in run {run.name}" in broken.stderr
+    assert str(run / "audit.jsonl") in broken.stderr
+    assert "Traceback" not in broken.stderr and broken.stdout.strip() == ""
+    [trace] = run.glob("crash-*.txt")
+    assert "json.decoder.JSONDecodeError" in trace.read_text()
+    assert _fingerprint(repo) == before
+    log = perfloop("log", run.name)
+    assert log.returncode == 0 and "audit chain intact" in log.stdout

@@ -249,3 +249,88 @@ def test_pipeline_interrupting_its_own_group_does_not_break_the_guard(tmp_path):
     result = run_command("python interrupt.py", tmp_path, None, FAST)
     assert result.returncode in (-signal.SIGINT, 128 + signal.SIGINT, 1), result
     assert "guard.py" not in result.stderr_tail, result.stderr_tail
+
+
+def test_observed_isolation_keeps_the_weakest_run_whatever_the_order(user_and_tree, monkeypatch):
+    """Two real runs, one with the read-only mount and network cut, one where the OS refused both:
+    what a run may claim is the weaker of the two, in either order."""
+    user, tree = user_and_tree
+    strong = run_command("true", tree, None, protected(user)).isolation
+    monkeypatch.setattr(isolation, "namespace_prefix", lambda network, mount: (None, "unshare refused (test)"))
+    weak = run_command("true", tree, None, protected(user).model_copy(update={"memory_hard_limit": False})).isolation
+    assert weak.inputs.startswith("change check only") and not weak.network_cut
+    for first, second in ((strong, weak), (weak, strong)):
+        seen = isolation.observe(second, isolation.observe(first))
+        assert seen.runs == 2
+        assert (seen.network, seen.memory_limit, seen.inputs) == ("not_cut", "pss_polling", "hash_check")
+        assert seen.detail["network"] == "NOT cut: unshare refused (test)"
+        assert seen.detail["inputs"] == weak.inputs and seen.orphans_bound
+    alone = isolation.observe(strong)
+    assert alone.memory_limit == "rlimit+pss_polling"
+    assert alone.network == ("cut" if strong.network_cut else "not_cut")
+    assert alone.inputs == ("read_only_mount" if strong.num_inputs_read_only == 2 else "hash_check")
+
+
+def checked_only(user: Path, **update) -> RunLimits:
+    """The protected inputs with the read-only mount turned off: the change check is all there is."""
+    return protected(user).model_copy(update={"read_only_mount": False, **update})
+
+
+def test_the_fallback_hashes_inputs_and_catches_a_write_stat_data_misses(user_and_tree, monkeypatch):
+    """On a filesystem whose timestamps are too coarse (seconds, as simulated here), a same-size
+    rewrite within the second leaves stat data unchanged: only the hash sees it."""
+    import sandbox.inputs as inputs
+
+    user, tree = user_and_tree
+    monkeypatch.setattr(inputs, "_stat", lambda path: (lambda st: st if st == inputs.MISSING else
+                                                      (st[0], st[1] // 10**9 * 10**9, 0, st[3]))(real_stat(path)))
+    target = user / "shards" / "a.bin"
+    same_size = "import os, time\n" + (
+        "st = os.stat('shards/a.bin')\n"
+        "open('shards/a.bin', 'r+b').write(b'X' * st.st_size)\n"
+        "os.utime('shards/a.bin', ns=(st.st_atime_ns, st.st_mtime_ns))\n")
+    result = run_command(script(tree, same_size), tree, None, checked_only(user))
+    assert result.returncode == 0, result.stderr_tail
+    assert result.input_writes == [str(target.resolve())]
+    assert result.isolation.num_inputs_read_only == 0 and result.isolation.num_inputs_checked_only == 2
+    assert (result.isolation.num_inputs_hashed, result.isolation.num_inputs_stat_only) == (3, 0)
+    assert "turned off" in result.isolation.inputs and "hashed 3 file(s)" in result.isolation.inputs
+    assert "changed your input file(s)" in result.input_write_error()
+    assert isolation.observe(result.isolation).inputs == "hash_check"
+
+
+real_stat = __import__("sandbox.inputs", fromlist=["_stat"])._stat
+
+
+def test_the_fallback_names_a_file_created_inside_a_linked_folder(user_and_tree):
+    user, tree = user_and_tree
+    result = run_command(script(tree, "import os\nos.makedirs('shards/sub')\nopen('shards/sub/new.bin', 'wb').write(b'n')\n"),
+                         tree, None, checked_only(user))
+    assert result.returncode == 0, result.stderr_tail
+    new = str((user / "shards" / "sub" / "new.bin").resolve())
+    assert new in result.input_writes and new in result.input_write_error()
+    assert run_command("true", tree, None, checked_only(user)).input_writes == []
+
+
+def test_the_fallback_hashes_within_its_budget_and_says_what_it_only_stat_checked(user_and_tree):
+    user, tree = user_and_tree
+    (user / "shards" / "big.bin").write_bytes(b"b" * (3 << 20))  # past a 1 MiB budget
+    result = run_command("true", tree, None, checked_only(user, input_hash_budget_mb=1))
+    assert result.returncode == 0 and result.input_writes == []
+    assert (result.isolation.num_inputs_hashed, result.isolation.num_inputs_stat_only) == (3, 1)
+    assert "hashed 3 file(s) before and after, stat data only for 1 file(s) past the hash budget" in result.isolation.inputs
+    assert isolation.observe(result.isolation).inputs == "hash_and_stat_check"
+    # The stat check still sees a write to the file the budget left out.
+    grow = run_command(script(tree, "open('shards/big.bin', 'ab').write(b'more')\n"), tree, None,
+                       checked_only(user, input_hash_budget_mb=1))
+    assert grow.input_writes == [str((user / "shards" / "big.bin").resolve())]
+
+
+def test_the_fallback_switch_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(runner.NO_MOUNT_ENV, "1")
+    assert RunLimits().read_only_mount is False
+    (tmp_path / "x").write_bytes(b"x")
+    expected = runner.expected_isolation(RunLimits(read_only_paths=[str(tmp_path / "x")]))
+    assert expected.num_inputs_checked_only == 1 and "turned off" in expected.inputs
+    monkeypatch.delenv(runner.NO_MOUNT_ENV)
+    assert RunLimits().read_only_mount is True

@@ -117,14 +117,11 @@ def test_unreachable_endpoint_is_a_reason_not_a_traceback(monkeypatch):
         chat(Endpoint(url, KEY, 2.0), "scripted", ASK)
 
 
-def test_run_with_a_broken_endpoint_skips_the_llm_remedy_and_exits_0(tmp_path, monkeypatch):
-    """The whole CLI: the only diagnosis (transform_hotspot, num_workers already 2) needs the LLM,
-    which answers garbage, then no choices, then 401 with the key echoed back."""
-    import os
+def _llm_only_repo(root):
+    """The tiny pipeline whose only diagnosis (transform_hotspot, num_workers already 2) needs the LLM."""
+    from tests.conftest import git, make_repo
 
-    from tests.conftest import git, make_repo, perfloop, user_view
-
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(root)
     config = repo / "configs" / "train.yaml"
     config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
     # An early exit the vectoriser must refuse, so the LLM's remedy is the only one left.
@@ -132,6 +129,17 @@ def test_run_with_a_broken_endpoint_skips_the_llm_remedy_and_exits_0(tmp_path, m
     train.write_text(train.read_text().replace(
         "        for j in range(width):\n", "        for j in range(width):\n            if width < 0:\n                break\n"))
     git(repo, "commit", "-qam", "workers")
+    return repo
+
+
+def test_run_with_a_broken_endpoint_skips_the_llm_remedy_and_exits_0(tmp_path, monkeypatch):
+    """The whole CLI: the only diagnosis (transform_hotspot, num_workers already 2) needs the LLM,
+    which answers garbage, then no choices, then 401 with the key echoed back."""
+    import os
+
+    from tests.conftest import perfloop, user_view
+
+    repo = _llm_only_repo(tmp_path / "repo")
     before = user_view(repo)
     echo = json.dumps({"error": f"invalid key {KEY}"}).encode()
     answers = [Reply(body=b"<html>bad gateway</html>"), Reply(body=b'{"choices": []}'),
@@ -153,3 +161,31 @@ def test_run_with_a_broken_endpoint_skips_the_llm_remedy_and_exits_0(tmp_path, m
                 assert KEY.encode() not in handle.read(), name
     assert KEY not in done.stdout + done.stderr
     assert user_view(repo) == before
+
+
+def test_credentials_in_the_base_url_reach_the_server_but_no_file(tmp_path):
+    """The whole CLI with --llm-base-url http://alice:SECRET@...: the request carries basic auth, and
+    the secret is in no file of the run folder (checkpoints included), .git/perfloop or perfloop's home."""
+    import base64
+    import os
+    from pathlib import Path
+
+    from tests.conftest import perfloop
+
+    secret = "hunter2-bXk9q"
+    repo = _llm_only_repo(tmp_path / "repo")
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k not in ("PERFLOOP_LLM_API_KEY", "PERFLOOP_LLM_BASIC_AUTH")}
+    with ScriptedLLM([Reply(status=403, body=b"no")]) as server:
+        url = server.base_url.replace("http://", f"http://alice:{secret}@")
+        done = perfloop("run", str(repo), "--auto-approve", "--json", "--llm-base-url", url,
+                        "--llm-model", "scripted", env={**env, "PERFLOOP_HOME": str(home)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert server.requests, "the LLM was never asked"
+    assert server.requests[0]["authorization"] == "Basic " + base64.b64encode(f"alice:{secret}".encode()).decode()
+    assert secret not in done.stdout + done.stderr
+    run_dir = Path(json.loads(done.stdout.strip().splitlines()[-1])["audit_log"]).parent
+    assert (run_dir / "checkpoints.sqlite").is_file()
+    files = [p for root in (repo / ".git" / "perfloop", home) for p in root.rglob("*") if p.is_file()]
+    assert run_dir / "checkpoints.sqlite" in files
+    assert [str(p) for p in files if secret.encode() in p.read_bytes()] == []

@@ -91,3 +91,12 @@ def test_pipelines_do_not_inherit_the_lock(repo, tmp_path):
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_lock_record_keeps_no_url_credentials(repo, monkeypatch):
+    """The holder's argv lands in .git/perfloop/run.lock, which outlives a SIGKILLed run."""
+    monkeypatch.setattr(sys, "argv", ["perfloop", "run", ".", "--llm-base-url", "http://alice:hunter2@h:8/v1"])
+    with RunLock(repo, "20261201-060000-cccc"):
+        text = lock_path(repo).read_text()
+        assert current_holder(repo)["argv"][-1] == "http://***@h:8/v1"
+    assert "hunter2" not in text

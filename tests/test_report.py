@@ -89,3 +89,16 @@ def test_side_outputs_render_when_a_verdict_has_them():
     page = render(records, ["record 3: hash mismatch"])
     assert "checkpoints/model.pt" in page and "same bytes" in page
     assert "BROKEN: record 3: hash mismatch" in page
+
+
+def test_the_report_says_the_base_moved_and_the_isolation_seen():
+    records = _old_records()
+    finished = next(r for r in records if r["event"] == "run_finished")["data"]["summary"]
+    assert "base-moved" not in render(records, []) and "id=isolation" not in render(records, [])
+    finished.update(base="a" * 40, base_moved=True, base_now="b" * 40, isolation={
+        "runs": 7, "network": "cut", "memory_limit": "pss_polling", "inputs": "hash_check",
+        "orphans_bound": True, "detail": {"inputs": "change check only for 1 path(s): no mount namespace"}})
+    page = render(records, [])
+    moved = re.search(r"<p id=base-moved[^>]*>(.*?)</p>", page).group(1)
+    assert "aaaaaaaaaa" in moved and "bbbbbbbbbb" in moved and "Rebase or cherry-pick" in moved
+    assert "over 7 pipeline run(s)" in page and "<b>hash_check</b>" in page and "no mount namespace" in page

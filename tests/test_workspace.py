@@ -334,7 +334,7 @@ def test_changed_inputs_sees_files_added_to_a_linked_folder(tmp_path):
     before = snapshot_inputs([tmp_path / "shards"])
     os.utime(tmp_path / "shards", ns=(0, 0))
     (tmp_path / "shards" / "b.bin").write_bytes(b"b")
-    assert changed_inputs(before) == [str(tmp_path / "shards")]
+    assert changed_inputs(before) == [str(tmp_path / "shards"), str(tmp_path / "shards" / "b.bin")]
 
 
 def test_a_target_folder_inside_the_repo(repo):

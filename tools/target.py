@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from sandbox.errors import BadInput
 from sandbox.git import find_repo, git_ok
 from tools.runlength import read_run_steps
 
@@ -33,7 +34,7 @@ _KINDS = {
 }
 
 
-class TargetError(ValueError):
+class TargetError(BadInput):
     """The target folder or its contract is unusable; the message says what to fix."""
 
 

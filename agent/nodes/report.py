@@ -6,7 +6,7 @@ import statistics
 from pathlib import Path
 
 from agent.console import say
-from agent.context import RunContext
+from agent.context import RunContext, observed_isolation
 from agent.events import FinalCheck, RunFinished
 from agent.faults import fault_point
 from agent.state import LoopState
@@ -50,7 +50,8 @@ def report(state: LoopState) -> dict:
     final, speedup, ci = _final_comparison(ctx)
     fault_point("mid_report")
     state = state.model_copy(update={"runs_used": ctx.runs_used})
-    summary = build_summary(state, str(ctx.audit.path), final, speedup, ci, head_of(state.target.repo_root))
+    summary = build_summary(state, str(ctx.audit.path), final, speedup, ci, head_of(state.target.repo_root),
+                            observed_isolation(Path(state.state_dir)))
     if summary.base_moved:
         say(f"note: your HEAD moved during the run ({summary.base[:10]} → {summary.base_now[:10]}); "
             f"{summary.branch} still grows from {summary.base[:10]}: rebase or cherry-pick its commits")
@@ -60,6 +61,8 @@ def report(state: LoopState) -> dict:
     say(f"done ({summary.stop_reason}): {len(accepted)} change(s) accepted on {summary.branch}; "
         f"{summary.baseline.samples_per_s:.1f} → {summary.final.samples_per_s:.1f} samples/s "
         f"({summary.speedup:.2f}x)")
+    if summary.isolation:
+        say(summary.isolation.line())
     before, after = summary.baseline.headspace, summary.final.headspace
     if before is not None and after is not None and accepted:
         say(f"headspace (the most a data-side change could gain): {before:.0%} at the start, {after:.0%} now")
