@@ -78,8 +78,6 @@ def _url_without_credentials(url: str | None) -> str | None:
     Settings are checkpointed and logged, so the URL they hold must not carry a secret. A resumed
     run reads the credentials from PERFLOOP_LLM_BASIC_AUTH (or PERFLOOP_LLM_API_KEY) again.
     """
-    import os
-
     from agent.console import say
     from agent.llm import BASIC_AUTH_ENV
     from agent.redact import split_credentials

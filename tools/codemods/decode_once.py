@@ -168,11 +168,9 @@ def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, 
     """Add the decoding line after `self.attr = ...` and read the cache in __getitem__, with libcst."""
     fill = cst.parse_statement(f"self.{cache} = [{decoder}(self.{attr}[k]) for k in range(len(self.{attr}))]\n")
     read = cst.parse_expression(f"self.{cache}[{ast.unparse(decode.value.args[0].slice)}]")
-    lines = {set_at.lineno, decode.lineno}
 
     class Edit(cst.CSTTransformer):
         def __init__(self) -> None:
-            self.line = 0
             self.in_class = False
 
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -200,7 +198,8 @@ def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, 
 
     new = cst.parse_module(text).visit(Edit()).code
     if new.count(f"self.{cache} = ") != 1 or new.count(f"self.{cache}[") != 1:
-        raise NotApplicable(f"could not place the decoding of self.{attr} unambiguously (lines {sorted(lines)})")
+        raise NotApplicable(f"could not place the decoding of self.{attr} unambiguously "
+                            f"(lines {set_at.lineno} and {decode.lineno})")
     return new
 
 
