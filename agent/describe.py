@@ -18,6 +18,9 @@ def describe_profile(profile: Profile) -> list[str]:
         lines.append(f"one batch takes {build.build_ms:.1f} ms to build in the {build.where} "
                      f"(collate {build.collate_share:.0%}); DataLoader num_workers="
                      f"{profile.loader.num_workers if profile.loader else '?'}")
+        if profile.loader is not None and profile.loader.read_by_thread:
+            lines.append(f"thread '{profile.loader.read_by_thread}' reads the DataLoader and hands its batches "
+                         "to the loop; steps end at optimizer steps")
     if profile.hot_functions:
         hot = profile.hot_functions[0]
         lines.append(f"{hot.share:.0%} of batch-build time is in {hot.name} ({hot.file}:{hot.line})")

@@ -2,7 +2,8 @@
 
 The full run keeps its step loader's batches (``replay`` in its record, the file
 ``replay-rank0.pt``); a replay run feeds them back from memory to the same training loop with
-the DataLoader bypassed (tools/probe/perfloop_replay.py). Then
+the DataLoader bypassed (tools/probe/perfloop_replay.py); where a thread of its own reads the
+DataLoader for the loop (a prefetcher), that thread gets the stored batches instead. Then
 ``headspace = (step - step_with_free_data) / step`` bounds what any data-side change can gain,
 whether the wait shows in the ledger or hides as contention in forward and backward.
 """
@@ -25,7 +26,7 @@ def replay_env(full_record: ProbeRecord) -> dict[str, str] | None:
 
 def why_no_replay(full_record: ProbeRecord) -> str:
     """Say why a full run left nothing to replay."""
-    if full_record.step_source == "optimizer":
+    if full_record.step_source == "optimizer" and not full_record.loader_threads:
         return "no DataLoader drives the steps (the script draws its own batches), so they cannot be replayed"
     return (full_record.replay.why_not if full_record.replay else "") or "the full run kept no batches to replay"
 

@@ -231,16 +231,17 @@ def _clear_caches() -> None:
     _loops.cache_clear()
 
 
-def batch_build_hotspots(main_stacks: dict | None, out_dir: Path, target_dir: Path) -> list[HotFunction]:
+def batch_build_hotspots(main_stacks: dict | None, out_dir: Path, target_dir: Path,
+                         thread_stacks: dict | None = None) -> list[HotFunction]:
     """Rank user functions by their share of batch-building time (workers and in-process fetches).
 
-    ``main_stacks`` is the main process's sampler snapshot (``ProbeRecord.stacks``); the workers'
-    are read from ``out_dir``.
+    ``main_stacks`` is the main process's sampler snapshot (``ProbeRecord.stacks``) and
+    ``thread_stacks`` a prefetcher thread's builds as tools/thread_builds.py lays them out; the
+    workers' are read from ``out_dir``.
     """
     _clear_caches()
     stacks = [json.loads(path.read_text()) for path in sorted(out_dir.glob("stacks-*.json"))]
-    if main_stacks:
-        stacks.append(main_stacks)
+    stacks += [stack for stack in (main_stacks, thread_stacks) if stack]
     total, paths = _merge(stacks, "fetch", keep_module=False)
     return _rank(total, paths, "batch_build", target_dir)
 

@@ -78,12 +78,14 @@ class LoaderInfo(BaseModel):
     dataset: str = Field("", description="Dataset class name.")
     iterable: bool = Field(False, description="True for an IterableDataset.")
     collate_fn: str = ""
+    read_by_thread: str | None = Field(None, description="Name of the thread other than the loop's that reads it "
+                                                         "(a prefetcher handing batches to the loop), if any.")
 
 
 class DataBuild(BaseModel):
     """How long building one batch takes, wherever it runs."""
 
-    where: str = Field(description="'workers' or 'main process'.")
+    where: str = Field(description="'workers', 'main process', or \"main process's thread 'NAME'\".")
     num_batches: int
     build_ms: float = Field(description="Median time to build one batch: __getitem__ calls + collate (ms).")
     collate_ms: float = Field(description="Median collate time per batch (ms).")

@@ -14,6 +14,7 @@ from sandbox.runner import RunLimits, RunResult, run_command
 from tools.headspace import headspace_fields
 from tools.ranks import read_ranks
 from tools.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
+from tools.thread_builds import thread_build_stacks
 from tools.record import RECORD_NAME, Fetch, ProbeRecord, RecordError, Step, worker_fetches
 from tools import sideoutputs
 from tools.stats import noise_pct
@@ -198,7 +199,7 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
         noise_pct=noise_pct(throughput),
         startup_s=statistics.median(run.measurement.startup_s for run in (light or [full])),
         ledger=ledger, loader=loader, data_build=build,
-        hot_functions=batch_build_hotspots(record.stacks, out_dir, target_dir),
+        hot_functions=batch_build_hotspots(record.stacks, out_dir, target_dir, thread_build_stacks(record.thread_builds)),
         main_hot_functions=main_hotspots(record.stacks, target_dir),
         epoch_stall_share=stall / sum(step_times) if step_times else 0.0,
         step_time_cv=statistics.pstdev(step_times) / statistics.mean(step_times) if count > 1 else 0.0,
@@ -235,18 +236,22 @@ def _runtime_fields(record: ProbeRecord, steps: list[Step], out_dir: Path) -> di
 
 def _loader_info(record: ProbeRecord, target_dir: Path) -> LoaderInfo | None:
     raw = record.step_loader_info()
+    if raw is None:  # steps end at optimizer steps: a loader a prefetcher thread reads for the loop
+        raw = next((loader for loader in record.loaders if loader.read_by_thread), None)
     if raw is None:
         return None
     return LoaderInfo(file=relative_to_target(raw.site.file, target_dir), line=raw.site.line,
                       num_workers=raw.num_workers, batch_size=raw.batch_size,
                       pin_memory=raw.pin_memory, persistent_workers=raw.persistent_workers,
                       prefetch_factor=raw.prefetch_factor, dataset=raw.dataset,
-                      iterable=raw.iterable, collate_fn=raw.collate_fn)
+                      iterable=raw.iterable, collate_fn=raw.collate_fn,
+                      read_by_thread=raw.read_by_thread)
 
 
 def _data_build(record: ProbeRecord, out_dir: Path, loader: LoaderInfo | None) -> DataBuild | None:
-    fetches = list(record.main_fetches)
-    where = "main process"
+    # Builds a prefetcher thread ran under cProfile (tools/probe/perfloop_threadprof.py) took longer.
+    fetches = [fetch for fetch in record.main_fetches if not fetch.profiled]
+    where = f"main process's thread '{loader.read_by_thread}'" if loader and loader.read_by_thread else "main process"
     if any(out_dir.glob("worker-*.jsonl")):
         where = "workers"
         fetches = worker_fetches(out_dir)

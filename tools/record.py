@@ -87,6 +87,7 @@ class Loader(_Open):
     dataset: str = ""
     iterable: bool = False
     collate_fn: str = ""
+    read_by_thread: str | None = Field(None, description="Name of a thread other than the loop's that read it.")
 
 
 class Fetch(_Open):
@@ -99,6 +100,7 @@ class Fetch(_Open):
     end_wall: float | None = None
     start_wall: float | None = Field(None, description="Full runs: the timeline's worker lanes.")
     pid: int | None = None
+    profiled: bool = Field(False, description="Built under cProfile (a prefetcher thread's sampled build): slower.")
 
 
 class Seen(_Open):
@@ -185,6 +187,10 @@ class ProbeRecord(_Open):
     stacks: dict | None = Field(None, description="The stack sampler's raw snapshot (tools/hotspots.py skips "
                                                   "malformed rows itself).")
     hot_samples: HotSamples | None = Field(None, description="Timestamped stack samples (full runs).")
+    thread_builds: dict | None = Field(None, description="cProfile call graph of sampled batch builds run by "
+                                                         "threads other than the main one (tools/thread_builds.py).")
+    loader_threads: list[str] = Field(default_factory=list, description="Names of threads other than the loop's "
+                                                                        "that read a DataLoader.")
     layout: list[str] = Field(default_factory=list, description="Leaves of the first batch, path|dtype|shape.")
     sampler: str | None = None
     cuda: CudaSummary | None = None

@@ -27,8 +27,13 @@ that completes an optimizer step before any DataLoader batch gets one step per
 accumulation): the tensors passed to the model (the module of
 the first outermost ``nn.Module`` call) are fingerprinted as its batch, and all host
 time outside forward, backward, optimizer and h2d is data wait (the script's own
-``get_batch``). Either way the outermost ``nn.Module`` call is forward; backward and
-optimizer step are timed by their own hooks; the rest of the interval is "other".
+``get_batch``). So does a loop whose DataLoader is read by a thread of its own (a
+background prefetcher handing batches over a queue): its wait is the loop's, not the
+thread's ``next()``, and the thread's batch builds are stack-sampled as batch building
+while they run on a core, where they take the GIL from the loop. Either way the outermost ``nn.Module`` call is forward; backward and
+optimizer step are timed by their own hooks; the rest of the interval is "other". Stages
+are timed on the loop's thread only: the main thread, or the thread that makes the first
+model call when that is not the main thread (a trainer that runs its loop in a thread).
 Stage times are exclusive: forward and backward run by an optimizer's closure
 (``optimizer.step(closure)``, as LBFGS, Lightning and accelerate do) are booked as forward and
 backward, the closure's own code as other, and the optimizer keeps the remainder.
@@ -50,6 +55,7 @@ from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
 from perfloop_runtime import install_gc_timer, runnable_ms, note_autocast, patch_sync_points, runtime_facts, worker_facts
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
+from perfloop_threadprof import BuildProfiler
 
 _OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
 _MAX_STEPS = int(os.environ.get("PERFLOOP_MAX_STEPS", "0") or 0)
@@ -73,6 +79,10 @@ class _Probe:
 
     def __init__(self) -> None:
         self.main_pid = os.getpid()
+        self.loop_thread = threading.main_thread().ident  # the thread whose stages the ledger times
+        self.loop_thread_known = False  # True once a model call or optimizer step confirmed it
+        self.loader_threads: dict[int, str] = {}  # threads other than the loop's that read the DataLoader
+        self.thread_loader: int | None = None  # the loader those threads read, kept for replay
         self.install_wall = time.time()
         self.install_perf = time.perf_counter()  # pairs with install_wall: perf_counter instants -> wall time
         self.progress_written = 0.0  # perf_counter of the last progress file
@@ -105,6 +115,16 @@ class _Probe:
         self.worker_file = None
 
     # -- step ledger ---------------------------------------------------------
+    def on_loop_thread(self) -> bool:
+        """Tell whether the calling thread is the training loop's (the only one whose stages are timed)."""
+        return threading.get_ident() == self.loop_thread
+
+    def confirm_loop_thread(self) -> None:
+        """Take the thread of the first model call or optimizer step as the loop's."""
+        if not self.loop_thread_known:
+            self.loop_thread_known = True
+            self.loop_thread = threading.get_ident()
+
     @property
     def active_stage(self) -> str | None:
         """Return the ledger stage being timed now (None outside stages and in a closure's own code)."""
@@ -118,6 +138,8 @@ class _Probe:
         running one pauses it, so each interval is booked once, to the innermost stage. Any other
         stage inside a running one is not timed separately (a transform module inside data loading).
         """
+        if threading.get_ident() != self.loop_thread:
+            return False  # a loader thread's work overlaps the loop's; the ledger times only the loop
         stages = self.stages
         if stages and stages[-1][0] == stage:
             stages[-1][1] += 1
@@ -139,7 +161,7 @@ class _Probe:
     def leave(self, stage: str, accumulate: bool = True) -> None:
         """Stop timing ``stage`` (when it is the innermost one) and resume the stage it paused."""
         stages = self.stages
-        if not stages or stages[-1][0] != stage:
+        if not stages or stages[-1][0] != stage or threading.get_ident() != self.loop_thread:
             return
         stages[-1][1] -= 1
         if stages[-1][1] > 0:
@@ -174,12 +196,12 @@ class _Probe:
         """Return the wall-clock time of a perf_counter ``instant``."""
         return self.install_wall + (instant - self.install_perf)
 
-    def own_start(self) -> tuple[float, float]:
+    def own_start(self) -> tuple[float, float, float]:
         """Mark the start of the probe's own work in the open step (see own_time)."""
         step = self.current
-        return time.perf_counter(), (step.get("gc_ms", 0.0) if step is not None else 0.0)
+        return time.perf_counter(), (step.get("gc_ms", 0.0) if step is not None else 0.0), time.thread_time()
 
-    def own_time(self, mark: tuple[float, float]) -> None:
+    def own_time(self, mark: tuple[float, float, float], waits_to: str | None = None) -> None:
         """Leave the probe's own work since ``mark`` (fingerprints, kept batches) out of the open step.
 
         Hashing a batch of many small leaves costs milliseconds the pipeline never spends
@@ -188,12 +210,21 @@ class _Probe:
         much), so the ledger and the timeline stay consistent; a garbage collection that ran
         meanwhile leaves ``gc_ms`` too, which stays a part of the step. Time inside a stage is
         left alone.
+
+        Where a thread of the pipeline builds batches beside the loop, only the probe's CPU time is
+        left out: the wall time of its work also holds waits for the GIL that the loop would have
+        had anyway, at its next torch call, while the thread builds. Those waits are booked to
+        ``waits_to``, the stage that call starts (forward, for the probe's work before a model call).
         """
         step = self.current
         if step is None or self.stages:
             return
-        started, gc_before = mark
+        started, gc_before, cpu_started = mark
         elapsed = time.perf_counter() - max(started, step["start"])
+        if self.loader_threads:
+            wall, elapsed = elapsed, min(elapsed, time.thread_time() - cpu_started)
+            if waits_to is not None:
+                step[waits_to + "_ms"] += (wall - elapsed) * 1000.0
         step["start"] += elapsed
         step["probe_ms"] += elapsed * 1000.0
         if step.get("gc_ms", 0.0) > gc_before:
@@ -293,6 +324,8 @@ class _Probe:
             "main_fetches": self.main_fetches, "errors": self.errors,
             "stacks": self.sampler.snapshot() if self.sampler else None,
             "hot_samples": self.sampler.timed_samples() if self.sampler else None,
+            "thread_builds": _BUILDS.snapshot(_SAMPLE_S) if _MODE == "full" else None,
+            "loader_threads": sorted(set(self.loader_threads.values())),
             "layout": self.layout,
             "sampler": self.sampler.kind if self.sampler else None,
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
@@ -451,6 +484,8 @@ def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True
     ``replay`` False: the batch is a loader wrapper's, whose inner DataLoader's batches are kept for replay.
     """
     loader_id = getattr(iterator, "_perfloop_loader", -1)
+    if not probe.on_loop_thread():
+        return _thread_batch(probe, iterator, original_next, loader_id)
     if probe.step_source is None:
         probe.step_source = "loader"
         probe.step_loader = loader_id
@@ -486,6 +521,27 @@ def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True
         if _MODE == "full" and replay:
             _guarded(probe, keep_for_replay, batch)
         probe.own_time(own)
+    return batch
+
+
+def _thread_batch(probe: _Probe, iterator, original_next, loader_id: int):
+    """Return the next batch for a thread that reads a DataLoader for the loop (a background prefetcher).
+
+    The loop's steps are not this thread's ``next()`` calls: they end at optimizer steps, and the
+    loop's wait is what it spends outside its stages (taking the batch off the thread's queue).
+    The first loader read this way is kept for replay, since a replay run hands its batches to the
+    same thread, which then builds nothing and no longer takes the GIL or a core from the loop.
+    """
+    ident = threading.get_ident()
+    if ident not in probe.loader_threads:
+        probe.loader_threads[ident] = threading.current_thread().name
+        if 0 <= loader_id < len(probe.loaders):
+            probe.loaders[loader_id].setdefault("read_by_thread", threading.current_thread().name)
+    if probe.thread_loader is None:
+        probe.thread_loader = loader_id
+    batch = original_next(iterator)
+    if _MODE == "full" and loader_id == probe.thread_loader and probe.step_source != "loader":
+        _guarded(probe, keep_for_replay, batch)
     return batch
 
 
@@ -567,6 +623,8 @@ def _patch_module_call(torch, probe: _Probe) -> None:
     original_call = torch.nn.Module.__call__
 
     def module_call(self, *args, **kwargs):
+        if threading.get_ident() != probe.loop_thread and not _adopt_loop_thread(probe):
+            return original_call(self, *args, **kwargs)  # a loader thread's transform, not the model
         if _MODE != "full" and probe.step_source == "loader":
             if not probe.stages and probe.current is not None and not probe.current.get("inputs_seen"):
                 own = probe.own_start()
@@ -577,13 +635,23 @@ def _patch_module_call(torch, probe: _Probe) -> None:
             own = probe.own_start()
             _guarded(probe, note_autocast, torch)
             _guarded(probe, _outermost_call, probe, self, args, kwargs)
-            probe.own_time(own)
+            probe.own_time(own, "forward" if probe.timing() else None)
         if not probe.timing():
             return original_call(self, *args, **kwargs)
         with probe.stage("forward"):
             return original_call(self, *args, **kwargs)
 
     torch.nn.Module.__call__ = module_call
+
+
+def _adopt_loop_thread(probe: _Probe) -> bool:
+    """Take the calling thread as the loop's when it makes the first model call outside a batch build."""
+    ident = threading.get_ident()
+    if probe.loop_thread_known or ident in _FETCHING or _is_worker_process(probe):
+        return False
+    probe.loop_thread_known, probe.loop_thread = True, ident
+    probe.loader_threads.pop(ident, None)  # it reads its own loader: not a prefetcher
+    return True
 
 
 def _guarded(probe: _Probe, function, *args) -> None:
@@ -599,6 +667,7 @@ def _guarded(probe: _Probe, function, *args) -> None:
 def _outermost_call(probe: _Probe, module, args, kwargs) -> None:
     """Count a model call outside every stage; until a DataLoader defines steps, record its inputs."""
     probe.num_module_calls += 1
+    probe.loop_thread_known = True
     if probe.step_source == "loader":
         if probe.current is not None and not probe.current.get("inputs_seen"):
             _model_inputs(probe, module, args, kwargs)
@@ -692,6 +761,9 @@ def _patch_optimizer(torch, probe: _Probe) -> None:
 
 def _optimizer_step_done(probe: _Probe) -> None:
     """After the outermost optimizer step (a wrapper's, not its inner one's), end the step if no DataLoader does."""
+    if threading.get_ident() != probe.loop_thread and not _adopt_loop_thread(probe):
+        return
+    probe.loop_thread_known = True
     if any(frame[0] == "optimizer" for frame in probe.stages):
         return
     probe.num_optimizer_steps += 1
@@ -801,23 +873,29 @@ def _timed_fetch(probe: _Probe, original):
         if not getattr(self, "_perfloop_wrapped", False):
             self.collate_fn = _timed_collate(self.collate_fn)
             self._perfloop_wrapped = True
-        _FETCH_STATE["collate_ms"] = 0.0
-        _FETCH_STATE["active"] = True
+        ident = threading.get_ident()
+        _FETCHING[ident] = 0.0  # this thread is building a batch; its collate time so far
+        # A thread of the training process that builds batches (a prefetcher) is profiled, not sampled.
+        profiled = _BUILDS.begin() if _MODE == "full" and in_main and ident != threading.main_thread().ident else None
         start, cpu_start = time.perf_counter(), time.thread_time()
         wanted_start = runnable_ms() if _MODE == "full" else None
         try:
             return original(self, possibly_batched_index)
         finally:
-            _FETCH_STATE["active"] = False
+            if profiled is not None:
+                _BUILDS.end(profiled)
+            collate_ms = _FETCHING.pop(ident, 0.0)
             # CPU time well below wall time means the build blocked (file reads, locks), not computed.
             record = {"fetch_ms": (time.perf_counter() - start) * 1000.0,
                       "cpu_ms": (time.thread_time() - cpu_start) * 1000.0,
-                      "collate_ms": _FETCH_STATE["collate_ms"], "end_wall": time.time()}
+                      "collate_ms": collate_ms, "end_wall": time.time()}
             wanted_end = runnable_ms() if wanted_start is not None else None
             if wanted_end is not None:
                 record["runnable_ms"] = wanted_end - wanted_start  # on a core or queued for one
             if _MODE == "full":  # the timeline's worker lanes, on the clock of the steps and the stack samples
                 record.update(start_wall=probe.wall(start), pid=os.getpid())
+            if profiled is not None:
+                record["profiled"] = True  # under cProfile: slower than the others
             if in_main:
                 probe.main_fetches.append(record)
             else:
@@ -828,7 +906,13 @@ def _timed_fetch(probe: _Probe, original):
     return fetch
 
 
-_FETCH_STATE = {"active": False, "collate_ms": 0.0}
+_BUILDS = BuildProfiler()
+_FETCHING: dict[int, float] = {}
+"""Threads building a batch now (their ident), each with the collate time of that build so far."""
+
+
+def _fetch_label(ident: int) -> str | None:
+    return "fetch" if ident in _FETCHING else None
 
 
 def _timed_collate(collate_fn):
@@ -837,7 +921,9 @@ def _timed_collate(collate_fn):
         try:
             return collate_fn(data)
         finally:
-            _FETCH_STATE["collate_ms"] += (time.perf_counter() - start) * 1000.0
+            ident = threading.get_ident()
+            if ident in _FETCHING:
+                _FETCHING[ident] += (time.perf_counter() - start) * 1000.0
 
     collate.__qualname__ = getattr(collate_fn, "__qualname__", "collate")
     return collate
@@ -851,7 +937,7 @@ def _start_worker(probe: _Probe) -> None:
     if _MODE != "full":
         return
     # perf_counter is the system's monotonic clock, so the install anchor a forked worker inherits still holds.
-    sampler = start_sampler(lambda: "fetch" if _FETCH_STATE["active"] else None, _SAMPLE_S,
+    sampler = start_sampler(lambda: _fetch_label(threading.main_thread().ident), _SAMPLE_S,
                             (probe.install_wall, probe.install_perf))
 
     written = [-1]  # timestamped samples in the last samples-<pid>.json: rewrite it only when they grew
@@ -889,7 +975,7 @@ def _main_label() -> str | None:
     probe = _PROBE
     if probe is None or probe.current is None:
         return None
-    if _FETCH_STATE["active"]:
+    if threading.main_thread().ident in _FETCHING:
         return "fetch"
     return probe.active_stage or "other"
 
