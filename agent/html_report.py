@@ -105,8 +105,23 @@ def _check(result: dict | None) -> str:
     return f"<b>{_esc(result.get('status', ''))}</b> {_esc(result.get('detail', ''))}"
 
 
+_SIDE_FIELDS = (("compared", "compared"), ("lines_compared", "lines compared"),
+                ("numbers_masked", "numbers masked (they vary between the baseline's runs)"),
+                ("differences", "differences"), ("declared", "declared by the remedy"),
+                ("not_compared", "not compared"))
+
+
 def _side_outputs(value) -> str:
-    """Render a verdict's side-output results (a list or mapping of checks), whatever their exact shape."""
+    """Render a verdict's side-output check (tools.sideoutputs.SideOutputCheck as JSON); other shapes row by row."""
+    if isinstance(value, dict) and "status" in value:
+        rows = [f"<tr><td>result</td><td><b>{_esc(value['status'])}</b> {_esc(value.get('detail', ''))}</td></tr>"]
+        for key, title in _SIDE_FIELDS:
+            item = value.get(key)
+            if isinstance(item, list):
+                item = "; ".join(str(part) for part in item) or "none"
+            if item not in (None, ""):
+                rows.append(f"<tr><td>{_esc(title)}</td><td>{_esc(item)}</td></tr>")
+        return "<table><tr><th>side outputs</th><th></th></tr>" + "".join(rows) + "</table>"
     items = value.items() if isinstance(value, dict) else enumerate(value if isinstance(value, list) else [value])
     rows = []
     for key, item in items:

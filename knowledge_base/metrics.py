@@ -1,6 +1,7 @@
 """Name the profile metrics the knowledge base may cite, and render sentences from them."""
 
 import math
+import re
 import string
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
@@ -125,9 +126,23 @@ class _SummaryFormatter(string.Formatter):
             return str(value)
 
 
+_ASIDE = re.compile(r"\s?\(([^()]*\{[^()]*)\)")
+"""A parenthetical aside of a template that holds at least one field."""
+
+
 def render(template: str, values: Metrics) -> str:
-    """Fill a summary template with metric values; missing ones read "n/a"."""
-    return _SummaryFormatter().vformat(template, (), dict(values))
+    """Fill a summary template with metric values.
+
+    An aside in parentheses is left out when a field it names has no value (a diagnosis made
+    without a hot function does not read "(in n/a)"); elsewhere a missing value reads "n/a".
+    """
+    values = dict(values)
+
+    def aside(match: re.Match) -> str:
+        names = [name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(match.group(1)) if name]
+        return "" if any(values.get(name) is None for name in names) else match.group(0)
+
+    return _SummaryFormatter().vformat(_ASIDE.sub(aside, template), (), values)
 
 
 def check_template(template: str) -> str:

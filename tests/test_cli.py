@@ -91,7 +91,11 @@ def test_compute_bound_names_compute_and_only_tries_model_side_remedies(tmp_path
     assert done.returncode == 0, done.stderr
     summary = last_json(done.stdout)
     assert summary["bottleneck"] == "compute_bound"
-    assert summary["stop_reason"] == "nothing_actionable"
+    # Usually the fused optimizer is accepted, the bottleneck stays compute and no more of the same kind is
+    # tried; on a loaded box its gain may not clear the noise floor, and three model-side remedies use the run.
+    assert summary["stop_reason"] in ("nothing_actionable", "max_iterations")
+    if summary["stop_reason"] == "max_iterations":
+        assert len(summary["iterations"]) == 3
     # compute_bound's codemods (fused/foreach optimizer, torch.compile, threads) may be accepted;
     # nothing touches the data, and the loss stays within the remedies' tolerance.
     for iteration in summary["iterations"]:

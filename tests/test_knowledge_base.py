@@ -175,6 +175,15 @@ def test_summary_of_a_sparse_profile_says_n_a_instead_of_failing():
     assert "None" not in summary and "expected gain up to 2.00x" in summary
 
 
+def test_an_aside_whose_metric_is_missing_is_left_out():
+    # hidden_input_contention names the hot function in an aside: without one the sentence still reads.
+    metrics = {"headspace_share": 0.4, "data_wait_share": 0.05}
+    summary = describe(entry("hidden_input_contention"), metrics).summary
+    assert "(in" not in summary and "n/a" not in summary and "training loop; expected gain" in summary
+    named = describe(entry("hidden_input_contention"), metrics | {"hot_function": "f (data.py:3)"}).summary
+    assert "training loop (in f (data.py:3)); expected gain" in named
+
+
 def test_dataloader_starved_diagnosis_reads_with_its_numbers():
     (diagnosis,) = diagnose(fixture("dataloader_starved")["triggers"])
     assert diagnosis.summary == (

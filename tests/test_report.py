@@ -91,6 +91,21 @@ def test_side_outputs_render_when_a_verdict_has_them():
     assert "BROKEN: record 3: hash mismatch" in page
 
 
+def test_a_side_output_check_reads_as_fields_not_raw_lists():
+    # The shape verify writes (tools.sideoutputs.SideOutputCheck): one row per field, lists joined, none said.
+    records = _old_records()
+    verdict = next(r for r in records if r["event"] == "verdict")
+    verdict["data"]["verdict"]["side_outputs"] = {
+        "status": "same", "detail": "stdout, stderr and 1 file(s) as in the baseline", "compared": ["stdout", "stderr",
+        "out/metrics.json"], "lines_compared": 120, "numbers_masked": 3, "differences": [], "declared": [],
+        "not_compared": []}
+    page = render(records, [])
+    table = re.search(r"<th>side outputs</th>.*?</table>", page).group(0)
+    assert "<b>same</b> stdout, stderr and 1 file(s)" in table and "stdout; stderr; out/metrics.json" in table
+    assert "<td>lines compared</td><td>120</td>" in table and "<td>differences</td><td>none</td>" in table
+    assert "[]" not in table
+
+
 def test_the_report_says_the_base_moved_and_the_isolation_seen():
     records = _old_records()
     finished = next(r for r in records if r["event"] == "run_finished")["data"]["summary"]
