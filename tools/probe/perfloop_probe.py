@@ -29,9 +29,10 @@ the first outermost ``nn.Module`` call) are fingerprinted as its batch, and all 
 time outside forward, backward, optimizer and h2d is data wait (the script's own
 ``get_batch``). So does a loop whose DataLoader is read by a thread of its own (a
 background prefetcher handing batches over a queue): its wait is the loop's, not the
-thread's ``next()``, and the thread's batch builds are stack-sampled as batch building
-while they run on a core, where they take the GIL from the loop. Either way the outermost ``nn.Module`` call is forward; backward and
-optimizer step are timed by their own hooks; the rest of the interval is "other". Stages
+thread's ``next()``; that thread's batch builds are profiled (``perfloop_threadprof``), one
+in four, since a sampler that needs the GIL cannot see inside them. Either way the outermost
+``nn.Module`` call is forward; backward and optimizer step are timed by their own hooks; the
+rest of the interval is "other". Stages
 are timed on the loop's thread only: the main thread, or the thread that makes the first
 model call when that is not the main thread (a trainer that runs its loop in a thread).
 Stage times are exclusive: forward and backward run by an optimizer's closure
@@ -118,12 +119,6 @@ class _Probe:
     def on_loop_thread(self) -> bool:
         """Tell whether the calling thread is the training loop's (the only one whose stages are timed)."""
         return threading.get_ident() == self.loop_thread
-
-    def confirm_loop_thread(self) -> None:
-        """Take the thread of the first model call or optimizer step as the loop's."""
-        if not self.loop_thread_known:
-            self.loop_thread_known = True
-            self.loop_thread = threading.get_ident()
 
     @property
     def active_stage(self) -> str | None:
