@@ -22,11 +22,10 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
-from tools.hotspots import source_lines
+from tools.hotspots import _LOOP_NODES, source_lines
 
 Key = tuple[str, str, int]
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_LOOP_NODES = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def thread_build_stacks(raw: dict | None, label: str = "fetch") -> dict | None:
