@@ -9,9 +9,18 @@ import argparse
 import os
 import sys
 
-from agent.console import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPELINE, EXIT_TAMPERED, EXIT_USAGE,
-                           InternalError, save_traceback, set_json_mode)
-from sandbox.errors import BadInput
+from perfloop.agent.ui.console import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PIPELINE,
+    EXIT_TAMPERED,
+    EXIT_USAGE,
+    InternalError,
+    save_traceback,
+    set_json_mode,
+)
+from perfloop.sandbox.errors import BadInput
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
@@ -66,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _target(args: argparse.Namespace):
     """Load the target contract with the flags given on top."""
-    from tools.target import load_target
+    from perfloop.tools.contract.target import load_target
 
     overrides = {name: getattr(args, name, None) for name in CONTRACT_FLAGS}
     return load_target(args.path, args.config, args.cmd, overrides)
@@ -78,9 +87,9 @@ def _url_without_credentials(url: str | None) -> str | None:
     Settings are checkpointed and logged, so the URL they hold must not carry a secret. A resumed
     run reads the credentials from PERFLOOP_LLM_BASIC_AUTH (or PERFLOOP_LLM_API_KEY) again.
     """
-    from agent.console import say
-    from agent.llm import BASIC_AUTH_ENV
-    from agent.redact import split_credentials
+    from perfloop.agent.ui.console import say
+    from perfloop.agent.proposers.llm import BASIC_AUTH_ENV
+    from perfloop.agent.redact import split_credentials
 
     bare, userinfo = split_credentials(url)
     if userinfo is not None:
@@ -92,8 +101,8 @@ def _url_without_credentials(url: str | None) -> str | None:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
-        from agent.driver import start_run
-        from agent.state import Settings
+        from perfloop.agent.driver import start_run
+        from perfloop.agent.state import Settings
 
         if bool(args.llm_base_url) != bool(args.llm_model):
             raise BadInput("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
@@ -103,27 +112,27 @@ def _dispatch(args: argparse.Namespace) -> int:
                             retry_rejected=args.retry_rejected)
         return start_run(_target(args), settings, args.json)
     if args.command == "resume":
-        from agent.driver import resume_run
+        from perfloop.agent.driver import resume_run
 
         return resume_run(args.run, args.auto_approve, args.json)
     if args.command == "profile":
-        from agent.driver import profile_target
+        from perfloop.agent.driver import profile_target
 
         return profile_target(_target(args), args.json, trace=args.trace)
     if args.command == "log":
-        from agent.logview import print_log
+        from perfloop.agent.ui.logview import print_log
 
         return print_log(args.run, show_diff=args.diff)
     if args.command == "report":
-        from agent.html_report import write_report
+        from perfloop.agent.ui.html_report import write_report
 
         print(write_report(args.run, args.output))
         return EXIT_OK
     if args.command == "runs":
-        from agent.runlist import print_runs
+        from perfloop.agent.ui.runlist import print_runs
 
         return print_runs(args.path)
-    from agent.logview import print_kb
+    from perfloop.agent.ui.logview import print_kb
 
     words = args.entry[1:] if args.entry[:1] == ["show"] else args.entry
     if len(words) > 1:
@@ -151,8 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     _hold_closed_stdin()
     args = build_parser().parse_args(argv)
     set_json_mode(getattr(args, "json", False))  # no live progress line under --json
-    from tools.audit import AuditLogDamaged, AuditWriteError
-    from tools.profiler import PipelineError
+    from perfloop.agent.audit import AuditLogDamaged, AuditWriteError
+    from perfloop.tools.measure.profiler import PipelineError
 
     try:
         return _dispatch(args)
@@ -175,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         print("perfloop: interrupted; `perfloop resume RUN` continues where it stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception:  # a bug outside any run: say so plainly, keep the traceback for the report
-        from agent.runs import state_home
+        from perfloop.agent.runs import state_home
 
         path = save_traceback(state_home())
         print(f"perfloop: internal error in `perfloop {args.command}`; traceback saved to {path}",

@@ -5,13 +5,13 @@ import json
 import os
 from pathlib import Path
 
-from agent.events import Event, IsolationObserved
-from agent.progress import run_progress
-from agent.state import LoopState
-from sandbox.workspace import Workspace
-from tools.audit import AuditLog
-from sandbox.isolation import Isolation, ObservedIsolation, observe
-from tools.profiler import PipelineError, ProbeRun, ProbeSettings, run_probed, settings_for
+from perfloop.agent.events import Event, IsolationObserved
+from perfloop.agent.ui.progress import run_progress
+from perfloop.agent.state import LoopState
+from perfloop.sandbox.workspace import Workspace
+from perfloop.agent.audit import AuditLog
+from perfloop.sandbox.isolation import Isolation, ObservedIsolation, observe
+from perfloop.tools.measure.profiler import PipelineError, ProbeRun, ProbeSettings, run_probed, settings_for
 
 ISOLATION_FILE = "isolation.json"
 """In a run folder: the ObservedIsolation of its pipeline runs so far (the summary reports it)."""

@@ -7,15 +7,15 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from agent.approval import ask_user
-from agent.console import EXIT_OK, InternalError, emit_json, save_traceback, say
-from agent.runs import find_run, new_run_id, register_run
-from agent.state import LoopState, Settings
-from agent.summary import PausedSummary
-from sandbox.errors import BadInput
-from tools.audit import AuditWriteError
-from tools.profiler import PipelineError
-from tools.target import Target
+from perfloop.agent.ui.approval import ask_user
+from perfloop.agent.ui.console import EXIT_OK, InternalError, emit_json, save_traceback, say
+from perfloop.agent.runs import find_run, new_run_id, register_run
+from perfloop.agent.state import LoopState, Settings
+from perfloop.agent.summary import PausedSummary
+from perfloop.sandbox.errors import BadInput
+from perfloop.agent.audit import AuditWriteError
+from perfloop.tools.measure.profiler import PipelineError
+from perfloop.tools.contract.target import Target
 
 
 PASSED_THROUGH = (BadInput, PipelineError, AuditWriteError, KeyboardInterrupt)
@@ -62,7 +62,7 @@ def _compiled(state_dir: Path):
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from agent.graph import build_graph
+    from perfloop.agent.graph import build_graph
 
     connection = sqlite3.connect(state_dir / "checkpoints.sqlite", check_same_thread=False)
     # Only our own state types may be revived from a checkpoint file.
@@ -74,7 +74,7 @@ def _compiled(state_dir: Path):
 
 
 def _config(run_id: str) -> dict:
-    from agent.graph import RECURSION_LIMIT
+    from perfloop.agent.graph import RECURSION_LIMIT
 
     return {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
 
@@ -127,13 +127,13 @@ def _paused(state_dir: Path, run_id: str, request: dict, as_json: bool) -> int:
 
 def _release_worktrees(state: LoopState) -> None:
     """Remove the finished run's worktrees so the user can check out perfloop/<run_id> anywhere."""
-    from sandbox.workspace import Workspace
+    from perfloop.sandbox.workspace import Workspace
 
     Workspace(state.target.repo_root, state.run_id, state.target.subdir).cleanup()
 
 
 def _new_state(target: Target, settings: Settings, run_id: str) -> LoopState:
-    from sandbox.workspace import Workspace
+    from perfloop.sandbox.workspace import Workspace
 
     state_dir = Workspace(target.repo_root, run_id, target.subdir).state_dir
     register_run(run_id, state_dir)
@@ -142,7 +142,7 @@ def _new_state(target: Target, settings: Settings, run_id: str) -> LoopState:
 
 def start_run(target: Target, settings: Settings, as_json: bool) -> int:
     """Start a new run of the loop on ``target`` (one run per repository at a time)."""
-    from sandbox.lock import RunLock
+    from perfloop.sandbox.lock import RunLock
 
     run_id = new_run_id()
     with RunLock(target.repo_root, run_id):
@@ -156,8 +156,8 @@ def start_run(target: Target, settings: Settings, as_json: bool) -> int:
 
 def _discard_failed_start(target: Target, run_id: str) -> None:
     """A pipeline that fails before anything was accepted leaves no branch behind (the audit log stays)."""
-    from sandbox.git import head_of
-    from sandbox.workspace import Workspace
+    from perfloop.sandbox.git import head_of
+    from perfloop.sandbox.workspace import Workspace
 
     ws = Workspace(target.repo_root, run_id, target.subdir)
     if ws.head() == head_of(target.repo_root):
@@ -170,7 +170,7 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
     """Continue a run from its last checkpoint (after a crash, Ctrl-C or a pending approval)."""
     from langgraph.types import Command
 
-    from sandbox.lock import RunLock
+    from perfloop.sandbox.lock import RunLock
 
     state_dir = find_run(ref)
     run_id = state_dir.name
@@ -204,8 +204,8 @@ def profile_target(target: Target, as_json: bool, trace: str | None = None) -> i
 
     With ``trace``, also write the full run's timeline there as a Chrome trace.
     """
-    from agent.graph import build_graph
-    from sandbox.lock import RunLock
+    from perfloop.agent.graph import build_graph
+    from perfloop.sandbox.lock import RunLock
 
     run_id = f"profile-{new_run_id()}"
     with RunLock(target.repo_root, run_id), _profile_scope(target, run_id):
@@ -219,7 +219,7 @@ def profile_target(target: Target, as_json: bool, trace: str | None = None) -> i
                        "isolation": _observed(Path(state.state_dir))}
             Path(state.state_dir, "profile.json").write_text(json.dumps(payload, indent=2))
             if trace:
-                from agent.trace import write_profile_trace
+                from perfloop.agent.ui.trace import write_profile_trace
 
                 write_profile_trace(final.profile, Path(state.state_dir), Path(trace))
     if as_json:
@@ -229,7 +229,7 @@ def profile_target(target: Target, as_json: bool, trace: str | None = None) -> i
 
 def _observed(state_dir: Path) -> dict | None:
     """The weakest isolation the sandbox reported over the run's pipeline runs, as JSON."""
-    from agent.context import observed_isolation
+    from perfloop.agent.context import observed_isolation
 
     seen = observed_isolation(state_dir)
     return seen.model_dump(mode="json") if seen else None
@@ -238,7 +238,7 @@ def _observed(state_dir: Path) -> dict | None:
 @contextmanager
 def _profile_scope(target: Target, run_id: str):
     """Leave no branch or worktree behind a `perfloop profile`, however it ends."""
-    from sandbox.workspace import Workspace
+    from perfloop.sandbox.workspace import Workspace
 
     try:
         yield

@@ -1,7 +1,7 @@
 """The audit log's events: one pydantic model per event, written and read through the same types.
 
 A record on disk is ``{"seq", "ts", "event", "node", "data", "prev_hash", "hash"}``
-(see tools/audit.py); ``event`` names one of the models below and ``data`` holds its
+(see agent/audit.py); ``event`` names one of the models below and ``data`` holds its
 fields. Reading is lenient so that logs written by older versions still print: extra
 keys are kept, and a record that no model accepts comes back as ``Unrecognised``.
 """
@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.state import Proposal, Verdict
-from knowledge_base import Diagnosis
+from perfloop.agent.state import Proposal, Verdict
+from perfloop.knowledge_base import Diagnosis
 
 
 def _pct(value: Any) -> str:
@@ -290,7 +290,7 @@ class IsolationObserved(Event):
 
     name: ClassVar[str] = "isolation_observed"
     label: str = Field("", description="The probe folder of the run that reported it.")
-    run: dict = Field(default_factory=dict, description="That run's sandbox.isolation.Isolation.")
+    run: dict = Field(default_factory=dict, description="That run's perfloop.sandbox.isolation.Isolation.")
     seen: dict = Field(default_factory=dict, description="The weakest of every run so far (ObservedIsolation).")
 
     def lines(self, show_diff: bool = False) -> list[str]:
@@ -344,6 +344,6 @@ def parse_event(name: str, data: dict) -> Event:
 
 
 def parse_record(record: dict) -> Logged:
-    """Parse one raw audit record (as tools.audit.AuditLog.records() yields it)."""
+    """Parse one raw audit record (as perfloop.agent.audit.AuditLog.records() yields it)."""
     return Logged(seq=record.get("seq", 0), ts=record.get("ts", 0.0), node=record.get("node", ""),
                   event=parse_event(record.get("event", ""), record.get("data") or {}))

@@ -8,14 +8,14 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from agent.nodes.approve import approve
-from agent.nodes.diagnose import diagnose
-from agent.nodes.optimize import optimize
-from agent.nodes.prepare import prepare
-from agent.nodes.profile import profile
-from agent.nodes.report import report
-from agent.nodes.verify import verify
-from agent.state import LoopState
+from perfloop.agent.nodes.approve import approve
+from perfloop.agent.nodes.diagnose import diagnose
+from perfloop.agent.nodes.optimize import optimize
+from perfloop.agent.nodes.prepare import prepare
+from perfloop.agent.nodes.profile import profile
+from perfloop.agent.nodes.report import report
+from perfloop.agent.nodes.verify import verify
+from perfloop.agent.state import LoopState
 
 # Each rejected remedy loops diagnose → optimize once; leave room for many of them.
 RECURSION_LIMIT = 500

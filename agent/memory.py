@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agent.runs import state_home
+from perfloop.agent.runs import state_home
 
 MIGRATIONS = (
     """CREATE TABLE attempts (

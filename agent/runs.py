@@ -7,7 +7,7 @@ import time
 import uuid
 from pathlib import Path
 
-from sandbox.errors import BadInput
+from perfloop.sandbox.errors import BadInput
 
 
 def state_home() -> Path:
@@ -46,7 +46,7 @@ def find_run(ref: str) -> Path:
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
     if ref in index and Path(index[ref]).is_dir():
         return Path(index[ref])
-    from sandbox.git import find_repo
+    from perfloop.sandbox.git import find_repo
 
     repo = find_repo(Path.cwd())
     if repo is not None:

@@ -6,13 +6,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.redact import has_credentials
-from knowledge_base import Diagnosis
-from tools.datacheck import CheckResult
-from tools.models import Profile, RunMeasurement
-from tools.sideoutputs import SideOutputCheck
-from tools.stats import SpeedCheck, StartupCheck
-from tools.target import Target
+from perfloop.agent.redact import has_credentials
+from perfloop.knowledge_base import Diagnosis
+from perfloop.tools.check.datacheck import CheckResult
+from perfloop.tools.measure.models import Profile, RunMeasurement
+from perfloop.tools.check.sideoutputs import SideOutputCheck
+from perfloop.tools.check.stats import SpeedCheck, StartupCheck
+from perfloop.tools.contract.target import Target
 
 StopReason = Literal["max_iterations", "nothing_actionable", "user_quit", "profile_only", "awaiting_approval"]
 """Why a run stopped. ``awaiting_approval`` is a pause (stdin closed at a proposal), not an end."""
@@ -117,7 +117,7 @@ class Verdict(BaseModel):
     tolerance_source: str | None = Field(None, description="Set when the change declared its own tolerance: whose "
                                                            "declaration, its atol/rtol, and the remedy's class.")
     stage: str = Field(description="Verification stage that decided: approval, a name in "
-                                   "agent.nodes.verify.STAGES, or commit.")
+                                   "perfloop.agent.nodes.verify.STAGES, or commit.")
     speed: SpeedCheck | None = None
     data: CheckResult | None = None
     loss: CheckResult | None = None

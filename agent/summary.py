@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agent.state import Iteration, LoopState, StopReason
-from sandbox.isolation import ObservedIsolation
-from tools.models import Profile
+from perfloop.agent.state import Iteration, LoopState, StopReason
+from perfloop.sandbox.isolation import ObservedIsolation
+from perfloop.tools.measure.models import Profile
 
 
 class Numbers(BaseModel):

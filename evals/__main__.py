@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evals import harness, table, workspace
+from perfloop.evals import harness, table, workspace
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _adversarial(args: argparse.Namespace) -> int:
     """Run the adversarial corpus; exit 1 when any mutant was accepted."""
-    from evals.adversarial.run import format_rows, rows_json, run_adversarial
+    from perfloop.evals.adversarial.run import format_rows, rows_json, run_adversarial
 
     work_dir = (args.work_dir or Path(tempfile.mkdtemp(prefix="perfloop-adversarial-"))).resolve()
     work_dir.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Check perfloop's profile against independent instruments: `python -m evals.accuracy [--only NAME ...]`.
+"""Check perfloop's profile against independent instruments: `python -m perfloop.evals.accuracy [--only NAME ...]`.
 
 Per target: perfloop's stage ledger next to torch.profiler's (same steps, same bounds), the
 loop-owning hot function perfloop names next to the one py-spy's samples give under the same
@@ -15,19 +15,25 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from evals.copy_target import TARGETS_DIR, copy_target, target_names
-from evals.pyspy import pyspy_executable, pyspy_hot_functions, run_pyspy
-from evals.torch_ledger import AccuracyRunError, book_stages, run_torch_profiler, shares
-from tools.models import STAGES, HotFunction, Profile
-from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed, settings_for
-from tools.target import load_target
+from perfloop.evals.copy_target import TARGETS_DIR, copy_target, target_names
+from perfloop.evals.pyspy import pyspy_executable, pyspy_hot_functions, run_pyspy
+from perfloop.evals.torch_ledger import AccuracyRunError, book_stages, run_torch_profiler, shares
+from perfloop.tools.measure.models import STAGES, HotFunction, Profile
+from perfloop.tools.measure.profiler import (
+    PipelineError,
+    ProbeSettings,
+    build_profile,
+    run_probed,
+    settings_for,
+)
+from perfloop.tools.contract.target import load_target
 
 MAX_GAP_PP = 10.0
 """Goal: every stage share within this many percentage points of torch.profiler's."""
 
 
 class AccuracyOptions(BaseModel):
-    """What `python -m evals.accuracy` runs."""
+    """What `python -m perfloop.evals.accuracy` runs."""
 
     names: list[str] = Field(description="Targets to check, in order.")
     targets_dir: Path = Field(description="Folder of targets.")
@@ -196,7 +202,7 @@ def summary(rows: list[TargetAccuracy]) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """Describe the flags."""
-    parser = argparse.ArgumentParser(prog="python -m evals.accuracy", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m perfloop.evals.accuracy", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", metavar="NAME", default=[], help="targets to check (default: all)")
     parser.add_argument("--stability", type=int, default=10, help="perfloop profiles per target (default 10)")
     parser.add_argument("--steps", type=int, help="measured steps per run (default: the target's own)")

@@ -1,8 +1,8 @@
 """Calibrate verify's speed decision: how often it accepts no gain, how often it finds a real one.
 
-`python -m evals.calibration` runs a real pipeline (evals/calibration_pipeline, whose
+`python -m perfloop.evals.calibration` runs a real pipeline (evals/calibration_pipeline, whose
 collate sleeps CALIBRATION_DELAY_MS per batch) under the real probe and through
-the real probe and the real decision (tools.stats.sequential_speed, the loop verify
+the real probe and the real decision (perfloop.tools.check.stats.sequential_speed, the loop verify
 runs), many times per arm:
 
 - null arms: head and candidate are the same pipeline (0% delay difference): every
@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.stats import RunSteps, SpeedPlan, candidate_first, noise_pct, sequential_speed
+from perfloop.tools.check.stats import RunSteps, SpeedPlan, candidate_first, sequential_speed
+from perfloop.tools.measure.noise import noise_pct
 
 PIPELINE = Path(__file__).resolve().parent / "calibration_pipeline"
 COMMAND = "python train.py --config configs/train.json"
@@ -81,7 +82,7 @@ def simulate(num_trials: int, run_noise: float = 0.10, gain: float = 0.0, seed: 
 def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmup: int, base_delay_ms: float,
                  plan: SpeedPlan) -> ArmResult:
     """Decide ``num_trials`` times between the tiny pipeline and a copy made ``gain_pct`` faster by its delay."""
-    from tools.profiler import ProbeSettings, run_probed
+    from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 
     settings = ProbeSettings(steps=steps, warmup_steps=warmup)
     command = COMMAND
@@ -116,7 +117,7 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
 
 
 def _measure_step_ms(work: Path, settings, command: str, delay_ms: float) -> float:
-    from tools.profiler import run_probed
+    from perfloop.tools.measure.profiler import run_probed
 
     out = work / "sizing"
     run = run_probed(f"CALIBRATION_DELAY_MS={delay_ms:.3f} {command}", PIPELINE, out, settings)
@@ -125,7 +126,7 @@ def _measure_step_ms(work: Path, settings, command: str, delay_ms: float) -> flo
 
 def main(argv: list[str] | None = None) -> int:
     """Run the calibration and print its table."""
-    parser = argparse.ArgumentParser(prog="python -m evals.calibration", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m perfloop.evals.calibration", description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50, help="decisions per arm (default 50)")
     parser.add_argument("--arms", default="0,5,10,20", help="candidate gains in percent (default 0,5,10,20)")
     parser.add_argument("--steps", type=int, default=8, help="measured steps per run")

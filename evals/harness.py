@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals import checks, measure, workspace
-from evals.copy_target import TARGETS_DIR
+from perfloop.evals import checks, measure, workspace
+from perfloop.evals.copy_target import TARGETS_DIR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXIT_OK, EXIT_FALSE_ACCEPT, EXIT_USAGE = 0, 1, 2
@@ -43,7 +43,7 @@ def progress(message: str) -> None:
 
 def agent_argv(repo: Path, options: Options) -> list[str]:
     """Build the unattended `perfloop run` command line for ``repo``."""
-    argv = [sys.executable, "-m", "agent.cli", "run", str(repo), "--auto-approve", "--json"]
+    argv = [sys.executable, "-m", "perfloop.agent.cli", "run", str(repo), "--auto-approve", "--json"]
     if options.max_iters is not None:
         argv += ["--max-iters", str(options.max_iters)]
     if options.llm_base_url:
@@ -75,7 +75,7 @@ def run_agent_with_oracle(repo: Path, home: Path, options: Options, target_dir: 
     """Run the agent against a scripted endpoint serving the target's oracle; also return what it was asked."""
     from dataclasses import replace
 
-    from evals.oracle_proposer import OracleLLM
+    from perfloop.evals.oracle_proposer import OracleLLM
 
     with OracleLLM(target_dir) as server:
         oracle_options = replace(options, llm_base_url=server.base_url, llm_model="oracle")

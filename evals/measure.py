@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from evals.checks import median, spread
+from perfloop.evals.checks import median, spread
 
 EVALKIT_PREFIX = "EVALKIT "
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals.scripted_llm import Reply, ScriptedLLM
+from perfloop.evals.scripted_llm import Reply, ScriptedLLM
 
 HUNK = re.compile(r"^@@ -(?P<start>\d+)(?:,(?P<count>\d+))? \+\d+(?:,\d+)? @@")
 DIAGNOSIS = re.compile(r"^## Diagnosis: .* \((?P<entry>[\w-]+)\)$", re.MULTILINE)
@@ -95,8 +95,8 @@ FILE_BLOCK = re.compile(r"^### (?P<path>\S+)\n```\n(?P<text>.*?)\n```$", re.MULT
 
 def changed_functions(original: str, patched: str) -> dict[str, str]:
     """The functions (by qualified name) whose source the oracle changes, with their oracle source."""
-    from agent.llm_context import function_source
-    from tools.codemods.hot_function import functions
+    from perfloop.agent.proposers.llm_context import function_source
+    from perfloop.tools.change.codemods.hot_function import functions
 
     changed = {}
     for _, qual in functions(ast.parse(patched)):
@@ -112,7 +112,7 @@ def rebased_edits(oracle: OracleEdits, target_dir: Path, shown: dict[str, str]) 
     Where a hunk no longer applies, each function the oracle changes is replaced whole (the
     current function's text as the search); hunks that still apply outside those functions stay.
     """
-    from agent.llm_context import function_source
+    from perfloop.agent.proposers.llm_context import function_source
 
     if all(shown.get(e["file"], "").count(e["search"]) == 1 for e in oracle.edits if e["file"] in shown):
         return oracle.edits

@@ -1,6 +1,6 @@
 """What the probe costs: interleaved runs of a target with and without it, by the target's own meter.
 
-    python -m evals.overhead [--only NAME ...] [--runs K] [--steps N]
+    python -m perfloop.evals.overhead [--only NAME ...] [--runs K] [--steps N]
 
 Each round runs the bare pipeline, then the same pipeline under the probe in light
 mode (what timing runs use) and in full mode (what the one profile run per head uses),
@@ -18,12 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.measure import EVALKIT_PREFIX, last_line, pipeline_env, render_command, run_and_wait
-from evals.workspace import copy_target, read_contract
+from perfloop.evals.measure import EVALKIT_PREFIX, last_line, pipeline_env, render_command, run_and_wait
+from perfloop.evals.workspace import copy_target, read_contract
+from perfloop.tools.measure.profiler import PROBE_DIR
 
 TARGETS_DIR = Path(__file__).resolve().parent / "targets"
 DEFAULT_TARGETS = ("data_bound", "compute_bound", "per_step_metrics")
-PROBE_DIR = Path(__file__).resolve().parents[1] / "tools" / "probe"
 MODES = ("bare", "light", "full")
 
 
@@ -65,7 +65,7 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.overhead", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m perfloop.evals.overhead", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=list(DEFAULT_TARGETS), help="targets to measure")
     parser.add_argument("--runs", type=int, default=5, help="rounds (each runs every mode once)")
     parser.add_argument("--steps", type=int, default=60, help="steps per run (the meter's bound)")

@@ -4,7 +4,7 @@ py-spy launches the target as its child (`py-spy record -- python train.py ...`)
 ptrace attach permission; `--subprocesses` follows the DataLoader workers. Its raw output is one
 line per distinct stack, outermost frame first: `func (file:line);...;func (file:line) COUNT`.
 The user frames of each stack (files inside the target folder) become the same (file, name,
-first line, line) paths perfloop's sampler records, and `tools.hotspots` ranks them: the
+first line, line) paths perfloop's sampler records, and `perfloop.tools.measure.hotspots` ranks them: the
 sampler is independent, the rule that names the loop owner is the one under test.
 """
 from __future__ import annotations
@@ -19,10 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 
 # perfloop's own path folding, loop finding and loop-owner rule, applied to py-spy's samples.
-from tools.hotspots import _frames, _loops, _rank
-from tools.models import HotFunction
+from perfloop.tools.measure.hotspots import _frames, _loops, _rank
+from perfloop.tools.measure.models import HotFunction
 
-from evals.torch_ledger import AccuracyRunError, python_command
+from perfloop.evals.torch_ledger import AccuracyRunError, python_command
 
 _FRAME = re.compile(r"^(?P<name>.*) \((?P<file>.*):(?P<line>\d+)\)$")
 _STAGE_FILES = ("torch/nn/modules/module.py", "torch/autograd/", "torch/_tensor.py", "torch/optim/",

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.models import STAGES
+from perfloop.tools.measure.models import STAGES
 
 PROBE = Path(__file__).resolve().parent / "accuracy_probe"
 _TIMED = ("data_wait", "forward", "backward", "optimizer")

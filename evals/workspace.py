@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals import copy_target as bundled
+from perfloop.evals import copy_target as bundled
 
 GIT_IDENTITY = ["-c", "user.name=perfloop-evals", "-c", "user.email=evals@perfloop.invalid"]
 

@@ -1,10 +1,10 @@
 """Known training-pipeline bottlenecks: the entries, their schema and the matcher."""
 
-from knowledge_base.claims import ConditionCheck, Diagnosis, Explanation
-from knowledge_base.loader import ENTRIES_DIR, load_entries, load_entry
-from knowledge_base.match import bottleneck_moved, compare, describe, diagnose, explain
-from knowledge_base.metrics import KNOWN_METRICS, METRICS, Metric, Metrics, MetricValue
-from knowledge_base.schema import Condition, Entry, ExpectedGain, Remedy, Symptoms, Verification
+from perfloop.knowledge_base.claims import ConditionCheck, Diagnosis, Explanation
+from perfloop.knowledge_base.loader import ENTRIES_DIR, load_entries, load_entry
+from perfloop.knowledge_base.match import bottleneck_moved, compare, describe, diagnose, explain
+from perfloop.knowledge_base.metrics import KNOWN_METRICS, METRICS, Metric, Metrics, MetricValue
+from perfloop.knowledge_base.schema import Condition, Entry, ExpectedGain, Remedy, Symptoms, Verification
 
 __all__ = [
     "ENTRIES_DIR",

@@ -4,8 +4,8 @@ from typing import Any, Literal
 
 from pydantic import computed_field
 
-from knowledge_base.metrics import MetricValue
-from knowledge_base.schema import Category, Condition, Remedy, _Record
+from perfloop.knowledge_base.metrics import MetricValue
+from perfloop.knowledge_base.schema import Category, Condition, Remedy, _Record
 
 
 class Diagnosis(_Record):
@@ -27,7 +27,7 @@ class Diagnosis(_Record):
     """One sentence with the numbers, for the user."""
     confidence: Literal["high", "medium", "low"] = "medium"
     """How far to trust the claim: low when evidence is missing or the gain is within the noise,
-    high when every threshold is cleared by a wide margin (see knowledge_base.match)."""
+    high when every threshold is cleared by a wide margin (see perfloop.knowledge_base.match)."""
     confidence_reason: str = ""
     """Why the confidence is what it is, with the numbers."""
     symptoms_held: list[str] = []

@@ -5,7 +5,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from knowledge_base.schema import Entry, check_unique_ids
+from perfloop.knowledge_base.schema import Entry, check_unique_ids
 
 ENTRIES_DIR = Path(__file__).parent / "entries"
 # The C loader parses the bundled entries several times faster; the pure one is the fallback.

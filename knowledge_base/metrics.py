@@ -41,7 +41,7 @@ METRICS: dict[str, Metric] = {
     "hot_function_share": Metric("number", "inclusive share of batch build time in hot_function"),
     "hot_function_source": Metric("text", "source lines of hot_function"),
     "build_wait_share": Metric(
-        "number", "the part of data_wait_share that building batches explains (see tools/models.py)"
+        "number", "the part of data_wait_share that building batches explains (see tools/measure/models.py)"
     ),
     "hot_function_step_share": Metric("number", "build_wait_share × hot_function_share: the hot spot's share of the step"),
     "collate_step_share": Metric("number", "build_wait_share × collate_share: collate's share of the step"),
@@ -77,7 +77,7 @@ METRICS: dict[str, Metric] = {
     "gpu_alloc_retries": Metric("number", "caching-allocator retries during the run (None without CUDA)"),
     "headspace_share": Metric("number", "(step - step with free data) / step from replaying stored batches: the most a data-side change can gain (None: not measured)"),
     "world_size": Metric("number", "ranks whose probe records the profile found (1 for a single process)"),
-    "rank_wait_spread_share": Metric("number", "the straggler rank's data wait beyond the median rank's / median step (tools/ranks.py); None with one rank"),
+    "rank_wait_spread_share": Metric("number", "the straggler rank's data wait beyond the median rank's / median step (tools/measure/ranks.py); None with one rank"),
 }
 
 # Times in ms read better in a sentence than shares, so every stage share gets one.

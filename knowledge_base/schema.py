@@ -13,7 +13,7 @@ from pydantic import (
     model_validator,
 )
 
-from knowledge_base.metrics import KNOWN_METRICS, Metrics, check_template, is_number
+from perfloop.knowledge_base.metrics import KNOWN_METRICS, Metrics, check_template, is_number
 
 Op = Literal["<", "<=", ">", ">=", "==", "!=", "contains", "in"]
 Category = Literal["input", "compute", "host", "memory"]
@@ -157,7 +157,7 @@ class ExpectedGain(_Record):
 
 # The one table of data tolerances per dtype, |a - b| <= atol + rtol * |b| (FIELD_NOTES: fp32
 # 1e-5/1e-5, fp16 1e-3, bf16 1e-2). A remedy's `atol`/`rtol` default to the fp32 row; verify
-# enforces exactly what the remedy declares (tools/datacheck.py holds no table of its own).
+# enforces exactly what the remedy declares (tools/check/datacheck.py holds no table of its own).
 DTYPE_TOLERANCE: dict[str, tuple[float, float]] = {
     "float64": (1e-8, 1e-7), "float32": (1e-5, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2),
 }

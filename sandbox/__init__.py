@@ -1,8 +1,8 @@
 """Run pipelines in isolation and keep each run's checkouts in git worktrees."""
 
-from sandbox.inputs import changed_inputs, snapshot_inputs
-from sandbox.runner import RunLimits, RunResult, run_command, scrub_env
-from sandbox.workspace import PatchError, Workspace, user_tree_dirty
+from perfloop.sandbox.inputs import changed_inputs, snapshot_inputs
+from perfloop.sandbox.runner import RunLimits, RunResult, run_command, scrub_env
+from perfloop.sandbox.workspace import PatchError, Workspace, user_tree_dirty
 
 __all__ = [
     "PatchError", "RunLimits", "RunResult", "Workspace", "changed_inputs", "run_command",

@@ -1,6 +1,6 @@
 """The first process of every sandboxed run: it sets up isolation, runs the command, and outlives nothing.
 
-Started by ``sandbox.runner`` as ``python -I -S guard.py SPEC.json`` (inside
+Started by ``perfloop.sandbox.runner`` as ``python -I -S guard.py SPEC.json`` (inside
 ``unshare --net/--mount`` where the OS allows), as perfloop's direct child. It:
 
 1. sets ``PR_SET_PDEATHSIG`` = SIGTERM (then checks that perfloop did not die

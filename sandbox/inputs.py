@@ -3,7 +3,7 @@
 Files are symlinked, never copied: a dataset may weigh gigabytes. Parent folders
 are created as real folders in the worktree, so what a pipeline writes next to its
 inputs lands in the worktree, not in the user's tree. A write *through* a link does
-reach the user's file: ``sandbox.runner`` mounts the link targets read-only in the
+reach the user's file: ``perfloop.sandbox.runner`` mounts the link targets read-only in the
 run's own mount namespace where the OS allows (``RunLimits.read_only_paths``), and
 snapshot_inputs/changed_inputs catch a write where it does not: stat data of every
 protected path, a hash of the files within a byte budget, and new files in linked folders.
@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from sandbox.errors import BadInput
-from sandbox.git import git, split_z
+from perfloop.sandbox.errors import BadInput
+from perfloop.sandbox.git import git, split_z
 
 MAX_LINKED_FILES = 20000
 """Past this many file links, a wholly ignored folder is linked as one folder link."""

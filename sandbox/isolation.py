@@ -1,6 +1,6 @@
 """What isolation a run can get and really got: namespaces, read-only inputs, the guard's report.
 
-``sandbox.runner`` asks ``choose_namespaces`` for the ``unshare`` prefix the OS grants,
+``perfloop.sandbox.runner`` asks ``choose_namespaces`` for the ``unshare`` prefix the OS grants,
 reads back what ``sandbox/guard.py`` achieved inside it, and reports it with
 ``describe_isolation``: isolation is claimed only where it happened.
 """
@@ -190,7 +190,7 @@ def describe_isolation(network_allowed: bool, guard: dict, read_only: list[str],
                        hard_limit_mb: int | None, poll_interval_s: float, snapshot=None) -> Isolation:
     """Turn the guard's report (and what the runner set itself) into the Isolation record.
 
-    ``snapshot`` (sandbox.inputs.InputSnapshot) says how the checked-only paths were compared.
+    ``snapshot`` (perfloop.sandbox.inputs.InputSnapshot) says how the checked-only paths were compared.
     """
     network_cut = bool(guard.get("net_namespace"))
     if network_allowed:

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from sandbox.errors import BadInput
-from sandbox.git import find_repo
+from perfloop.sandbox.errors import BadInput
+from perfloop.sandbox.git import find_repo
 
 LOCK_NAME = "run.lock"
 _URL_CREDENTIALS = re.compile(r"(\w[\w+.-]*://)[^/@\s]*@")

@@ -35,11 +35,18 @@ from typing import IO, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from sandbox.inputs import HASH_BUDGET_BYTES, changed_inputs, snapshot_inputs
-from sandbox.isolation import (Isolation, choose_namespaces, describe_isolation, namespace_id,
-                               namespace_prefix, network_isolation_prefix, read_guard_report,
-                               refused_writes)
-from sandbox.procs import ProcessTree
+from perfloop.sandbox.inputs import HASH_BUDGET_BYTES, changed_inputs, snapshot_inputs
+from perfloop.sandbox.isolation import (
+    Isolation,
+    choose_namespaces,
+    describe_isolation,
+    namespace_id,
+    namespace_prefix,
+    network_isolation_prefix,
+    read_guard_report,
+    refused_writes,
+)
+from perfloop.sandbox.procs import ProcessTree
 
 TAIL_CHARS = 4000
 POLL_INTERVAL_S = 0.2

@@ -19,9 +19,9 @@ import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from sandbox.errors import BadInput
-from sandbox.git import GitError, find_repo, git, git_ok, list_worktrees, split_z, user_tree_dirty
-from sandbox.inputs import find_ignored_inputs, link_inputs
+from perfloop.sandbox.errors import BadInput
+from perfloop.sandbox.git import GitError, find_repo, git, git_ok, list_worktrees, split_z, user_tree_dirty
+from perfloop.sandbox.inputs import find_ignored_inputs, link_inputs
 
 # Commits are the agent's work, and must not fail for want of a configured identity.
 _IDENTITY = {

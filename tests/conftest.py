@@ -58,5 +58,5 @@ def tiny_repo(tmp_path) -> Path:
 def perfloop(*args: str, cwd: Path | None = None, stdin: str = "", timeout: float = 600,
              env: dict | None = None) -> subprocess.CompletedProcess:
     """Run the real CLI in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "agent.cli", *args], cwd=cwd or ROOT, input=stdin,
+    return subprocess.run([sys.executable, "-m", "perfloop.agent.cli", *args], cwd=cwd or ROOT, input=stdin,
                           capture_output=True, text=True, timeout=timeout, env=env)

@@ -1,12 +1,12 @@
-"""`python -m evals.accuracy`: the booking rule on hand-made ranges, and one real check of a bundled target."""
+"""`python -m perfloop.evals.accuracy`: the booking rule on hand-made ranges, and one real check of a bundled target."""
 from __future__ import annotations
 
 import pytest
 
-from evals import accuracy
-from evals.pyspy import pyspy_executable
-from evals.torch_ledger import book_stages, shares
-from tools.models import STAGES, HotFunction, Profile, StageLedger
+from perfloop.evals import accuracy
+from perfloop.evals.pyspy import pyspy_executable
+from perfloop.evals.torch_ledger import book_stages, shares
+from perfloop.tools.measure.models import STAGES, HotFunction, Profile, StageLedger
 
 
 def test_book_stages_gives_a_closures_forward_and_backward_to_them():
@@ -66,7 +66,7 @@ def test_pyspy_names_the_same_loop_owner(data_bound_row):
 
 
 def test_pyspy_stacks_are_cut_to_the_phase(tmp_path):
-    from evals.pyspy import pyspy_hot_functions
+    from perfloop.evals.pyspy import pyspy_hot_functions
 
     (tmp_path / "train.py").write_text(
         "def build():\n"                      # 1

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from evals.adversarial.corpus import MUTANTS
-from evals.adversarial.run import format_rows, run_adversarial
-from evals.copy_target import TARGETS_DIR
+from perfloop.evals.adversarial.corpus import MUTANTS
+from perfloop.evals.adversarial.run import format_rows, run_adversarial
+from perfloop.evals.copy_target import TARGETS_DIR
 
 
 def test_corpus_edits_apply_to_their_targets():

@@ -23,7 +23,7 @@ def in_terminal(args: list[str], answers: list[str], env: dict | None = None,
                 timeout: float = 600) -> tuple[int, str, str]:
     """Run the CLI with stdin and stderr on a pseudo-terminal; answer each prompt in turn."""
     master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "agent.cli", *args], cwd=ROOT, stdin=slave, stderr=slave,
+    process = subprocess.Popen([sys.executable, "-m", "perfloop.agent.cli", *args], cwd=ROOT, stdin=slave, stderr=slave,
                                stdout=subprocess.PIPE, env=env or dict(os.environ))
     os.close(slave)
     screen, pending, deadline = b"", list(answers), time.time() + timeout
@@ -90,8 +90,8 @@ def test_prompt_shows_evidence_gain_and_the_tolerances_enforced(tmp_path):
 def test_policy_names_a_data_tolerance_and_where_it_comes_from():
     from types import SimpleNamespace
 
-    from agent.nodes.policy import enforced_policy
-    from agent.state import Proposal
+    from perfloop.agent.rule import enforced_policy
+    from perfloop.agent.state import Proposal
 
     def proposal(**extra) -> Proposal:
         return Proposal(id="p1", diagnosis="transform_hotspot", remedy="vectorize_hot_function", source="llm",
@@ -143,7 +143,7 @@ def test_no_terminal_pauses_on_start_and_on_resume(tmp_path):
     assert piped.returncode == 0, piped.stderr
     waiting = _summary(piped.stdout)
     assert waiting["stop_reason"] == "awaiting_approval" and "num_workers" in waiting["pending"]["diff"]
-    again = subprocess.run([sys.executable, "-m", "agent.cli", "resume", waiting["run_id"], "--json"], cwd=ROOT,
+    again = subprocess.run([sys.executable, "-m", "perfloop.agent.cli", "resume", waiting["run_id"], "--json"], cwd=ROOT,
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert "Traceback" not in again.stderr
@@ -155,7 +155,7 @@ def test_no_terminal_pauses_on_start_and_on_resume(tmp_path):
 
 def stdin_closed(args: list[str]) -> subprocess.CompletedProcess:
     """Run the CLI with file descriptor 0 closed outright (Python then sets sys.stdin to None)."""
-    return subprocess.run(["bash", "-c", 'exec "$@" 0<&-', "bash", sys.executable, "-m", "agent.cli", *args],
+    return subprocess.run(["bash", "-c", 'exec "$@" 0<&-', "bash", sys.executable, "-m", "perfloop.agent.cli", *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 

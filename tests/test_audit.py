@@ -1,7 +1,7 @@
 """The audit log is append-only, hash-chained, and survives a torn write."""
 import json
 
-from tools.audit import AuditLog
+from perfloop.agent.audit import AuditLog
 
 
 def test_chain_and_reopen(tmp_path):
@@ -81,7 +81,7 @@ def test_garbage_line_is_named_and_the_rest_still_reads(tmp_path):
 def test_nothing_chains_onto_a_garbage_last_line(tmp_path):
     import pytest
 
-    from tools.audit import AuditLogDamaged
+    from perfloop.agent.audit import AuditLogDamaged
 
     path = tmp_path / "audit.jsonl"
     three_records(path)
@@ -116,7 +116,7 @@ def test_disk_full_mid_append_leaves_the_last_whole_record(tmp_path, monkeypatch
 
     import pytest
 
-    import tools.audit as audit
+    import perfloop.agent.audit as audit
 
     path = tmp_path / "audit.jsonl"
     log = three_records(path)
@@ -145,7 +145,7 @@ def test_real_full_disk_leaves_the_log_intact(tmp_path):
 
     import pytest
 
-    from sandbox.runner import namespace_prefix
+    from perfloop.sandbox.runner import namespace_prefix
     from tests.conftest import ROOT
 
     prefix, why = namespace_prefix(network=False, mount=True)
@@ -153,7 +153,7 @@ def test_real_full_disk_leaves_the_log_intact(tmp_path):
         pytest.skip(f"no private mount namespace here: {why}")
     script = f"""
 import ctypes, json, pathlib
-from tools.audit import AuditLog, AuditWriteError
+from perfloop.agent.audit import AuditLog, AuditWriteError
 disk = pathlib.Path({str(tmp_path / 'disk')!r}); disk.mkdir()
 assert ctypes.CDLL(None).mount(b"tmpfs", str(disk).encode(), b"tmpfs", 0, b"size=64k") == 0
 log = AuditLog(disk / "audit.jsonl")

@@ -124,7 +124,7 @@ def test_paused_run_resumes_from_checkpoint(tiny_repo):
 
 def test_killed_run_resumes(tiny_repo, tmp_path):
     env = dict(os.environ)
-    process = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", str(tiny_repo), "--auto-approve",
+    process = subprocess.Popen([sys.executable, "-m", "perfloop.agent.cli", "run", str(tiny_repo), "--auto-approve",
                                 "--json", "--ab-runs", "2", "--max-ab-runs", "2", *FAST], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     runs = tiny_repo / ".git" / "perfloop" / "runs"
@@ -200,7 +200,7 @@ def test_kb_lists_and_explains_entries():
 def test_log_of_unknown_run_and_tampered_log(tmp_path):
     unknown = perfloop("log", "20990101-000000-ffff")
     assert unknown.returncode == 2 and "no run" in unknown.stderr
-    from tools.audit import AuditLog
+    from perfloop.agent.audit import AuditLog
 
     run = tmp_path / "run"
     log = AuditLog(run / "audit.jsonl")
@@ -219,7 +219,7 @@ def test_summary_and_log_report_the_isolation_the_sandbox_saw(tmp_path, mounts):
     """A whole run (nothing actionable offline) with an ignored input: the summary's isolation is what
     the sandbox reported for its runs on this machine, and `perfloop log` shows it. With read-only
     mounts turned off (PERFLOOP_NO_READONLY_MOUNT=1), the inputs are hashed instead, and it says so."""
-    from sandbox.runner import NO_MOUNT_ENV, RunLimits, run_command
+    from perfloop.sandbox.runner import NO_MOUNT_ENV, RunLimits, run_command
 
     repo = make_repo(tmp_path / "repo")
     config = repo / "configs" / "train.yaml"

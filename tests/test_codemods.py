@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.codemods import (
-    REGISTRY, CodemodContext, DataLoaderSite, NotApplicable, apply_codemod,
+from perfloop.tools.change.codemods import (
+    REGISTRY,
+    CodemodContext,
+    DataLoaderSite,
+    NotApplicable,
+    apply_codemod,
 )
 
 TRAIN_READS_CONFIG = """\
@@ -345,7 +349,7 @@ def test_unknown_codemod_id_lists_the_known_ones(tmp_path):
 
 
 def test_every_knowledge_base_codemod_is_registered():
-    from knowledge_base import load_entries
+    from perfloop.knowledge_base import load_entries
 
     named = {r.codemod for e in load_entries() for r in e.remedies if r.kind == "codemod"}
     assert named <= set(REGISTRY), named - set(REGISTRY)

@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from tests.conftest import git, make_repo
-from tools.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
-from tools.profiler import ProbeSettings, run_probed
+from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
+from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 
 SHORT = ProbeSettings(steps=3, warmup_steps=1)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
+from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
 
 PY_CONFIG = """\
 # Tiny run on the laptop.

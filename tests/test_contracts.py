@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from knowledge_base import metrics as kb_metrics
+from perfloop.knowledge_base import metrics as kb_metrics
 from tests.test_models import profile
-from tools import models
+from perfloop.tools.measure import models
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ def test_stage_names_agree():
     assert set(kb_metrics.STAGES) == set(models.STAGES) | {"input", "compute"}
     ledger_fields = set(models.StageLedger.model_fields) - {"step_ms"}
     assert ledger_fields == {f"{stage}_ms" for stage in models.STAGES}
-    probe = (ROOT / "tools" / "probe" / "perfloop_probe.py").read_text()
+    probe = (ROOT / "tools" / "measure" / "probe" / "perfloop_probe.py").read_text()
     timed = re.search(r"^_STAGES = \(([^)]*)\)", probe, flags=re.M).group(1)
     # The probe times every stage but "other" (the remainder); it calls data wait "data".
     assert {s.strip(' "') for s in timed.split(",")} == {"data" if s == "data_wait" else s

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from knowledge_base.schema import DTYPE_TOLERANCE, LOSS_TOLERANCE, Verification
+from perfloop.knowledge_base.schema import DTYPE_TOLERANCE, LOSS_TOLERANCE, Verification
 from tests.conftest import ROOT
-from tools import datacheck
-from tools.datacheck import compare_data, compare_losses
+from perfloop.tools.check import datacheck
+from perfloop.tools.check.datacheck import compare_data, compare_losses
 
 FP32 = dict(atol=1e-5, rtol=1e-5)
 
@@ -148,7 +148,7 @@ for epoch in range(10):
 
 def test_a_tolerance_never_covers_a_changed_text_leaf_in_a_real_run(tmp_path):
     """A tensor within tolerance must not explain its row when the same row's name changed too."""
-    from tools.profiler import ProbeSettings, run_probed
+    from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 
     (tmp_path / "train.py").write_text(NAMED)
     settings = ProbeSettings(steps=3, warmup_steps=0)

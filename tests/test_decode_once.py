@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from knowledge_base import diagnose
-from tools.codemods import CodemodContext, NotApplicable, apply_codemod
-from tools.profiler import ProbeSettings, build_profile, run_probed
+from perfloop.knowledge_base import diagnose
+from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
+from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 
 JSON_DATASET = textwrap.dedent('''
     import json

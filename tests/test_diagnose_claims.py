@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.nodes.diagnose import diagnose
-from agent.state import Iteration, LoopState, Proposal, Settings, Verdict
-from knowledge_base import diagnose as match_entries
+from perfloop.agent.nodes.diagnose import diagnose
+from perfloop.agent.state import Iteration, LoopState, Proposal, Settings, Verdict
+from perfloop.knowledge_base import diagnose as match_entries
 from tests.conftest import make_repo
 from tests.test_models import profile
-from tools.target import load_target
+from perfloop.tools.contract.target import load_target
 
 
 def _profile(**kwargs):
@@ -77,7 +77,7 @@ def test_no_accepted_change_means_no_comparison(tmp_path):
 def test_an_edit_tried_under_one_entry_is_not_tried_again_under_another(tmp_path, capsys):
     # hidden_input_contention and transform_hotspot both offer the vectoriser: once tried at a head, under
     # either entry, the loop does not verify the same edit again there.
-    from agent.state import Attempt, RemedyRef
+    from perfloop.agent.state import Attempt, RemedyRef
     from tests.test_knowledge_base import fixture
 
     before = _profile(num_workers=2, data_wait_ms=2.0, build_ms=40.0)

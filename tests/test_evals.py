@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evals import checks, harness, measure, table
+from perfloop.evals import checks, harness, measure, table
 from tests.conftest import ROOT, git
 
 AGENT_FAST = "--steps 8 --warmup-steps 2 --noise-runs 2 --ab-runs 2 --max-ab-runs 2 --max-iters 1"
@@ -316,7 +316,7 @@ def test_table_note_names_a_broken_oracle():
 
 
 def test_overhead_measures_every_mode_by_the_targets_own_meter(tmp_path):
-    from evals.overhead import MODES, measure
+    from perfloop.evals.overhead import MODES, measure
 
     targets = make_targets(tmp_path / "targets")
     results = measure("tiny", runs=1, steps=8, warmup=2, targets_dir=targets)

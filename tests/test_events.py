@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import EVENTS, Approval, Logged, Unrecognised, VerifyStage, parse_record
+from perfloop.agent.events import EVENTS, Approval, Logged, Unrecognised, VerifyStage, parse_record
 from tests.conftest import perfloop
-from tools.audit import AuditLog
+from perfloop.agent.audit import AuditLog
 
 BEFORE = Path(__file__).parent / "data" / "audit" / "before_events.jsonl"
 

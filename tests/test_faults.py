@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.faults import POINTS
+from perfloop.agent.faults import POINTS
 from tests.conftest import git, make_repo, perfloop, user_view
 
 pytestmark = pytest.mark.slow

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from tests.conftest import PIPELINES, ROOT
-from tools.datacheck import compare_data
-from tools.profiler import ProbeSettings, run_probed
+from perfloop.tools.check.datacheck import compare_data
+from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 
 CONTAINERS = PIPELINES / "containers"
 SETTINGS = ProbeSettings(steps=3, warmup_steps=1)
@@ -17,7 +17,7 @@ SETTINGS = ProbeSettings(steps=3, warmup_steps=1)
 
 @pytest.fixture
 def fingerprint_module(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "tools" / "probe"))
+    monkeypatch.syspath_prepend(str(ROOT / "tools" / "measure" / "probe"))
     import perfloop_fingerprint
 
     return perfloop_fingerprint
@@ -136,7 +136,7 @@ def test_a_layout_of_many_leaves_says_how_many(fingerprint_module):
     fingerprint_module.fingerprint(batch, "batch", [])
     layout = fingerprint_module.last_layout()
     assert len(layout) == 65 and layout[-1] == "… (513 leaves)"  # the first 64 leaves, then how many in all
-    from tools.datacheck import _layout
+    from perfloop.tools.check.datacheck import _layout
 
     assert _layout(layout).endswith("… (513 leaves)}") and "batch['label']:torch.float32:()" in _layout(layout)
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge_base import diagnose
-from tools.headspace import replay_env, why_no_replay
-from tools.profiler import ProbeSettings, build_profile, run_probed
+from perfloop.knowledge_base import diagnose
+from perfloop.tools.measure.headspace import replay_env, why_no_replay
+from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 
 SETTINGS = ProbeSettings(steps=8, warmup_steps=2)
 

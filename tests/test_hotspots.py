@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PIPELINES, ROOT
-from tools.hotspots import batch_build_hotspots, main_hotspots
+from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots
 
 
 @pytest.fixture
 def sampler_module(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "tools" / "probe"))
+    monkeypatch.syspath_prepend(str(ROOT / "tools" / "measure" / "probe"))
     import perfloop_sampler
 
     return perfloop_sampler
@@ -102,7 +102,7 @@ def test_sample_without_line_is_booked_to_first_line(sampler_module, tmp_path):
 
 
 def test_timed_samples_are_bounded_and_on_the_anchor_clock(sampler_module, tmp_path):
-    from tools.record import HotSamples
+    from perfloop.tools.measure.record import HotSamples
 
     pool = _code_pool(tmp_path)
     counts = sampler_module._Counts(lambda: "fetch", anchor=(1000.0, 0.0))  # wall = 1000 s + perf_counter
@@ -240,7 +240,7 @@ def test_after_the_loop_owner_functions_are_ranked_by_inclusive_time(tmp_path):
 
 
 def test_tokenizer_loop_owner_is_named_in_10_of_10_profiles(tmp_path):
-    from tools.profiler import ProbeSettings, build_profile, run_probed
+    from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 
     pipeline = PIPELINES / "tokenizer"
     source = (pipeline / "train.py").read_text().splitlines()

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import sandbox.isolation as isolation
-import sandbox.runner as runner
-from sandbox.runner import HARD_LIMIT_SLACK_MB, RunLimits, namespace_prefix, run_command
+import perfloop.sandbox.isolation as isolation
+import perfloop.sandbox.runner as runner
+from perfloop.sandbox.runner import HARD_LIMIT_SLACK_MB, RunLimits, namespace_prefix, run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = RunLimits(timeout_s=60, kill_grace_s=1.0)
@@ -49,7 +49,7 @@ def test_sigkilled_perfloop_takes_the_whole_pipeline_tree_with_it(tmp_path):
                "sleep 1; echo started > ready; sleep 300")
     driver = textwrap.dedent(f"""
         from pathlib import Path
-        from sandbox.runner import RunLimits, run_command
+        from perfloop.sandbox.runner import RunLimits, run_command
         run_command({command!r}, Path({str(tmp_path)!r}), None, RunLimits(timeout_s=600))
     """)
     perfloop = subprocess.Popen([sys.executable, "-c", driver], cwd=ROOT)
@@ -93,7 +93,7 @@ def test_sigkilled_perfloop_takes_dataloader_workers_with_it(tmp_path):
     (tmp_path / "train.py").write_text(DATALOADER_FOREVER)
     driver = textwrap.dedent(f"""
         from pathlib import Path
-        from sandbox.runner import RunLimits, run_command
+        from perfloop.sandbox.runner import RunLimits, run_command
         run_command("python train.py", Path({str(tmp_path)!r}), None, RunLimits(timeout_s=600))
     """)
     perfloop = subprocess.Popen([sys.executable, "-c", driver], cwd=ROOT)
@@ -279,7 +279,7 @@ def checked_only(user: Path, **update) -> RunLimits:
 def test_the_fallback_hashes_inputs_and_catches_a_write_stat_data_misses(user_and_tree, monkeypatch):
     """On a filesystem whose timestamps are too coarse (seconds, as simulated here), a same-size
     rewrite within the second leaves stat data unchanged: only the hash sees it."""
-    import sandbox.inputs as inputs
+    import perfloop.sandbox.inputs as inputs
 
     user, tree = user_and_tree
     monkeypatch.setattr(inputs, "_stat", lambda path: (lambda st: st if st == inputs.MISSING else
@@ -299,7 +299,7 @@ def test_the_fallback_hashes_inputs_and_catches_a_write_stat_data_misses(user_an
     assert isolation.observe(result.isolation).inputs == "hash_check"
 
 
-real_stat = __import__("sandbox.inputs", fromlist=["_stat"])._stat
+real_stat = __import__("perfloop.sandbox.inputs", fromlist=["_stat"])._stat
 
 
 def test_the_fallback_names_a_file_created_inside_a_linked_folder(user_and_tree):

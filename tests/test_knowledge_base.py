@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from knowledge_base import (
+from perfloop.knowledge_base import (
     ENTRIES_DIR,
     METRICS,
     Condition,
@@ -395,7 +395,7 @@ def test_package_imports_only_stdlib_pydantic_yaml_and_itself():
 
 
 def test_stage_speedup_can_come_from_a_metric():
-    from knowledge_base import ExpectedGain
+    from perfloop.knowledge_base import ExpectedGain
 
     gain = ExpectedGain(share_metric="data_wait_share", stage_speedup_from="worker_scaling")
     assert gain.expected_speedup({"data_wait_share": 0.5, "worker_scaling": 2.0}) == pytest.approx(1 / 0.75)
@@ -411,7 +411,7 @@ def test_stage_speedup_can_come_from_a_metric():
      ("identical", "within_tolerance", {"loss_rtol": 1e-2}, "precision")],
 )
 def test_tolerance_class_defaults_from_the_data_and_loss_rules(data, loss, wider, derived):
-    from knowledge_base import Verification
+    from perfloop.knowledge_base import Verification
 
     assert Verification(data=data, loss=loss, **wider).tolerance_class == derived
 
@@ -430,14 +430,14 @@ def test_every_bundled_remedy_has_a_tolerance_class_and_old_entries_keep_theirs(
      ({"data": "identical", "loss": "identical", "tolerance_class": "approximate"}, "exact")],
 )
 def test_inconsistent_tolerance_class_is_refused(fields, says):
-    from knowledge_base import Verification
+    from perfloop.knowledge_base import Verification
 
     with pytest.raises(ValueError, match=says):
         Verification(**fields)
 
 
 def test_changes_data_needs_explicit_approval_and_says_not_equivalent():
-    from knowledge_base import Verification
+    from perfloop.knowledge_base import Verification
 
     check = Verification(data="within_tolerance", loss="within_tolerance", tolerance_class="changes-data")
     assert check.needs_explicit_approval and check.equivalence.startswith("not equivalent")
@@ -448,11 +448,11 @@ def test_kb_command_lists_each_remedys_tolerance_class():
     import subprocess
 
     root = PACKAGE_DIR.parent
-    run = subprocess.run([sys.executable, "-m", "agent.cli", "kb", "transform_hotspot"], cwd=root,
+    run = subprocess.run([sys.executable, "-m", "perfloop.agent.cli", "kb", "transform_hotspot"], cwd=root,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "tolerance class reorder (equivalent within dtype tolerance" in run.stdout
-    listing = subprocess.run([sys.executable, "-m", "agent.cli", "kb"], cwd=root,
+    listing = subprocess.run([sys.executable, "-m", "perfloop.agent.cli", "kb"], cwd=root,
                              capture_output=True, text=True, timeout=120)
     assert "raise_num_workers (codemod, exact)" in listing.stdout
 
@@ -523,7 +523,7 @@ def test_informational_entry_names_no_first_remedy():
 
 
 def test_compare_says_the_bottleneck_moved_with_both_shares():
-    from knowledge_base import compare
+    from perfloop.knowledge_base import compare
 
     before_metrics = {"input_share": 0.80, "compute_share": 0.15, "data_wait_share": 0.80, "num_workers": 0,
                       "cpu_count": 8}
@@ -536,7 +536,7 @@ def test_compare_says_the_bottleneck_moved_with_both_shares():
 
 
 def test_compare_says_the_bottleneck_stayed():
-    from knowledge_base import bottleneck_moved, compare
+    from perfloop.knowledge_base import bottleneck_moved, compare
 
     before_metrics = {"input_share": 0.80, "data_wait_share": 0.80, "num_workers": 0, "cpu_count": 8}
     after_metrics = {"input_share": 0.55, "data_wait_share": 0.55, "num_workers": 2, "cpu_count": 8}
@@ -580,7 +580,7 @@ def test_hidden_contention_ranks_by_headspace():
 
 
 def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
-    from knowledge_base.schema import LOSS_TOLERANCE
+    from perfloop.knowledge_base.schema import LOSS_TOLERANCE
 
     checks = [r.verification for e in load_entries() for r in e.remedies
               if r.verification.tolerance_class == "precision"]
@@ -592,11 +592,11 @@ def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
 
 def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
     # Memory and "tried" are per (entry, remedy): the diagnose node treats remedies making the same
-    # edit as one (agent.nodes.diagnose.same_edit), so an edit is tried once per head. Sharing stays
+    # edit as one (perfloop.agent.nodes.diagnose.same_edit), so an edit is tried once per head. Sharing stays
     # deliberate: only the vectoriser, for batch building that is slow (transform_hotspot) or that
     # contends with the loop (hidden_input_contention).
-    from agent.nodes.diagnose import same_edit
-    from agent.state import RemedyRef
+    from perfloop.agent.nodes.diagnose import same_edit
+    from perfloop.agent.state import RemedyRef
 
     owners: dict[str, list[str]] = {}
     for e in load_entries():

@@ -1,4 +1,18 @@
-"""Layers point down only: agent → tools, sandbox, knowledge_base; tools → sandbox; nothing imports agent."""
+"""The architecture, as import rules: layers point down only, and nothing imports upward or in a cycle.
+
+Bottom to top (each may import those below it, never those above):
+
+    sandbox              running things in isolation
+    knowledge_base       the bottleneck patterns: data plus schema
+    tools.contract       the target's [tool.perfloop] contract and its run length
+    tools.measure        the probe and what is built from its records (profile, hot spots, ledger)
+    tools.change         codemods and what a patch may touch
+    tools.check          data, loss, side outputs, statistics, function-level replay
+    agent                the loop: graph, nodes, proposers, UI, audit log (the only langgraph user)
+
+Inside agent/, ``ui`` (what a person reads) and ``proposers`` (codemods and the LLM behind one
+interface) never import ``nodes``; the nodes use both.
+"""
 from __future__ import annotations
 
 import ast
@@ -7,33 +21,86 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+ORDER = ("sandbox", "knowledge_base", "tools.contract", "tools.measure", "tools.change", "tools.check")
+# tools.measure and tools.change are independent of each other; knowledge_base stands apart from tools.
 ALLOWED = {
-    "tools": {"tools", "sandbox"},
     "sandbox": {"sandbox"},
     "knowledge_base": {"knowledge_base"},
+    "tools.contract": {"tools.contract", "sandbox"},
+    "tools.measure": {"tools.measure", "tools.contract", "sandbox"},
+    "tools.change": {"tools.change", "tools.contract", "sandbox"},
+    "tools.check": {"tools.check", "tools.measure", "tools.change", "tools.contract", "sandbox"},
+    "agent.ui": {"agent.ui", "agent", "tools", "sandbox", "knowledge_base"},
+    "agent.proposers": {"agent.proposers", "agent", "tools", "sandbox", "knowledge_base"},
 }
 PROJECT = {"agent", "tools", "sandbox", "knowledge_base", "evals"}
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+def _layer(module: str) -> str:
+    """The layer of a dotted module name inside perfloop ("tools.measure", "agent.ui", "sandbox", ...)."""
+    parts = module.removeprefix("perfloop.").split(".")
+    if parts[0] in ("tools", "agent") and len(parts) > 1 and parts[1] in {
+            "contract", "measure", "change", "check", "ui", "proposers", "nodes"}:
+        return f"{parts[0]}.{parts[1]}"
+    return parts[0]
+
+
+def _folder(layer: str) -> Path:
+    return ROOT.joinpath(*layer.split("."))
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports (top level or inside functions), as written."""
     names = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names & PROJECT
+            names.add(node.module)
+    return names
+
+
+def _imports(path: Path) -> set[str]:
+    """The layers of perfloop that ``path`` imports."""
+    return {_layer(name) for name in _imported_modules(path) if name.startswith("perfloop.")}
+
+
+def _may_import(layer: str, target: str) -> bool:
+    allowed = ALLOWED[layer]
+    return target in allowed or target.split(".")[0] in allowed and target.split(".")[0] != layer.split(".")[0]
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
 def test_lower_layers_do_not_import_upward(layer):
     offenders = {}
-    for path in (ROOT / layer).rglob("*.py"):
-        bad = _imports(path) - ALLOWED[layer]
+    for path in _folder(layer).rglob("*.py"):
+        if "probe" in path.parts:
+            continue
+        bad = {target for target in _imports(path) - {layer} if not _may_import(layer, target)}
         if bad:
             offenders[str(path.relative_to(ROOT))] = sorted(bad)
     assert offenders == {}
+
+
+def test_every_module_imports_through_the_one_name():
+    # Nothing imports agent/tools/sandbox/knowledge_base/evals as top-level names: a user's repo
+    # with folders of those names would shadow them (or be shadowed).
+    offenders = {}
+    for layer in PROJECT | {"tests"}:
+        for path in (ROOT / layer).rglob("*.py"):
+            if "probe" in path.parts or "data" in path.relative_to(ROOT).parts[:2] or "targets" in path.parts:
+                continue
+            bare = {name for name in _imported_modules(path) if name.split(".")[0] in PROJECT}
+            if bare:
+                offenders[str(path.relative_to(ROOT))] = sorted(bare)
+    assert offenders == {}
+
+
+def test_the_layer_table_names_every_folder():
+    layers = {_layer(".".join(p.relative_to(ROOT).with_suffix("").parts))
+              for top in ("tools", "agent", "sandbox", "knowledge_base") for p in (ROOT / top).rglob("*.py")
+              if "probe" not in p.parts}
+    assert layers - set(ALLOWED) <= {"agent", "agent.nodes", "tools"}
 
 
 def test_only_agent_imports_langgraph():
@@ -43,14 +110,15 @@ def test_only_agent_imports_langgraph():
 
 
 def test_probe_needs_only_stdlib_and_torch():
-    probe = ROOT / "tools" / "probe"
+    probe = ROOT / "tools" / "measure" / "probe"
     for path in probe.glob("*.py"):
-        assert _imports(path) == set(), f"{path.name} imports project code; it runs inside the user's interpreter"
+        assert {n for n in _imported_modules(path) if n.split(".")[0] in PROJECT | {"perfloop"}} == set(), \
+            f"{path.name} imports project code; it runs inside the user's interpreter"
 
 
 def _module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return "perfloop." + ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _import_graph() -> dict[str, set[str]]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import PIPELINES
-from tools.datacheck import compare_data, compare_losses
-from tools.profiler import ProbeSettings, run_probed
+from perfloop.tools.check.datacheck import compare_data, compare_losses
+from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 
 SETTINGS = ProbeSettings(steps=6, warmup_steps=1)
 

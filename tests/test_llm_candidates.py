@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 import subprocess
 
-from agent.nodes.optimize import optimize
-from agent.nodes.verify import verify
-from evals.adversarial.run import _undo_commit
-from evals.oracle_proposer import OracleLLM, patch_to_edits
+from perfloop.agent.nodes.optimize import optimize
+from perfloop.agent.nodes.verify import verify
+from perfloop.evals.adversarial.run import _undo_commit
+from perfloop.evals.oracle_proposer import OracleLLM, patch_to_edits
 from tests.fake_llm import ScriptedLLM
 from tests.test_llm import SLOW_LINE, _events, _with_llm, profiled  # noqa: F401 (profiled is a fixture)
 
@@ -119,7 +119,7 @@ def test_oracle_proposer_serves_the_oracle_patch_and_the_loop_verifies_it(profil
 def test_the_scripts_entry_point_is_not_replayed():
     import ast
 
-    from agent.llm_proposer import _is_entry_point
+    from perfloop.agent.proposers.llm_proposer import _is_entry_point
 
     script = ast.parse("def main():\n    run()\n\n\ndef run():\n    pass\n\n\nclass T:\n    def main(self):\n        main()\n\n\n"
                        "if __name__ == '__main__':\n    main()\n")

@@ -6,10 +6,17 @@ import json
 
 import pytest
 
-from agent.llm import (MAX_ANSWER_BYTES, MAX_HTTP_TRIES, MAX_TOKENS, Endpoint, LLMUnavailable, chat,
-                       redacted_url)
+from perfloop.agent.proposers.llm import (
+    MAX_ANSWER_BYTES,
+    MAX_HTTP_TRIES,
+    MAX_TOKENS,
+    Endpoint,
+    LLMUnavailable,
+    chat,
+    redacted_url,
+)
 from tests.fake_llm import Reply, ScriptedLLM
-from tools.codemods import NotApplicable
+from perfloop.tools.change.codemods import NotApplicable
 
 KEY = "sk-live-abcdef123456"
 GOOD = json.dumps({"summary": "s", "edits": [{"file": "a.py", "search": "x", "replace": "y"}]})
@@ -44,7 +51,7 @@ def test_non_json_200_is_retried_then_answered():
     (json.dumps([1, 2]).encode(), "without any choice"),
 ])
 def test_garbage_200_is_given_up_after_bounded_tries(body, reason, monkeypatch):
-    monkeypatch.setattr("agent.llm._sleep", lambda s: None)  # the backoff is not what is tested
+    monkeypatch.setattr("perfloop.agent.proposers.llm._sleep", lambda s: None)  # the backoff is not what is tested
     with ScriptedLLM([Reply(body=body)] * MAX_HTTP_TRIES) as server:
         with pytest.raises(LLMUnavailable, match=reason) as failed:
             ask(server)
@@ -77,7 +84,7 @@ def test_429_asking_for_an_hour_skips_instead_of_stalling():
 
 
 def test_timeout_is_retried_a_bounded_number_of_times(monkeypatch):
-    monkeypatch.setattr("agent.llm._sleep", lambda s: None)
+    monkeypatch.setattr("perfloop.agent.proposers.llm._sleep", lambda s: None)
     with ScriptedLLM([Reply(content=GOOD, delay_s=1.0)] * MAX_HTTP_TRIES) as server:
         with pytest.raises(LLMUnavailable, match=r"timed out after 0.2 s \(gave up after 3 tries\)"):
             ask(server, timeout_s=0.2)
@@ -110,7 +117,7 @@ def test_credentials_in_the_base_url_are_used_but_never_shown():
 
 
 def test_unreachable_endpoint_is_a_reason_not_a_traceback(monkeypatch):
-    monkeypatch.setattr("agent.llm._sleep", lambda s: None)
+    monkeypatch.setattr("perfloop.agent.proposers.llm._sleep", lambda s: None)
     with ScriptedLLM([]) as server:
         url = server.base_url
     with pytest.raises(LLMUnavailable, match="could not reach the LLM endpoint"):

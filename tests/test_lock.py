@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.lock import RunLock, RunLocked, current_holder, lock_path
+from perfloop.sandbox.lock import RunLock, RunLocked, current_holder, lock_path
 from tests.conftest import ROOT, git
 
 
@@ -30,7 +30,7 @@ def hold_lock(repo: Path, run_id: str) -> subprocess.Popen:
     code = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from sandbox.lock import RunLock
+        from perfloop.sandbox.lock import RunLock
         lock = RunLock(Path({str(repo)!r}), {run_id!r})
         lock.acquire()
         print("held", flush=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from agent.memory import AttemptRecord, Memory
+from perfloop.agent.memory import AttemptRecord, Memory
 from tests.conftest import make_repo, perfloop
 
 RUN = ["--auto-approve", "--json", "--max-iters", "1"]

@@ -1,7 +1,7 @@
 """Profile.metrics(): the derived numbers the knowledge base matches on, from hand-made profiles."""
 import pytest
 
-from tools.models import DataBuild, GpuStats, HotFunction, LoaderInfo, Profile, StageLedger
+from perfloop.tools.measure.models import DataBuild, GpuStats, HotFunction, LoaderInfo, Profile, StageLedger
 
 
 def profile(num_workers: int, data_wait_ms: float, build_ms: float, step_ms: float = 20.0) -> Profile:

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from evals.__main__ import parse_options
-from evals.copy_target import TARGETS_DIR
-from evals.oracle_proposer import patch_to_edits
+from perfloop.evals.__main__ import parse_options
+from perfloop.evals.copy_target import TARGETS_DIR
+from perfloop.evals.oracle_proposer import patch_to_edits
 
 ORACLES = sorted(p.parent.name for p in TARGETS_DIR.glob("*/oracle.patch"))
 
@@ -48,7 +48,7 @@ def test_oracle_proposer_brings_its_own_endpoint(tmp_path):
 
 
 def test_oracle_is_rebased_onto_code_an_earlier_change_moved(tmp_path):
-    from evals.oracle_proposer import rebased_edits
+    from perfloop.evals.oracle_proposer import rebased_edits
 
     (tmp_path / "d.py").write_text("import math\n\n\ndef f(x):\n    return [math.sqrt(v) for v in x]\n\n\n"
                                    "def g(x):\n    return list(f(x))\n")

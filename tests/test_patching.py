@@ -1,7 +1,13 @@
 """Which files a patch may touch."""
 import pytest
 
-from tools.patching import adds_symlink, forbidden_paths, matches_any, scope_problems, touched_paths
+from perfloop.tools.change.patching import (
+    adds_symlink,
+    forbidden_paths,
+    matches_any,
+    scope_problems,
+    touched_paths,
+)
 
 PATCH = """diff --git a/audio/configs/train.yaml b/audio/configs/train.yaml
 --- a/audio/configs/train.yaml

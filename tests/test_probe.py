@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_base import diagnose
+from perfloop.knowledge_base import diagnose
 
 from tests.conftest import PIPELINES, ROOT
-from tools.datacheck import compare_data, compare_losses
-from tools.headspace import replay_env, why_no_replay
-from sandbox.runner import RunLimits
-from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed
+from perfloop.tools.check.datacheck import compare_data, compare_losses
+from perfloop.tools.measure.headspace import replay_env, why_no_replay
+from perfloop.sandbox.runner import RunLimits
+from perfloop.tools.measure.profiler import PipelineError, ProbeSettings, build_profile, run_probed
 
 TINY = PIPELINES / "tiny"
 LEDGER_KEYS = ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms")
@@ -114,7 +114,7 @@ def test_existing_sitecustomize_is_chain_loaded_and_probe_is_inert_without_env(t
     other.mkdir()
     marker = tmp_path / "marker.txt"
     (other / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
-    probe_dir = ROOT / "tools" / "probe"
+    probe_dir = ROOT / "tools" / "measure" / "probe"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{probe_dir}:{other}"}
     code = "import sys; print('perfloop_probe' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
@@ -128,7 +128,7 @@ def test_probe_files_are_json(full_run):
 
 
 def test_nvml_absent_is_reported_not_raised(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "tools" / "probe"))
+    monkeypatch.syspath_prepend(str(ROOT / "tools" / "measure" / "probe"))
     import perfloop_gpu
 
     sampler = perfloop_gpu.NvmlSampler(period_s=0.01)

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_base import diagnose
-from tools.profiler import ProbeSettings, build_profile, run_probed
+from perfloop.knowledge_base import diagnose
+from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 
 SETTINGS = ProbeSettings(steps=6, warmup_steps=1)
 
@@ -88,7 +88,7 @@ def test_runnable_time_counts_computing_not_sleeping():
     import sys
     import time
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "probe"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "measure" / "probe"))
     try:
         from perfloop_runtime import runnable_ms
     finally:

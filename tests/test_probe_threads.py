@@ -1,6 +1,6 @@
 """The probe where threads share the training process: a prefetcher thread, a loop run in a thread.
 
-Real pipelines in subprocesses under the real probe; tools/thread_builds.py on call graphs
+Real pipelines in subprocesses under the real probe; tools/measure/thread_builds.py on call graphs
 written here, with the source files they point at.
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PIPELINES
-from tools.headspace import replay_env
-from tools.hotspots import batch_build_hotspots
-from tools.profiler import ProbeSettings, build_profile, run_probed
-from tools.thread_builds import thread_build_stacks
+from perfloop.tools.measure.headspace import replay_env
+from perfloop.tools.measure.hotspots import batch_build_hotspots
+from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+from perfloop.tools.measure.thread_builds import thread_build_stacks
 
 CONTENTION = PIPELINES / "contention"
 COMMAND = "python train.py --config {config}"

@@ -18,7 +18,7 @@ CLOSING = re.compile(r"perfloop: profiling run 1/2, full: 10 steps in \d+\.\d s"
 def _on_terminal(*args: str, timeout: float = 300) -> tuple[int, str]:
     """Run the CLI with stderr on a pseudo-terminal (stdout a pipe); return its exit code and what the terminal got."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "agent.cli", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
+    process = subprocess.Popen([sys.executable, "-m", "perfloop.agent.cli", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=follower)
     os.close(follower)
     chunks = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 
 from tests.conftest import PIPELINES
-from tools.profiler import ProbeSettings, build_profile, run_probed
+from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 
 COMMAND = "torchrun --standalone --nproc_per_node=2 train.py --config configs/train.yaml"
 

@@ -8,14 +8,24 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tools.datacheck import compare_data
-from tools.headspace import replay_env, why_no_replay
-from tools.hotspots import batch_build_hotspots
-from tools.profiler import PipelineError, ProbeSettings, build_profile, run_probed
-from tools.ranks import read_ranks
-from tools.record import (RECORD_NAME, Fetch, Loader, ProbeRecord, RecordError, Replay, Runtime, Seen, Step,
-                          worker_fetches)
-from tools.timeline import median_step_timeline
+from perfloop.tools.check.datacheck import compare_data
+from perfloop.tools.measure.headspace import replay_env, why_no_replay
+from perfloop.tools.measure.hotspots import batch_build_hotspots
+from perfloop.tools.measure.profiler import PipelineError, ProbeSettings, build_profile, run_probed
+from perfloop.tools.measure.ranks import read_ranks
+from perfloop.tools.measure.record import (
+    RECORD_NAME,
+    Fetch,
+    Loader,
+    ProbeRecord,
+    RecordError,
+    Replay,
+    Runtime,
+    Seen,
+    Step,
+    worker_fetches,
+)
+from perfloop.tools.measure.timeline import median_step_timeline
 
 SETTINGS = ProbeSettings(steps=4, warmup_steps=1)
 OLD = ROOT / "tests" / "data" / "records"  # written by the first probe (commit e123854), light and full mode
@@ -161,8 +171,8 @@ def test_a_second_rank_is_read_the_first_is_not_read_again(tmp_path, monkeypatch
 
 def test_verification_reads_each_record_at_most_once(tmp_path, monkeypatch):
     """The cascade's data checks (smoke, then all timing runs) share the parsed records."""
-    from agent.nodes.verify import _Cascade
-    from tools.models import RunMeasurement
+    from perfloop.agent.nodes.verify import _Cascade
+    from perfloop.tools.measure.models import RunMeasurement
 
     folder = tmp_path / "profile-run"
     folder.mkdir()
@@ -214,7 +224,7 @@ def test_run_probed_turns_a_malformed_record_into_a_pipeline_error(tmp_path):
 
 def test_a_record_from_a_cuda_run_gives_the_gpu_numbers():
     """The shape the probe writes when the pipeline initialised CUDA (no GPU here: written as the probe would)."""
-    from tools.profiler import _gpu_stats
+    from perfloop.tools.measure.profiler import _gpu_stats
 
     raw = json.loads((OLD / "e123854-full.json").read_text())
     raw["cuda"] = {"device": "NVIDIA H200", "stage_events": 20}

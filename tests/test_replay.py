@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo
-from tools.codemods import CodemodContext, apply_codemod
-from tools.codemods.base import Tolerance
-from tools.profiler import ProbeSettings, build_profile, run_probed
-from tools.replay import capture_calls, check_rewrite, replay
+from perfloop.tools.change.codemods import CodemodContext, apply_codemod
+from perfloop.tools.change.codemods.base import Tolerance
+from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+from perfloop.tools.check.replay import capture_calls, check_rewrite, replay
 
 COMMAND = "python train.py --config configs/train.yaml"
 SHORT = ProbeSettings(steps=2, warmup_steps=0)
@@ -140,7 +140,7 @@ def test_replay_of_a_flat_script_gets_its_argv_skips_its_training_and_checks_ran
 
 
 def test_script_argv_is_the_scripts_part_of_the_command():
-    from tools.replay import script_argv
+    from perfloop.tools.check.replay import script_argv
 
     assert script_argv("python train.py config/train_char.py", "train.py") == ["train.py", "config/train_char.py"]
     assert script_argv("python -m pkg.train --x 1", "pkg/train.py") == ["pkg/train.py"]
@@ -150,7 +150,7 @@ def test_same_values_in_another_layout_is_left_to_the_data_check():
     """A list of floats that became the float32 tensor it was read from: not 'different', not 'identical'."""
     import torch
 
-    from tools.replay_child import compare
+    from perfloop.tools.check.replay_child import compare
 
     row = torch.randn(12, generator=torch.Generator().manual_seed(5))
     old = {"window": [float(v) for v in row.numpy()], "label": 3}

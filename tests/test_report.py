@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.html_report import render
+from perfloop.agent.ui.html_report import render
 from conftest import ROOT, make_repo, perfloop
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -92,7 +92,7 @@ def test_side_outputs_render_when_a_verdict_has_them():
 
 
 def test_a_side_output_check_reads_as_fields_not_raw_lists():
-    # The shape verify writes (tools.sideoutputs.SideOutputCheck): one row per field, lists joined, none said.
+    # The shape verify writes (perfloop.tools.check.sideoutputs.SideOutputCheck): one row per field, lists joined, none said.
     records = _old_records()
     verdict = next(r for r in records if r["event"] == "verdict")
     verdict["data"]["verdict"]["side_outputs"] = {

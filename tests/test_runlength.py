@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import git, make_repo
-from tools.runlength import read_run_steps
-from tools.target import load_target
+from perfloop.tools.contract.runlength import read_run_steps
+from perfloop.tools.contract.target import load_target
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -65,7 +65,7 @@ def test_target_carries_run_steps(tmp_path):
 def test_python_config_that_does_not_parse_is_refused_by_name(tmp_path):
     import pytest
 
-    from tools.target import TargetError
+    from perfloop.tools.contract.target import TargetError
 
     target = make_repo(tmp_path / "repo")
     write(target, {"perfloop.toml": '[tool.perfloop]\ncommand = "python train.py {config}"\n'

@@ -1,4 +1,4 @@
-"""Tests for sandbox.runner: real subprocesses, real limits, real namespaces."""
+"""Tests for perfloop.sandbox.runner: real subprocesses, real limits, real namespaces."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.runner import RunLimits, network_isolation_prefix, run_command, scrub_env
+from perfloop.sandbox.runner import RunLimits, network_isolation_prefix, run_command, scrub_env
 
 FAST = RunLimits(timeout_s=60, kill_grace_s=1.0)
 
@@ -105,7 +105,7 @@ def test_interrupting_perfloop_kills_the_command_too(tmp_path):
         import signal
         signal.signal(signal.SIGINT, signal.default_int_handler)
         from pathlib import Path
-        from sandbox.runner import RunLimits, run_command
+        from perfloop.sandbox.runner import RunLimits, run_command
         run_command("sleep 300 & echo $! > child.pid; sleep 300", Path({str(tmp_path)!r}),
                     None, RunLimits(kill_grace_s=1))
     """)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.profiler import ProbeSettings, run_probed
-from tools.sideoutputs import compare_side_outputs, record_written, snapshot
+from perfloop.tools.measure.profiler import ProbeSettings, run_probed
+from perfloop.tools.check.sideoutputs import compare_side_outputs
+from perfloop.tools.measure.written import record_written, snapshot
 from tests.conftest import PIPELINES
 
 

@@ -1,9 +1,18 @@
 """The speed decision: interval and noise floor."""
 import pytest
 
-from evals.calibration import simulate
-from tools.stats import (RunSteps, SpeedPlan, candidate_first, check_speed, check_startup, noise_pct,
-                         sequential_speed, steps_ratio_ci, t_quantile)
+from perfloop.evals.calibration import simulate
+from perfloop.tools.check.stats import (
+    RunSteps,
+    SpeedPlan,
+    candidate_first,
+    check_speed,
+    check_startup,
+    noise_pct,
+    sequential_speed,
+    steps_ratio_ci,
+    t_quantile,
+)
 
 
 def runs(*throughputs: float, jitter: float = 0.02) -> list[RunSteps]:
@@ -113,7 +122,7 @@ def test_startup_is_judged_with_steady_state():
 
 
 def test_calibration_runs_the_real_pipeline_through_the_real_decision(tmp_path):
-    from evals.calibration import run_real_arm
+    from perfloop.evals.calibration import run_real_arm
 
     plan = SpeedPlan(ab_runs=2, max_ab_runs=2, num_resamples=300)
     result = run_real_arm(0.0, 1, tmp_path, steps=4, warmup=1, base_delay_ms=5.0, plan=plan)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import git, make_repo
-from tools.target import TargetError, load_target
+from perfloop.tools.contract.target import TargetError, load_target
 
 
 def test_reads_perfloop_toml_and_renders_command(tiny_repo):

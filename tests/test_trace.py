@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from conftest import git, make_repo, perfloop
-from tools.record import HotSamples
+from perfloop.tools.measure.record import HotSamples
 
 
 class Complete(BaseModel):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from tools.codemods import CodemodContext, NotApplicable, apply_codemod
+from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
 
 HEADER = "import math\nimport random\n\nimport numpy as np\n\n"
 

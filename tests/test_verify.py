@@ -1,21 +1,21 @@
 """The verify cascade: one function per stage, the README's list generated from them."""
 from __future__ import annotations
 
-from agent.nodes.verify import STAGES, cascade_markdown
+from perfloop.agent.nodes.verify import STAGES, cascade_markdown
 from tests.conftest import ROOT
 
 
 def test_readme_lists_the_stages_verify_runs():
     readme = (ROOT / "README.md").read_text()
-    assert cascade_markdown() in readme, "regenerate README's cascade list from agent.nodes.verify.cascade_markdown()"
+    assert cascade_markdown() in readme, "regenerate README's cascade list from perfloop.agent.nodes.verify.cascade_markdown()"
     names = [stage.name for stage in STAGES]
     assert len(names) == len(set(names)) and names[0] == "patch" and names[-1] == "speed"
     assert names.index("timing") < names.index("all_runs") < names.index("speed")
 
 
 def test_an_unchecked_loss_is_said_in_the_reason():
-    from agent.nodes.verify import _Cascade, _caveat
-    from tools.datacheck import CheckResult
+    from perfloop.agent.nodes.verify import _Cascade, _caveat
+    from perfloop.tools.check.datacheck import CheckResult
 
     cascade = _Cascade.__new__(_Cascade)
     cascade.loss = CheckResult(status="not_comparable", detail="no loss was recorded (no backward() on a scalar)")
@@ -32,16 +32,16 @@ def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_lengt
     (reorder) and whose tolerance it was, and the whole-run length read from the config
     (epochs x batches per epoch) must reach the start-up judgement.
     """
-    from agent.nodes.optimize import optimize
-    from agent.nodes.prepare import prepare
-    from agent.nodes.profile import profile
-    from agent.nodes.verify import verify
-    from agent.runs import new_run_id
-    from agent.state import LoopState, RemedyRef, Settings
-    from knowledge_base import describe, load_entries
-    from sandbox.workspace import Workspace
+    from perfloop.agent.nodes.optimize import optimize
+    from perfloop.agent.nodes.prepare import prepare
+    from perfloop.agent.nodes.profile import profile
+    from perfloop.agent.nodes.verify import verify
+    from perfloop.agent.runs import new_run_id
+    from perfloop.agent.state import LoopState, RemedyRef, Settings
+    from perfloop.knowledge_base import describe, load_entries
+    from perfloop.sandbox.workspace import Workspace
     from tests.conftest import make_repo
-    from tools.target import load_target
+    from perfloop.tools.contract.target import load_target
 
     target = load_target(make_repo(tmp_path / "repo"),
                          overrides={"steps": 6, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})

@@ -1,4 +1,4 @@
-"""Tests for sandbox.workspace and sandbox.inputs on real git repos in tmp dirs."""
+"""Tests for perfloop.sandbox.workspace and perfloop.sandbox.inputs on real git repos in tmp dirs."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import sandbox.inputs
-from sandbox.inputs import changed_inputs, snapshot_inputs
-from sandbox.workspace import PatchError, Workspace, user_tree_dirty
+import perfloop.sandbox.inputs as inputs_module
+from perfloop.sandbox.inputs import changed_inputs, snapshot_inputs
+from perfloop.sandbox.workspace import PatchError, Workspace, user_tree_dirty
 
 GITIGNORE = "data/*.npy\nbigdata/\nout/\nlogs/\n__pycache__/\n*.pyc\n"
 SPEEDUP_PATCH = """\
@@ -307,7 +307,7 @@ def test_link_explicit_input_globs(repo):
 
 
 def test_a_folder_past_the_file_cap_is_linked_whole(repo, monkeypatch):
-    monkeypatch.setattr(sandbox.inputs, "MAX_LINKED_FILES", 5)
+    monkeypatch.setattr(inputs_module, "MAX_LINKED_FILES", 5)
     (repo / "bigdata").mkdir()
     for i in range(10):
         (repo / "bigdata" / f"shard{i}.bin").write_bytes(b"x")

@@ -3,18 +3,18 @@ from __future__ import annotations
 
 from langgraph.types import interrupt
 
-from agent.console import say
-from agent.context import RunContext
-from agent.events import Approval, ProposalEdited
-from agent.faults import fault_point
-from agent.memory import remember
-from agent.state import DECISIONS, Iteration, LoopState, Verdict
-from tools.patching import touched_paths
+from perfloop.agent.ui.console import say
+from perfloop.agent.context import RunContext
+from perfloop.agent.events import Approval, ProposalEdited
+from perfloop.agent.faults import fault_point
+from perfloop.agent.memory import remember
+from perfloop.agent.state import DECISIONS, Iteration, LoopState, Verdict
+from perfloop.tools.change.patching import touched_paths
 
 
 def approval_request(state: LoopState) -> dict:
     """Return what the user needs to decide: the diff, the evidence, the gain, how it is verified."""
-    from agent.nodes.policy import enforced_policy
+    from perfloop.agent.rule import enforced_policy
 
     p = state.proposal
     diagnosis = next((d for d in state.diagnoses if d.entry_id == p.diagnosis), None)

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from agent.console import say
-from agent.context import RunContext
-from agent.events import Diagnosed, RemedyChosen, RemedySkipped, Stopped
-from agent.faults import fault_point
-from agent.memory import Memory
-from agent.state import LoopState, RemedyRef, Skip
-from knowledge_base import Diagnosis, bottleneck_moved, compare, load_entries
-from knowledge_base import diagnose as match_entries
+from perfloop.agent.ui.console import say
+from perfloop.agent.context import RunContext
+from perfloop.agent.events import Diagnosed, RemedyChosen, RemedySkipped, Stopped
+from perfloop.agent.faults import fault_point
+from perfloop.agent.memory import Memory
+from perfloop.agent.state import LoopState, RemedyRef, Skip
+from perfloop.knowledge_base import Diagnosis, bottleneck_moved, compare, load_entries
+from perfloop.knowledge_base import diagnose as match_entries
 
 
 def same_edit(ref: RemedyRef) -> list[RemedyRef]:

@@ -1,13 +1,13 @@
 """optimize: turn the chosen remedy into one patch against the branch head."""
 from __future__ import annotations
 
-from agent.console import say
-from agent.context import RunContext
-from agent.events import ProposalMade, RemedyNotApplicable, ReplayChecked
-from agent.faults import fault_point
-from agent.state import Attempt, LoopState, Proposal, Skip
-from tools.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
-from tools.patching import touched_paths
+from perfloop.agent.ui.console import say
+from perfloop.agent.context import RunContext
+from perfloop.agent.events import ProposalMade, RemedyNotApplicable, ReplayChecked
+from perfloop.agent.faults import fault_point
+from perfloop.agent.state import Attempt, LoopState, Proposal, Skip
+from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
+from perfloop.tools.change.patching import touched_paths
 
 
 def _replayed(ctx: RunContext, result, root) -> None:
@@ -16,8 +16,8 @@ def _replayed(ctx: RunContext, result, root) -> None:
     A rewrite that fails replay is never run in the pipeline. Where no call could be captured
     (a method whose ``self`` is too large to keep), the data check of the pipeline runs decides.
     """
-    from tools.profiler import ProbeSettings
-    from tools.replay import check_rewrite
+    from perfloop.tools.measure.profiler import ProbeSettings
+    from perfloop.tools.check.replay import check_rewrite
 
     settings = ProbeSettings(steps=2, warmup_steps=0, limits=ctx.protected(ctx.workspace.candidate_tree).limits,
                              first_step_timeout_s=ctx.state.target.first_step_timeout_s)
@@ -75,7 +75,7 @@ def optimize(state: LoopState) -> dict:
             if result.one_off_cost_s is not None:
                 declared["one_off_cost_s"] = result.one_off_cost_s
         else:
-            from agent.llm_proposer import propose_with_llm
+            from perfloop.agent.proposers.llm_proposer import propose_with_llm
 
             change, patch = propose_with_llm(ctx, diagnosis, remedy)
             source = "llm"

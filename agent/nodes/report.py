@@ -5,14 +5,14 @@ import json
 import statistics
 from pathlib import Path
 
-from agent.console import say
-from agent.context import RunContext, observed_isolation
-from agent.events import FinalCheck, RunFinished
-from agent.faults import fault_point
-from agent.state import LoopState
-from agent.summary import Numbers, build_summary
-from sandbox.git import head_of
-from tools.stats import RunSteps, steps_ratio_ci
+from perfloop.agent.ui.console import say
+from perfloop.agent.context import RunContext, observed_isolation
+from perfloop.agent.events import FinalCheck, RunFinished
+from perfloop.agent.faults import fault_point
+from perfloop.agent.state import LoopState
+from perfloop.agent.summary import Numbers, build_summary
+from perfloop.sandbox.git import head_of
+from perfloop.tools.check.stats import RunSteps, steps_ratio_ci
 
 
 def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | None]:

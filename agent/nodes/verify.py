@@ -4,23 +4,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.console import say
-from agent.context import RunContext
-from agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
-from agent.faults import fault_point
-from agent.memory import remember
-from agent.state import Iteration, LoopState, Proposal, Verdict
-from agent.nodes.policy import declared_rule
-from knowledge_base import Verification
-from sandbox.workspace import PROPOSAL_TRAILER, PatchError
-from tools.datacheck import CheckResult, compare_data, compare_losses
-from tools.models import RunMeasurement
-from tools.patching import scope_problems
-from tools.profiler import PipelineError, ProbeRun
-from tools.record import ProbeRecord
-from tools.sideoutputs import SideOutputCheck, compare_side_outputs
-from tools.stats import (RunSteps, SpeedCheck, SpeedPlan, StartupCheck, candidate_first, check_startup,
-                         sequential_speed)
+from perfloop.agent.ui.console import say
+from perfloop.agent.context import RunContext
+from perfloop.agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
+from perfloop.agent.faults import fault_point
+from perfloop.agent.memory import remember
+from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict
+from perfloop.agent.rule import declared_rule
+from perfloop.knowledge_base import Verification
+from perfloop.sandbox.workspace import PROPOSAL_TRAILER, PatchError
+from perfloop.tools.check.datacheck import CheckResult, compare_data, compare_losses
+from perfloop.tools.measure.models import RunMeasurement
+from perfloop.tools.change.patching import scope_problems
+from perfloop.tools.measure.profiler import PipelineError, ProbeRun
+from perfloop.tools.measure.record import ProbeRecord
+from perfloop.tools.check.sideoutputs import SideOutputCheck, compare_side_outputs
+from perfloop.tools.check.stats import (
+    RunSteps,
+    SpeedCheck,
+    SpeedPlan,
+    StartupCheck,
+    candidate_first,
+    check_startup,
+    sequential_speed,
+)
 
 DATA_OK = {"identical": ("identical",), "within_tolerance": ("identical", "within_tolerance")}
 # within_envelope: the baseline's own loss differs run to run and the candidate stays inside it;
@@ -48,7 +55,7 @@ class _Cascade:
     # Where the enforced data tolerance came from when the change declared its own (else None).
     tolerance_source: str | None = None
     # Whole-run length in steps when known (Target.run_steps, read from the training config or
-    # command line by tools/runlength.py); None judges start-up alone.
+    # command line by tools/contract/runlength.py); None judges start-up alone.
     run_steps: int | None = None
     baseline: list[RunMeasurement] = field(default_factory=list)
     smoke: RunMeasurement | None = None

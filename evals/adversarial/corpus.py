@@ -114,7 +114,7 @@ def oracle_control(target: str, targets_dir: Path | None = None) -> Mutant:
     import subprocess
     import tempfile
 
-    from evals.copy_target import TARGETS_DIR
+    from perfloop.evals.copy_target import TARGETS_DIR
 
     source = Path(targets_dir or TARGETS_DIR) / target
     patch = (source / "oracle.patch").read_text()

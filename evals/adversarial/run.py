@@ -13,8 +13,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from evals.adversarial.corpus import MUTANTS, Mutant, oracle_control
-from evals.copy_target import copy_target
+from perfloop.evals.adversarial.corpus import MUTANTS, Mutant, oracle_control
+from perfloop.evals.copy_target import copy_target
 
 # Small bounded runs keep the corpus affordable; per_step_metrics logs every 40 steps, so its
 # runs go past the first log line.
@@ -40,19 +40,19 @@ class MutantRow:
 
 
 def answer(mutant: Mutant) -> str:
-    """The scripted LLM's answer: the mutant's edit in the answer format agent/llm.py parses."""
+    """The scripted LLM's answer: the mutant's edit in the answer format agent/proposers/llm.py parses."""
     return json.dumps({"summary": f"faster: {mutant.kind}",
                        "edits": [{"file": mutant.file, "search": mutant.search, "replace": mutant.replace}]})
 
 
 def _profiled(target: str, work_dir: Path):
-    from agent.nodes.prepare import prepare
-    from agent.nodes.profile import profile
-    from agent.runs import new_run_id
-    from agent.state import LoopState, Settings
-    from knowledge_base import describe, load_entries
-    from sandbox.workspace import Workspace
-    from tools.target import load_target
+    from perfloop.agent.nodes.prepare import prepare
+    from perfloop.agent.nodes.profile import profile
+    from perfloop.agent.runs import new_run_id
+    from perfloop.agent.state import LoopState, Settings
+    from perfloop.knowledge_base import describe, load_entries
+    from perfloop.sandbox.workspace import Workspace
+    from perfloop.tools.contract.target import load_target
 
     repo = copy_target(target, work_dir / target / "repo")
     loaded = load_target(repo, overrides={**RUN_OVERRIDES, **TARGET_OVERRIDES.get(target, {})})
@@ -67,11 +67,11 @@ def _profiled(target: str, work_dir: Path):
 
 def run_mutant(state, mutant: Mutant) -> MutantRow:
     """Propose the mutant through the LLM path and verify it; return where it ended."""
-    from agent.nodes.optimize import optimize
-    from agent.nodes.verify import verify
-    from agent.state import RemedyRef
+    from perfloop.agent.nodes.optimize import optimize
+    from perfloop.agent.nodes.verify import verify
+    from perfloop.agent.state import RemedyRef
     # The scripted server the tests use: a real HTTP server on 127.0.0.1.
-    from evals.scripted_llm import ScriptedLLM
+    from perfloop.evals.scripted_llm import ScriptedLLM
 
     with ScriptedLLM([answer(mutant)] * 3) as server:
         settings = state.settings.model_copy(update={"llm_base_url": server.base_url, "llm_model": "scripted"})
@@ -91,8 +91,8 @@ def run_mutant(state, mutant: Mutant) -> MutantRow:
 
 def _undo_commit(state) -> None:
     """Put the run's branch back at the profiled head, so the next mutant starts from the same code."""
-    from sandbox.git import git
-    from sandbox.workspace import Workspace
+    from perfloop.sandbox.git import git
+    from perfloop.sandbox.workspace import Workspace
 
     ws = Workspace(state.target.repo_root, state.run_id, state.target.subdir)
     git("reset", "--quiet", "--hard", state.head, cwd=ws.base_tree)

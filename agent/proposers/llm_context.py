@@ -1,0 +1,122 @@
+"""What the LLM proposer shows the model besides the files: callers, captured shapes, an earlier failure.
+
+Every part is capped (`cap`) and says what was cut, so the prompt stays bounded however
+large the pipeline or its arguments are.
+"""
+from __future__ import annotations
+
+import ast
+import pickle
+from pathlib import Path
+
+from perfloop.tools.change.codemods.hot_function import functions, python_files
+
+MAX_PART_CHARS = 6_000
+"""Cap of each prompt part (function source, callers, shapes, config, failure)."""
+MAX_CALLERS = 4
+MAX_CALLS_DESCRIBED = 3
+
+
+def cap(text: str, limit: int = MAX_PART_CHARS, what: str = "text") -> str:
+    """Return `text` cut at `limit` characters, saying how much of which part was cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... {what} cut: {len(text) - limit} of {len(text)} characters left out]"
+
+
+def function_source(text: str, qualname: str) -> str | None:
+    """Return the source of function `qualname` in module text `text` (decorators included), or None."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node, qual in functions(tree):
+        if qual == qualname:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            return "\n".join(text.splitlines()[start - 1:node.end_lineno]) + "\n"
+    return None
+
+
+def find_callers(root: Path, qualname: str) -> list[dict]:
+    """Return the functions of the target's own files that call `qualname` by its last name: file, name, source."""
+    short = qualname.split(".")[-1]
+    found = []
+    for relative in python_files(root):
+        text = (root / relative).read_text(encoding="utf-8", errors="replace")
+        if short not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node, qual in functions(tree):
+            if qual == qualname:
+                continue
+            calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and _called_name(c.func) == short]
+            # A call inside a nested function belongs to that one (listed on its own).
+            nested = {id(c) for inner in ast.walk(node) if inner is not node and
+                      isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) for c in ast.walk(inner)}
+            if any(id(c) not in nested for c in calls):
+                found.append({"file": relative, "name": qual, "line": node.lineno,
+                              "source": ast.get_source_segment(text, node) or ""})
+    return found[:MAX_CALLERS]
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def describe_value(value, depth: int = 0) -> str:
+    """One line for an argument: type, shape and dtype for arrays and tensors, lengths for containers."""
+    kind = type(value)
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        device = getattr(value, "device", None)
+        where = f", device={device}" if device is not None and str(device) != "cpu" else ""
+        return f"{kind.__module__.split('.')[0]}.{kind.__name__}(shape={tuple(shape)}, dtype={dtype}{where})"
+    if isinstance(value, (list, tuple)) and depth < 2:
+        inner = describe_value(value[0], depth + 1) if value else "empty"
+        return f"{kind.__name__}[len={len(value)}] of {inner}"
+    if isinstance(value, dict) and depth < 2:
+        items = ", ".join(f"{k!r}: {describe_value(v, depth + 1)}" for k, v in list(value.items())[:6])
+        return f"dict[{len(value)} keys] {{{items}}}"
+    if isinstance(value, (int, float, bool, str)) or value is None:
+        return f"{kind.__name__} = {value!r}"[:120]
+    return kind.__name__
+
+
+def describe_calls(calls_dir: Path) -> str:
+    """Describe the captured calls' arguments (perfloop.tools.check.replay's call-*.pkl files): one block per call."""
+    paths = sorted(Path(calls_dir).glob("call-*.pkl"))
+    blocks = []
+    for number, path in enumerate(paths[:MAX_CALLS_DESCRIBED], 1):
+        try:
+            # Written by the target's own process during the capture run: as trusted as running it.
+            call = pickle.loads(path.read_bytes())
+        except (pickle.UnpicklingError, ImportError, AttributeError, EOFError, TypeError, ValueError) as error:
+            blocks.append(f"call {number}: could not be read back here ({type(error).__name__}: {error})")
+            continue
+        args = [f"  arg {i}: {describe_value(v)}" for i, v in enumerate(call.get("args", []))]
+        kwargs = [f"  {k}: {describe_value(v)}" for k, v in call.get("kwargs", {}).items()]
+        blocks.append("\n".join([f"call {number}:", *args, *kwargs]))
+    if len(paths) > MAX_CALLS_DESCRIBED:
+        blocks.append(f"({len(paths) - MAX_CALLS_DESCRIBED} more captured calls not shown)")
+    return "\n".join(blocks)
+
+
+def earlier_failures(records, function: str) -> list[str]:
+    """Reasons earlier replays of `function` in this run failed, newest last (audit records as dicts)."""
+    reasons = []
+    for record in records:
+        data = record.get("data") or {}
+        if record.get("event") == "replay" and data.get("function") == function and not data.get("ok"):
+            reasons.append(f"{data.get('verdict')}: {data.get('reason')}")
+        elif record.get("event") == "llm_candidate" and data.get("outcome") == "failed_replay" \
+                and data.get("function", function) == function:
+            reasons.append(f"candidate '{data.get('summary')}': {data.get('reason')}")
+    return reasons

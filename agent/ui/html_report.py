@@ -1,0 +1,346 @@
+"""`perfloop report`: render a run's audit log as one self-contained HTML page.
+
+Everything shown is read back from the typed audit events (agent/events.py), so logs
+written by older versions render too: parts they lack (a step's timeline, say) are
+named as missing rather than drawn. Charts are inline SVG from report_charts.py.
+"""
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfloop.agent.events import (
+    Approval,
+    Diagnosed,
+    Logged,
+    Profiled,
+    ProposalEdited,
+    ProposalMade,
+    RunFinished,
+    RunStarted,
+    VerdictReached,
+    VerifyStage,
+    parse_record,
+)
+from perfloop.agent.ui.report_charts import LEDGER_STAGES, ledger_bars, speed_intervals, step_gantt
+from perfloop.agent.runs import find_run
+
+_STYLE = """body{font:14px/1.45 system-ui,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
+pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}.accepted{color:#070}.rejected{color:#a00}
+.declined{color:#a60}.ok{color:#070}.bad{color:#a00}.add{color:#070}.del{color:#a00}.hunk{color:#36c}
+section.proposal{border-left:4px solid #ccc;padding-left:1em;margin:1.5em 0}section.v-accepted{border-color:#070}
+section.v-rejected{border-color:#a00}section.v-declined{border-color:#a60}svg.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
+details>summary{cursor:pointer}.muted{color:#777}"""
+
+
+def _esc(value) -> str:
+    return html.escape(str(value))
+
+
+@dataclass
+class ProposalView:
+    """One proposal and what became of it, gathered from its events."""
+
+    seq: int
+    proposal: dict
+    approval: Approval | None = None
+    edited: ProposalEdited | None = None
+    stages: list[VerifyStage] = field(default_factory=list)
+    verdict: dict | None = None  # raw, so fields newer than this reader (side_outputs) still show
+
+    @property
+    def speed(self) -> dict | None:
+        """Return the speed check: the verdict's, else the speed stage's result (older logs)."""
+        if self.verdict and self.verdict.get("speed"):
+            return self.verdict["speed"]
+        return next((s.result for s in self.stages if s.stage == "speed" and s.result), None)
+
+
+def _profile_label(index: int, accepted_before: list[str]) -> str:
+    return "before" if index == 0 or not accepted_before else f"after {accepted_before[-1]}"
+
+
+def gather(raw: list[dict]) -> tuple[list[Logged], list[tuple[str, Logged]], list[ProposalView]]:
+    """Parse the records; return them, the labelled profiles and the proposals in order."""
+    records = [parse_record(r) for r in raw]
+    profiles: list[tuple[str, Logged]] = []
+    proposals: dict[str, ProposalView] = {}
+    accepted: list[str] = []
+    for raw_record, record in zip(raw, records):
+        event = record.event
+        if isinstance(event, Profiled):
+            profiles.append((_profile_label(len(profiles), accepted), record))
+        elif isinstance(event, ProposalMade):
+            proposals[event.proposal.id] = ProposalView(record.seq, event.proposal.model_dump(mode="json"))
+        elif isinstance(event, Approval) and event.proposal in proposals:
+            proposals[event.proposal].approval = event
+        elif isinstance(event, ProposalEdited) and event.proposal in proposals:
+            proposals[event.proposal].edited = event
+        elif isinstance(event, VerifyStage) and proposals:  # stages follow the proposal they verify
+            list(proposals.values())[-1].stages.append(event)
+        elif isinstance(event, VerdictReached):
+            verdict = (raw_record.get("data") or {}).get("verdict") or event.verdict.model_dump(mode="json")
+            view = proposals.get(event.verdict.proposal_id)
+            if view is not None:
+                view.verdict = verdict
+            if event.verdict.verdict == "accepted":
+                accepted.append(event.verdict.proposal_id)
+    return records, profiles, list(proposals.values())
+
+
+def _ledger_parts(profile: dict) -> dict[str, float]:
+    ledger = profile.get("ledger") or {}
+    return {stage: float(ledger.get(f"{stage}_ms") or 0.0) for stage in LEDGER_STAGES}
+
+
+def _timeline(profile: dict) -> dict | None:
+    full = next((run for run in profile.get("runs", []) if run.get("mode") == "full"), None)
+    return (full or {}).get("timeline")
+
+
+def _diff(patch: str) -> str:
+    out = []
+    for row in patch.splitlines():
+        kind = ("hunk" if row.startswith("@@") else "add" if row.startswith("+") and not row.startswith("+++")
+                else "del" if row.startswith("-") and not row.startswith("---") else "")
+        out.append(f"<span class={kind}>{_esc(row)}</span>" if kind else _esc(row))
+    return "<pre class=diff>" + "\n".join(out) + "</pre>"
+
+
+def _check(result: dict | None) -> str:
+    if not result:
+        return "–"
+    return f"<b>{_esc(result.get('status', ''))}</b> {_esc(result.get('detail', ''))}"
+
+
+_SIDE_FIELDS = (("compared", "compared"), ("lines_compared", "lines compared"),
+                ("numbers_masked", "numbers masked (they vary between the baseline's runs)"),
+                ("differences", "differences"), ("declared", "declared by the remedy"),
+                ("not_compared", "not compared"))
+
+
+def _side_outputs(value) -> str:
+    """Render a verdict's side-output check (perfloop.tools.check.sideoutputs.SideOutputCheck as JSON); other shapes row by row."""
+    if isinstance(value, dict) and "status" in value:
+        rows = [f"<tr><td>result</td><td><b>{_esc(value['status'])}</b> {_esc(value.get('detail', ''))}</td></tr>"]
+        for key, title in _SIDE_FIELDS:
+            item = value.get(key)
+            if isinstance(item, list):
+                item = "; ".join(str(part) for part in item) or "none"
+            if item not in (None, ""):
+                rows.append(f"<tr><td>{_esc(title)}</td><td>{_esc(item)}</td></tr>")
+        return "<table><tr><th>side outputs</th><th></th></tr>" + "".join(rows) + "</table>"
+    items = value.items() if isinstance(value, dict) else enumerate(value if isinstance(value, list) else [value])
+    rows = []
+    for key, item in items:
+        if isinstance(item, dict):
+            name = item.get("name") or item.get("path") or key
+            status = item.get("status", item.get("passed", ""))
+            rows.append(f"<tr><td>{_esc(name)}</td><td>{_esc(status)}</td><td>{_esc(item.get('detail', ''))}</td></tr>")
+        else:
+            rows.append(f"<tr><td>{_esc(key)}</td><td colspan=2>{_esc(item)}</td></tr>")
+    return "<table><tr><th>side output</th><th>result</th><th>detail</th></tr>" + "".join(rows) + "</table>"
+
+
+def _stage_detail(stage: VerifyStage) -> str:
+    result = stage.result or {}
+    return str(result.get("detail") or result.get("reason") or "")
+
+
+def _proposal_section(view: ProposalView) -> str:
+    p, v = view.proposal, view.verdict or {}
+    verdict = v.get("verdict", "pending")
+    out = [f"<section class='proposal v-{_esc(verdict)}' id='{_esc(p['id'])}'>",
+           f"<h3>{_esc(p['id'])}: {_esc(p['change'])} <span class={_esc(verdict)}>{_esc(verdict.upper())}</span></h3>",
+           f"<p>{_esc(p['diagnosis'])}/{_esc(p['remedy'])} ({_esc(p['source'])}), expected up to "
+           f"{p.get('expected_speedup', 0):.2f}x; data must be {_esc(p.get('data_rule'))}, loss "
+           f"{_esc(p.get('loss_rule'))}.</p><table>"]
+    if view.approval is not None:
+        a = view.approval
+        out.append(f"<tr><th>approval</th><td>{_esc(a.decision)} by {_esc(a.by)}"
+                   f"{': ' + _esc(a.reason) if a.reason else ''}</td></tr>")
+    if v:
+        out.append(f"<tr><th>verdict</th><td class={_esc(verdict)}>{_esc(verdict)} at stage <b>{_esc(v.get('stage'))}"
+                   f"</b>: {_esc(v.get('reason', ''))}</td></tr>")
+        out.append(f"<tr><th>data</th><td>{_check(v.get('data'))}</td></tr><tr><th>loss</th><td>{_check(v.get('loss'))}"
+                   "</td></tr>")
+    speed = view.speed
+    if speed:
+        base = sorted(speed.get("baseline_samples_per_s") or [0])
+        cand = sorted(speed.get("candidate_samples_per_s") or [0])
+        out.append(f"<tr><th>speed</th><td>{speed['speedup']:.3f}x [{speed['ci'][0]:.3f}, {speed['ci'][1]:.3f}] "
+                   f"(noise floor {speed.get('threshold_pct', 0):.1f}%); median {base[len(base) // 2]:.1f} → "
+                   f"{cand[len(cand) // 2]:.1f} samples/s over {len(base)} + {len(cand)} runs</td></tr>")
+    if v.get("commit"):
+        out.append(f"<tr><th>commit</th><td><code>{_esc(v['commit'])}</code></td></tr>")
+    out.append("</table>")
+    if view.stages:
+        items = "".join(f"<li>{_esc(s.stage)}: <span class={'ok' if s.passed else 'bad'}>"
+                        f"{'pass' if s.passed else 'FAIL'}</span> {_esc(_stage_detail(s))}</li>" for s in view.stages)
+        out.append(f"<p>Verification stages:</p><ol>{items}</ol>")
+    if v.get("side_outputs"):
+        out.append(_side_outputs(v["side_outputs"]))
+    if view.edited is not None:
+        out.append("<p>Edited by the user before verification; the verified patch:</p>" + _diff(view.edited.edited_patch))
+        out.append("<details><summary>the proposed patch</summary>" + _diff(view.edited.original_patch) + "</details>")
+    else:
+        out.append(_diff(p.get("patch", "")))
+    return "".join(out) + "</section>"
+
+
+def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] = ()) -> str:
+    """Return the report page for these raw audit records (as AuditLog.records() yields them)."""
+    records, profiles, proposals = gather(raw)
+    out = [f"<!doctype html><html lang=en><meta charset=utf-8><title>perfloop report</title><style>{_STYLE}</style>"]
+    start = next((r.event for r in records if isinstance(r.event, RunStarted)), None)
+    if start is not None:
+        out.append(f"<h1>perfloop run {_esc(start.run_id)}</h1>")
+        out.append(f"<p>Command <code>{_esc(start.target.get('command', ''))}</code>, "
+                   f"branch <code>{_esc(start.branch)}</code>, from {_esc(start.head[:10])}.</p>")
+    chain = ("<span class=ok>intact</span>" if not problems
+             else "<span class=bad>BROKEN: " + _esc("; ".join(problems)) + "</span>")
+    out.append(f"<p id=chain>Audit chain: {chain} ({len(records)} records).</p>")
+    finished = next((r.event.summary for r in reversed(records) if isinstance(r.event, RunFinished)), None)
+    if finished:
+        out.append(f"<h2>Result: {finished['speedup']:.2f}x</h2><p>{finished['baseline']['samples_per_s']:.1f} → "
+                   f"{finished['final']['samples_per_s']:.1f} samples/s; stopped: {_esc(finished['stop_reason'])} "
+                   f"({_esc(finished.get('stop_detail', ''))})</p>")
+        out.append(_base_moved(finished) + _isolation(finished))
+    if traces:
+        links = ", ".join(f"<a href='{_esc(href)}'>{_esc(label)}</a>" for label, href in traces)
+        out.append(f"<p>Trace (Chrome trace JSON; open it in <a href='https://ui.perfetto.dev'>Perfetto</a> or "
+                   f"chrome://tracing): {links}</p>")
+    if profiles:
+        out.append("<h2>Where a step's time goes</h2><p>The mean measured step of each profile, split into the "
+                   "probe's stages (each interval counted once).</p>")
+        out.append(ledger_bars([(label, _ledger_parts(r.event.profile)) for label, r in profiles]))
+        out.append(_headspace(profiles))
+    rows = [{"label": v.proposal["id"], "speedup": v.speed["speedup"], "ci": list(v.speed["ci"]),
+             "threshold_pct": v.speed.get("threshold_pct", 0.0), "verdict": (v.verdict or {}).get("verdict", "")}
+            for v in proposals if v.speed and v.speed.get("speedup")]
+    if rows:
+        out.append("<h2>Throughput per proposal</h2><p>Speed-up of each timed proposal (median candidate over median "
+                   "baseline samples/s in interleaved runs), its 95% interval (bar) and the noise floor it had to "
+                   "beat (grey band; dashed: the gain required).</p>" + speed_intervals(rows))
+    if profiles:
+        out.append(_timelines(profiles))
+    out.append(_diagnoses(records))
+    if proposals:
+        out.append("<h2>Proposals</h2>" + "".join(_proposal_section(v) for v in proposals))
+    out.append(_raw_records(raw, records))
+    return "\n".join(out) + "</html>"
+
+
+def _base_moved(summary: dict) -> str:
+    """Say that the user's HEAD moved during the run, and what to do (empty when it did not)."""
+    if not summary.get("base_moved"):
+        return ""
+    base, now, branch = str(summary.get("base") or ""), str(summary.get("base_now") or ""), summary.get("branch", "")
+    return (f"<p id=base-moved class=bad>Your HEAD moved during the run: {_esc(branch)} grows from "
+            f"<code>{_esc(base[:10])}</code>, your HEAD is now <code>{_esc(now[:10])}</code>. Rebase or "
+            "cherry-pick the run's commits onto it.</p>")
+
+
+def _isolation(summary: dict) -> str:
+    """One line on the isolation the sandbox reported over the run's pipeline runs (empty for older logs)."""
+    seen = summary.get("isolation")
+    if not seen:
+        return ""
+    detail = seen.get("detail") or {}
+    items = "".join(f"<li>{_esc(name)}: <b>{_esc(seen.get(key))}</b> <span class=muted>{_esc(detail.get(words, ''))}"
+                    "</span></li>" for name, key, words in (("network", "network", "network"),
+                                                           ("memory limit", "memory_limit", "memory"),
+                                                           ("your inputs", "inputs", "inputs")))
+    return (f"<p id=isolation>Isolation the sandbox reported over {_esc(seen.get('runs'))} pipeline run(s) "
+            f"(the weakest of each):</p><ul>{items}</ul>")
+
+
+def _headspace(profiles: list[tuple[str, Logged]]) -> str:
+    """One row per profile: the step with free data (stored batches replayed), the headspace, and how measured."""
+    rows = []
+    for label, record in profiles:
+        profile = record.event.profile
+        share, free = profile.get("headspace"), profile.get("step_ms_free_data")
+        measured = share is not None and free is not None
+        free_cell, share_cell = (f"{free:.1f} ms", f"{share:.0%}") if measured else ("–", "–")
+        rows.append(f"<tr><td>{_esc(label)}</td><td>{free_cell}</td><td>{share_cell}</td>"
+                    f"<td class=muted>{_esc(profile.get('headspace_note', '') or 'recorded by an older perfloop')}</td></tr>")
+    return ("<h3>Headspace</h3><p>The same loop fed the profile's stored batches from memory, the data loading "
+            "bypassed: the step it leaves is the step with free data, and <b>headspace</b> = (step − step with free "
+            "data) / step is the most any data-side change can gain.</p><table class=headspace><tr><th>profile</th>"
+            "<th>step with free data</th><th>headspace</th><th>how measured</th></tr>" + "".join(rows)
+            + "</table>")
+
+
+def _timelines(profiles: list[tuple[str, Logged]]) -> str:
+    shown = [profiles[0]] + ([profiles[-1]] if len(profiles) > 1 else [])
+    out = ["<h2>One step, laid out in time</h2><p>The median measured step of the profile's full run: the main "
+           "process's stages, and the batch builds (DataLoader workers, or the main process itself) during it and "
+           "in the step-long window before it. Red is the model waiting for data.</p>"]
+    for label, record in shown:
+        timeline = _timeline(record.event.profile)
+        if timeline:
+            out.append(step_gantt(timeline, f"{label}: step {timeline['index']}, {timeline['step_ms']:.1f} ms"))
+        else:
+            out.append(f"<p class=muted>{_esc(label)}: no timeline in this profile (recorded by an older perfloop).</p>")
+    return "".join(out)
+
+
+def _diagnoses(records: list[Logged]) -> str:
+    out = []
+    for record in records:
+        if isinstance(record.event, Diagnosed):
+            items = "".join(f"<li><b>{_esc(d.entry_id)}</b> (up to {d.expected_speedup:.2f}x): {_esc(d.summary)}</li>"
+                            for d in record.event.ranked) or "<li>no known bottleneck matched</li>"
+            out.append(f"<p>At {_esc(record.event.head[:10])} (record #{record.seq}):</p><ul>{items}</ul>")
+    return "<h2>Diagnoses</h2>" + "".join(out) if out else ""
+
+
+def _raw_records(raw: list[dict], records: list[Logged]) -> str:
+    items = "".join(f"<details><summary>#{r.seq} {_esc(data.get('event', ''))} ({_esc(r.node)}): "
+                    f"{_esc(' '.join(r.event.lines())[:160])}</summary><pre>{_esc(json.dumps(data, indent=1))}</pre>"
+                    "</details>" for data, r in zip(raw, records))
+    return f"<h2>Audit records</h2><details><summary>all {len(raw)} raw records</summary>{items}</details>"
+
+
+def trace_links(state_dir: Path, raw: list[dict], page_dir: Path) -> list[tuple[str, str]]:
+    """Return the run's traces to link: `perfloop profile --trace`'s, and one written per profile still on disk."""
+    from perfloop.agent.ui.trace import TRACE_POINTER, write_trace
+
+    links = []
+    pointer = state_dir / TRACE_POINTER
+    if pointer.exists() and Path(pointer.read_text().strip()).exists():
+        links.append(("--trace file", Path(pointer.read_text().strip())))
+    for data in raw:
+        if data.get("event") != "profile":
+            continue
+        full = next((run for run in (data.get("data") or {}).get("profile", {}).get("runs", [])
+                     if run.get("mode") == "full"), None)
+        if full and (Path(full["probe_dir"]) / "main-rank0.json").exists():
+            links.append((f"profile #{data['seq']}",
+                          write_trace(Path(full["probe_dir"]), state_dir / f"trace-profile-{data['seq']}.json")))
+    return [(label, _href(path, page_dir)) for label, path in links]
+
+
+def _href(path: Path, page_dir: Path) -> str:
+    path = path.resolve()
+    try:
+        return path.relative_to(page_dir.resolve()).as_posix()
+    except ValueError:
+        return path.as_uri()
+
+
+def write_report(ref: str, output: str | None = None) -> Path:
+    """Write the HTML report of run ``ref`` (and a trace per profile still on disk); return its path."""
+    from perfloop.agent.audit import AuditLog
+
+    state_dir = find_run(ref)
+    log = AuditLog(state_dir / "audit.jsonl")
+    path = Path(output) if output else state_dir / "report.html"
+    raw = list(log.records())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render(raw, log.verify(), trace_links(state_dir, raw, path.parent)), encoding="utf-8")
+    return path

@@ -1,0 +1,2 @@
+"""The pipeline's own `evals` package."""
+OWNER = "pipeline"

@@ -1,0 +1,2 @@
+"""The pipeline's own `tools` package: a name perfloop must neither shadow nor be shadowed by."""
+OWNER = "pipeline"

@@ -1,0 +1,69 @@
+"""One import name: the wheel installs `perfloop` and nothing else, and a repo with its own `tools/` still works."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, make_repo, perfloop
+
+LAYERS = ("agent", "tools", "sandbox", "knowledge_base", "evals")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    out = tmp_path_factory.mktemp("wheel")
+    # The build is against a copy, so the checkout gets no build/ or egg-info folder.
+    source = out / "source"
+    ignore = subprocess.run(["git", "ls-files", "--others", "--ignored", "--exclude-standard", "--directory"],
+                            cwd=ROOT, capture_output=True, text=True).stdout.split()
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info",
+                                                                 "build", *[p.rstrip("/") for p in ignore]))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "-w", str(out), str(source)], check=True, capture_output=True, text=True)
+    (built,) = out.glob("perfloop-*.whl")
+    return zipfile.ZipFile(built)
+
+
+def test_wheel_installs_only_the_perfloop_name(wheel):
+    top = {name.split("/")[0] for name in wheel.namelist()}
+    assert {t for t in top if not t.endswith(".dist-info")} == {"perfloop"}
+    entry_points = next(n for n in wheel.namelist() if n.endswith("entry_points.txt"))
+    assert "perfloop = perfloop.agent.cli:main" in wheel.read(entry_points).decode()
+
+
+def test_wheel_carries_every_package_and_the_files_they_read(wheel):
+    names = set(wheel.namelist())
+    for layer in LAYERS:
+        for init in (ROOT / layer).rglob("__init__.py"):
+            if "targets" in init.parts:
+                continue
+            assert f"perfloop/{init.relative_to(ROOT)}" in names, f"{init.parent} is missing from the wheel"
+    for needed in ("tools/measure/probe/sitecustomize.py", "tools/measure/probe/perfloop_probe.py",
+                   "agent/proposers/prompts/propose_edit.j2", "knowledge_base/entries/dataloader_starved.yaml",
+                   "tools/check/replay_child.py", "sandbox/guard.py", "evals/targets/data_bound/train.py"):
+        assert f"perfloop/{needed}" in names
+
+
+def test_pyproject_names_every_package():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"perfloop." + ".".join(init.parent.relative_to(ROOT).parts)
+             for layer in LAYERS for init in (ROOT / layer).rglob("__init__.py") if "targets" not in init.parts}
+    assert listed == found
+
+
+def test_a_repo_with_its_own_tools_agent_and_evals_packages(tmp_path):
+    # Run from the repo's root, as a user would: its folders come first on sys.path there.
+    repo = make_repo(tmp_path / "repo", pipeline="clashing")
+    result = perfloop("profile", str(repo), "--json", cwd=repo)
+    assert result.returncode == 0, result.stderr[-3000:]
+    profile = json.loads(result.stdout.strip().splitlines()[-1])
+    assert "dataloader_starved" in [d["entry_id"] for d in profile["diagnoses"]]
+    hot = profile["hot_functions"][0]
+    assert (hot["name"], hot["file"]) == ("frame_energy", "tools/energy.py"), profile["hot_functions"][:3]

@@ -1,0 +1,57 @@
+"""Deterministic codemods: each turns a CodemodContext into one CodemodResult (or NotApplicable)."""
+
+from collections.abc import Callable
+
+from perfloop.tools.change.codemods.base import (
+    CodemodContext,
+    CodemodResult,
+    DataLoaderSite,
+    NotApplicable,
+    ReplayTarget,
+    Tolerance,
+)
+from perfloop.tools.change.codemods.dataloader import set_dataloader_option
+from perfloop.tools.change.codemods.decode_once import cache_decoded_records
+from perfloop.tools.change.codemods.remedies import (
+    set_num_workers,
+    set_persistent_workers,
+    set_pin_memory,
+    set_prefetch_factor,
+)
+from perfloop.tools.change.codemods.model_side import (
+    enable_torch_compile,
+    set_intra_op_threads,
+    set_optimizer_flag,
+    set_zero_grad_to_none,
+)
+from perfloop.tools.change.codemods.roundtrip import zero_copy_conversion
+from perfloop.tools.change.codemods.vectorize import vectorize_hot_function
+
+REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
+    "set_num_workers": set_num_workers,
+    "set_persistent_workers": set_persistent_workers,
+    "set_pin_memory": set_pin_memory,
+    "set_prefetch_factor": set_prefetch_factor,
+    "vectorize_hot_function": vectorize_hot_function,
+    "enable_torch_compile": enable_torch_compile,
+    "set_optimizer_flag": set_optimizer_flag,
+    "set_zero_grad_to_none": set_zero_grad_to_none,
+    "set_intra_op_threads": set_intra_op_threads,
+    "zero_copy_conversion": zero_copy_conversion,
+    "cache_decoded_records": cache_decoded_records,
+}
+
+
+def apply_codemod(codemod_id: str, ctx: CodemodContext) -> CodemodResult:
+    """Run the codemod registered under `codemod_id` on the context."""
+    if codemod_id not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY))
+        raise ValueError(f"unknown codemod {codemod_id!r}; known codemods: {known}")
+    return REGISTRY[codemod_id](ctx)
+
+
+__all__ = [
+    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable", "ReplayTarget",
+    "Tolerance",
+    "apply_codemod", "set_dataloader_option",
+]

@@ -1,0 +1,84 @@
+"""Records that cross the codemod boundary: what a codemod reads and what it returns."""
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+
+class DataLoaderSite(BaseModel):
+    """Where the probe saw a DataLoader constructed, and with which values."""
+
+    file: str
+    """Path of the source file relative to the target folder, e.g. "train.py"."""
+    line: int
+    """1-based line the DataLoader( call starts on, as the Python frame reported it."""
+    kwargs: dict = Field(default_factory=dict)
+    """Values the DataLoader got at run time: num_workers, batch_size, pin_memory, ..."""
+
+
+class CodemodContext(BaseModel):
+    """Everything a codemod may read: the target folder, its config, the probe's findings."""
+
+    root: Path
+    """The target folder (a git worktree); every relative path below is resolved here."""
+    config_path: str | None = None
+    """Training config relative to root: YAML (.yaml/.yml), JSON (.json) or TOML (.toml)."""
+    sites: list[DataLoaderSite] = Field(default_factory=list)
+    """DataLoader construction sites, the training DataLoader first."""
+    metrics: dict = Field(default_factory=dict)
+    """Profile metrics such as workers_needed and cpu_count; any key may be missing."""
+    params: dict = Field(default_factory=dict)
+    """Remedy parameters from the knowledge base, e.g. {"value": "auto"} or {"value": 4}."""
+
+
+class Tolerance(BaseModel):
+    """A declared tolerance: where the change reorders floating-point work, and how far it may drift."""
+
+    atol: float
+    """Absolute tolerance: |a - b| <= atol + rtol * |b|."""
+    rtol: float
+    """Relative tolerance."""
+    reason: str
+    """Why results may differ, e.g. "math.exp -> np.exp may differ in the last bit"."""
+
+
+class ReplayTarget(BaseModel):
+    """The function a rewrite changed, to replay on captured calls before any pipeline run."""
+
+    file: str
+    """Path relative to the target folder, e.g. "data.py"."""
+    function: str
+    """Qualified name in that file, e.g. "frame_energy" or "ClipDataset.__getitem__"."""
+    lists_became_arrays: bool = False
+    """The rewrite returns arrays where the old code returned lists of numbers, on purpose:
+    replay compares values, shapes and dtype kinds, not the container type."""
+
+
+class CodemodResult(BaseModel):
+    """One proposed change: the new text of every file it touches, and what it does."""
+
+    files: dict[str, str]
+    """Relative path -> full new text, for the files that change only."""
+    summary: str
+    """One line for a human, e.g. "num_workers 0 → 2 in configs/train.yaml (data.num_workers)"."""
+    knob: str
+    """The option changed, e.g. "num_workers"."""
+    old_value: object
+    """Its value before the change (the run-time value where the source held an expression)."""
+    new_value: object
+    """Its value after the change."""
+    location: str
+    """Where the change is, as "relative/path:line"."""
+    tolerance: Tolerance | None = None
+    """None: data (and loss) must stay bit-identical; else the tolerance the change needs and why."""
+    replay: ReplayTarget | None = None
+    """Set by source rewrites: replay this function (perfloop.tools.check.replay) before any pipeline run."""
+    one_off_cost_s: float | None = None
+    """Declared one-off cost (e.g. torch.compile's first compile) that start-up pays once; the verify
+    stage measures the real extra start-up and the break-even step count against it."""
+    notes: list[str] = Field(default_factory=list)
+    """What a reviewer should know: loops left alone and why, numerics caveats."""
+
+
+class NotApplicable(Exception):
+    """The codemod does not apply to this target; the message says why."""

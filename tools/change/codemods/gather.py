@@ -1,0 +1,262 @@
+"""Gather loops: a nest of `for` loops that copies `A[affine index]` into `T[loop counters]`.
+
+The batch builders of character LMs (nanoGPT style) fill a preallocated tensor element
+by element:
+
+    for b, i in enumerate(ix.tolist()):
+        for j in range(block_size):
+            x[b, j] = int(data[i + j])
+
+Every loop becomes an array axis and the whole nest one fancy-indexed read and one
+slice write per statement:
+
+    i = np.asarray(ix.tolist(), dtype=np.int64)
+    j = np.arange(block_size)
+    x[:len(i), :len(j)] = torch.as_tensor(data_arr[i[:, None] + j].astype(np.int64))
+
+The conversion is the loop's: `int(v)` -> `.astype(np.int64)` (truncates like int()),
+`float(v)` -> `.astype(np.float64)` (exact); the write then casts into the target's
+dtype as the element-wise writes did (the same C cast for each element). Refused, with
+the reason: other statements, targets read in the loop (aliasing, loop-carried
+dependencies), indices that are not affine in the loop values, written indices that
+are not the loop counters in loop order, early exits, random draws and other calls.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.loop_checks import _RANDOM
+from perfloop.tools.change.codemods.loops import LoopRewrite, _names_loaded, dotted
+
+_PURE_CALLS = {"len", "range", "enumerate", "int", "float"}
+_CONVERSIONS = {"int": ".astype(np.int64)", "float": ".astype(np.float64)"}
+
+
+@dataclass
+class _Level:
+    """One loop of the nest: the name that counts 0..n-1 (if any), the element name and its array."""
+
+    counter: str | None
+    value: str | None
+    values_src: str      # numpy source of the array the loop walks
+    count_name: str      # the name whose len() is the loop's trip count
+
+
+def is_gather(loop: ast.For) -> bool:
+    """Whether the loop nest writes subscripts (the only writes a gather loop makes)."""
+    return any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets)
+               for node in ast.walk(loop))
+
+
+def gather_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite:
+    """Rewrite the gather loop nest `fn_body[k]`, or raise NotApplicable with the reason."""
+    loop = fn_body[k]
+    _refuse_effects(loop)
+    levels, stmts, loop_vars = _levels(loop)
+    taken = set(names) | {"np"}
+    writes = []
+    for stmt in stmts:
+        writes.append(_write(stmt, levels, loop_vars))
+    written = [base for base, _, _, _ in writes]
+    for base in written:
+        if written.count(base) > 1:
+            raise NotApplicable(f"line {loop.lineno}: `{base}` is written by two statements of the loop")
+    read_nodes = [node for _, _, src, _ in writes for node in ast.walk(src)] + \
+                 [node for sub in ast.walk(loop) if isinstance(sub, ast.For) for node in ast.walk(sub.iter)]
+    for node in read_nodes:
+        if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) in written:
+            raise NotApplicable(f"line {loop.lineno}: `{dotted(node)}` is both written and read in the loop "
+                                "(loop-carried dependency / the target aliases a source); the rewrite would read "
+                                "every element before writing any")
+    after = set().union(*(_names_loaded(s) for s in fn_body[k + 1:])) if fn_body[k + 1:] else set()
+    leaked = loop_vars & after
+    if leaked:
+        raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
+                            "the last element's value")
+    kinds = {base: _target_kind(fn_body[:k], base) for base in written}
+    lines = [f"{level.count_name} = {level.values_src}" for level in levels]
+    for level in levels:
+        if level.counter and level.counter != level.count_name and _uses(writes, level.counter):
+            lines.append(f"{level.counter} = np.arange(len({level.count_name}))")
+    hoisted: dict[str, str] = {}
+    for base, conv, src, _ in writes:
+        text = dotted(src.value)
+        if text not in hoisted:
+            hoisted[text] = _fresh(f"{text.split('.')[-1]}_arr", taken)
+            lines.append(f"{hoisted[text]} = np.asarray({text})")
+    shape = ", ".join(f":len({level.count_name})" for level in levels)
+    for base, conv, src, stmt in writes:
+        index = _broadcast(src.slice, levels)
+        values = f"{hoisted[dotted(src.value)]}[{index}]{_CONVERSIONS.get(conv, '')}"
+        if kinds[base] == "torch":
+            lines.append(f"{base}[{shape}] = torch.as_tensor({values})")
+        elif kinds[base] == "numpy":
+            lines.append(f"{base}[{shape}] = {values}")
+        else:
+            tmp = _fresh(f"{base.split('.')[-1]}_values", taken)
+            # Unknown target: a numpy array takes the array, a tensor a tensor (torch.as_tensor when
+            # the function names torch, else the tensor's own new_tensor, which needs no import).
+            tensor = f"torch.as_tensor({tmp})" if "torch" in names else f"{base}.new_tensor({tmp})"
+            lines += [f"{tmp} = {values}",
+                      f"{base}[{shape}] = {tmp} if isinstance({base}, np.ndarray) else {tensor}"]
+    return LoopRewrite(start=k, end=k, lines=lines, rule="gather")
+
+
+def _refuse_effects(loop: ast.For) -> None:
+    for sub in ast.walk(loop):
+        where = f"line {getattr(sub, 'lineno', '?')}"
+        if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)):
+            raise NotApplicable(f"{where}: early exit ({type(sub).__name__.lower()}) inside the loop; every "
+                                "element must be computed")
+        if isinstance(sub, ast.Call):
+            name = dotted(sub.func)
+            if _RANDOM.search(name) or ".random." in f".{name}":
+                raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
+                                    "the order of draws")
+            if isinstance(sub.func, ast.Attribute) and sub.func.attr == "tolist" and not sub.args:
+                continue
+            if isinstance(sub.func, ast.Name) and name in _PURE_CALLS:
+                continue
+            raise NotApplicable(f"{where}: call to {name or ast.unparse(sub.func)}() inside the loop may have side "
+                                "effects; a gather loop only reads arrays (len, range, enumerate, .tolist(), "
+                                "int, float)")
+
+
+def _levels(loop: ast.For) -> tuple[list[_Level], list[ast.stmt], set[str]]:
+    """Walk the perfect loop nest: its headers, the innermost statements, every loop name."""
+    levels: list[_Level] = []
+    loop_vars: set[str] = set()
+    node = loop
+    while True:
+        if node.orelse:
+            raise NotApplicable(f"line {node.lineno}: for/else is not vectorised")
+        bound = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        if not bound or _names_loaded(node.iter) & loop_vars:
+            raise NotApplicable(f"line {node.lineno}: the loop over `{ast.unparse(node.iter)}` depends on an outer "
+                                "loop; only rectangular nests are gathered")
+        if bound & loop_vars:
+            raise NotApplicable(f"line {node.lineno}: `{sorted(bound & loop_vars)[0]}` is bound by two loops")
+        loop_vars |= bound
+        levels.append(_header(node))
+        if len(node.body) == 1 and isinstance(node.body[0], ast.For):
+            node = node.body[0]
+            continue
+        for stmt in node.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Subscript)):
+                raise NotApplicable(f"line {stmt.lineno}: the loop writes subscripts (a side effect) and also runs "
+                                    f"`{ast.unparse(stmt).splitlines()[0]}`; a gather loop holds only "
+                                    "`T[counters] = A[index]` statements")
+        return levels, node.body, loop_vars
+
+
+def _header(node: ast.For) -> _Level:
+    call = node.iter if isinstance(node.iter, ast.Call) and not node.iter.keywords else None
+    name = dotted(call.func) if call else ""
+    target = node.target
+    if name == "range" and isinstance(target, ast.Name) and 1 <= len(call.args) <= 3:
+        args = [ast.unparse(a) for a in call.args]
+        counts = len(args) == 1 or (len(args) == 2 and args[0] == "0")
+        return _Level(target.id if counts else None, target.id, f"np.arange({', '.join(args)})", target.id)
+    if name == "enumerate" and len(call.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+            and all(isinstance(e, ast.Name) for e in target.elts):
+        counter, value = (e.id for e in target.elts)
+        return _Level(counter, value, f"np.asarray({ast.unparse(call.args[0])}, dtype=np.int64)", value)
+    if isinstance(target, ast.Name) and name not in ("zip", "enumerate", "range"):
+        return _Level(None, target.id, f"np.asarray({ast.unparse(node.iter)}, dtype=np.int64)", target.id)
+    raise NotApplicable(f"line {node.lineno}: loop header `for {ast.unparse(target)} in {ast.unparse(node.iter)}` "
+                        "is not range(n), enumerate(xs) or a plain iterable")
+
+
+def _write(stmt: ast.Assign, levels: list[_Level], loop_vars: set[str]):
+    """Check `T[c1, c2, ...] = conv(A[affine])`; return (T, conv, the A[...] node, stmt)."""
+    target = stmt.targets[0]
+    base = dotted(target.value)
+    where = f"line {stmt.lineno}"
+    if not base or base.split(".")[0] in loop_vars:
+        raise NotApplicable(f"{where}: the loop writes `{ast.unparse(target)}`, not an element of a fixed array")
+    index = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+    counters = [level.counter for level in levels]
+    if [n.id if isinstance(n, ast.Name) else None for n in index] != counters or None in counters:
+        want = ", ".join(c or "?" for c in counters)
+        raise NotApplicable(f"{where}: the written index `{ast.unparse(target.slice)}` is not the loop counters in "
+                            f"loop order ({want}); each element must be written exactly once")
+    value, conv = stmt.value, None
+    if isinstance(value, ast.Call) and dotted(value.func) in _CONVERSIONS and len(value.args) == 1 \
+            and not value.keywords:
+        conv, value = dotted(value.func), value.args[0]
+    if not (isinstance(value, ast.Subscript) and dotted(value.value)
+            and dotted(value.value).split(".")[0] not in loop_vars):
+        raise NotApplicable(f"{where}: `{ast.unparse(stmt.value)}` is not int()/float() of an element of a fixed "
+                            "array; only copies A[index] -> T[counters] are gathered")
+    parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    for part in parts:
+        if isinstance(part, ast.Slice) or not _affine(part, loop_vars):
+            raise NotApplicable(f"{where}: index `{ast.unparse(part)}` does not vary along the loops as an affine "
+                                "expression of the loop values (a + b, b * stride + j, i + j + 1)")
+    return base, conv, value, stmt
+
+
+def _affine(node: ast.AST, loop_vars: set[str]) -> bool:
+    """Whether `node` varies with the loops; raises when it does, but not affinely."""
+    if not _names_loaded(node) & loop_vars:
+        return False
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _affine(node.operand, loop_vars)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return _affine(node.left, loop_vars) | _affine(node.right, loop_vars)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        left, right = _affine(node.left, loop_vars), _affine(node.right, loop_vars)
+        if not (left and right):
+            return True
+    raise NotApplicable(f"line {node.lineno}: index `{ast.unparse(node)}` is not affine in the loop values "
+                        "(only +, - and * by a loop-invariant factor are gathered)")
+
+
+def _broadcast(index: ast.AST, levels: list[_Level]) -> str:
+    """The source index with each loop's values on its own axis (`i[:, None] + j`)."""
+    axes = {}
+    for depth, level in enumerate(levels):
+        trailing = len(levels) - 1 - depth
+        suffix = f"[:{', None' * trailing}]" if trailing else ""
+        if level.value:
+            axes[level.value] = f"{level.count_name}{suffix}" if level.value == level.count_name else None
+        if level.counter and level.counter != level.count_name:
+            axes[level.counter] = f"{level.counter}{suffix}"
+
+    class Spread(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            if node.id in axes and axes[node.id]:
+                return ast.parse(axes[node.id], mode="eval").body
+            return node
+
+    return ast.unparse(Spread().visit(ast.parse(ast.unparse(index), mode="eval")).body)
+
+
+def _uses(writes: list, name: str) -> bool:
+    return any(name in _names_loaded(src.slice) for _, _, src, _ in writes)
+
+
+def _target_kind(before: list[ast.stmt], base: str) -> str:
+    """"torch" or "numpy" when the function creates `base` with torch.* / np.*, else "either"."""
+    for stmt in reversed(before):
+        if isinstance(stmt, ast.Assign) and any(dotted(t) == base for t in stmt.targets):
+            func = dotted(stmt.value.func) if isinstance(stmt.value, ast.Call) else ""
+            if func.startswith("torch."):
+                return "torch"
+            if func.startswith(("np.", "numpy.")):
+                return "numpy"
+            break
+    return "either"
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name

@@ -1,0 +1,322 @@
+"""Vectorise the hot function the profile names: its loops and comprehensions become numpy.
+
+`rewrite_function` decides per top-level loop (or statement holding a list
+comprehension) what replaces it, using the translator in `loops.py`; `splice` writes
+the new statements into the file with libcst, leaving every other line as it was.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+import libcst as cst
+
+from perfloop.tools.change.codemods.base import (
+    CodemodContext,
+    CodemodResult,
+    NotApplicable,
+    ReplayTarget,
+    Tolerance,
+)
+from perfloop.tools.change.codemods.gather import gather_loop, is_gather
+from perfloop.tools.change.codemods.hot_function import (
+    functions,
+    load_hot_function,
+    parse_hot_function,
+    python_files,
+    qualname_of,
+)
+from perfloop.tools.change.codemods.loop_body import Translator
+from perfloop.tools.change.codemods.loop_checks import refuse_effects
+from perfloop.tools.change.codemods.roundtrip import remove_round_trips
+from perfloop.tools.change.codemods.loops import (
+    FunctionRewrite,
+    LoopRewrite,
+    Val,
+    _is_inf,
+    _is_number,
+    _names_loaded,
+    _names_stored,
+    dotted,
+)
+
+_GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
+                 "reads and writes); values outside the target dtype's range raised in the loop, the array copy "
+                 "wraps them"]
+# Where reordering is declared, batches are compared with the fp32 tolerance of the verify stage.
+FP32_TOLERANCE = {"atol": 1e-5, "rtol": 1e-5}
+
+
+def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
+    """Rewrite the loops of the profile's hot function (or of the same-file functions it calls)."""
+    exact = ctx.params.get("exact", True)
+    if not isinstance(exact, bool):
+        raise ValueError(f"vectorize_hot_function: params exact must be true or false, got {exact!r}")
+    file, text, tree, fn = load_hot_function(ctx.root, ctx.metrics.get("hot_function"))
+    name, _, line = parse_hot_function(ctx.metrics.get("hot_function"))
+    candidates = [fn] + _callees(tree, fn)
+    refusals: list[str] = []
+    for candidate in candidates:
+        found = rewrite_function(candidate, exact)
+        refusals += [f"{candidate.name}: {why}" for why in found.refusals]
+        if found.rewrites:
+            break
+    else:
+        detail = "; ".join(refusals) or "it has no loop or list comprehension at its top level"
+        raise NotApplicable(f"nothing in {name} ({file}:{line}) can be vectorised: {detail}")
+    new_text = splice(text, candidate, found.rewrites)
+    rules = sorted({r.rule for r in found.rewrites})
+    lists_became_arrays = False
+    round_trip = ctx.params.get("round_trip", True)
+    if not isinstance(round_trip, bool):
+        raise ValueError(f"vectorize_hot_function: params round_trip must be true or false, got {round_trip!r}")
+    if round_trip:
+        # The lists the loops built were often only copied into torch.tensor: hand over the arrays.
+        others = "\n".join((ctx.root / f).read_text() for f in python_files(ctx.root) if f != file)
+        removed = remove_round_trips(new_text, others)
+        if removed is not None:
+            new_text, plan = removed
+            rules.append(f"{len(plan.as_tensor)} torch.tensor(list) → torch.as_tensor")
+            lists_became_arrays = candidate.name in plan.changed_functions
+    tolerance = None
+    if found.inexact:
+        tolerance = Tolerance(**FP32_TOLERANCE, reason="; ".join(dict.fromkeys(found.inexact)))
+    qualname = qualname_of(tree, candidate)
+    return CodemodResult(
+        files={file: new_text},
+        summary=f"vectorise {len(found.rewrites)} loop(s) in {qualname} ({file}:{candidate.lineno}) "
+                f"with numpy: {', '.join(rules)}",
+        knob="vectorize", old_value=f"Python loops in {qualname}", new_value="numpy array expressions",
+        location=f"{file}:{candidate.lineno}", tolerance=tolerance,
+        replay=ReplayTarget(file=file, function=qualname, lists_became_arrays=lists_became_arrays),
+        notes=[*(f"not vectorised: {why}" for why in refusals), *_GATHER_NOTES * ("gather" in rules),
+               *(note for rewrite in found.rewrites for note in rewrite.notes)],
+    )
+
+
+def _callees(tree: ast.Module, fn: ast.FunctionDef) -> list[ast.FunctionDef]:
+    """Module-level functions of the same file that `fn` calls by name, in call order."""
+    top = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    called = [n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    return [top[name] for name in dict.fromkeys(called) if name in top and top[name] is not fn]
+
+
+# deciding --------------------------------------------------------------------------
+def rewrite_function(fn: ast.FunctionDef, exact: bool = True) -> FunctionRewrite:
+    """Translate every top-level loop and list-comprehension statement of `fn` that allows it."""
+    names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn.args)
+                                                                      if isinstance(a, ast.arg)}
+    result = FunctionRewrite()
+    for k, stmt in enumerate(fn.body):
+        try:
+            if isinstance(stmt, ast.For):
+                rewrite, inexact = _loop(fn.body, k, names, exact)
+            elif isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) \
+                    and any(isinstance(n, ast.ListComp) for n in ast.walk(stmt)):
+                rewrite, inexact = _comprehension(stmt, k, names, exact)
+            else:
+                continue
+        except NotApplicable as error:
+            result.refusals.append(str(error))
+            continue
+        result.rewrites.append(rewrite)
+        result.inexact += inexact
+        names |= {line.split(" = ")[0] for line in rewrite.lines}
+    return result
+
+
+def _float_context(nodes: list[ast.AST]) -> bool:
+    """Whether the loop computes in Python floats (a float literal, `/`, math.* or float())."""
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, float):
+                return True
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div):
+                return True
+            if isinstance(sub, ast.Call) and (dotted(sub.func).startswith("math.") or dotted(sub.func) == "float"):
+                return True
+    return False
+
+
+def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
+    loop = body[k]
+    if is_gather(loop):
+        return gather_loop(body, k, names), []
+    if loop.orelse:
+        raise NotApplicable(f"line {loop.lineno}: for/else is not vectorised")
+    inits: dict[str, tuple[int, ast.AST]] = {}
+    for j, stmt in enumerate(body[:k]):
+        for name in _names_stored([stmt]):
+            inits.pop(name, None)
+        for name, value in _simple_inits(stmt):
+            inits[name] = (j, value)
+    stored = _names_stored(loop.body) | _names_stored([loop.target])
+    loaded = _names_loaded(loop)
+    lists = {n for n, (_, v) in inits.items() if isinstance(v, ast.List) and n in loaded}
+    accs = {n for n, (_, v) in inits.items() if not isinstance(v, ast.List) and n in stored}
+    for name in lists | accs:
+        between = body[inits[name][0] + 1:k]
+        if any(name in _names_loaded(s) | _names_stored([s]) for s in between):
+            raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
+    refuse_effects(loop, lists)
+    t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
+    t.carried = stored | lists
+    t.bind_outer(loop.target, loop.iter)
+    found: dict[str, tuple[str, Val]] = {}
+    appended: dict[str, Val] = {}
+    for stmt in loop.body:
+        hit = t.reduction(stmt, accs)
+        if hit:
+            if hit[0] in found:
+                raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
+            found[hit[0]] = hit[1:]
+        else:
+            t.statements([stmt], lists, appended)
+    if not found and not appended:
+        raise NotApplicable(f"line {loop.lineno}: the loop builds no list and no sum, product, max or min")
+    t.depth = 0
+    for acc, (kind, term) in found.items():
+        t.reduce(acc, kind, term, inits[acc][1], None)
+    for out, val in appended.items():
+        if val.depth != 1:
+            raise NotApplicable(f"line {loop.lineno}: the value appended to `{out}` does not vary along the loop")
+        t.lines.append(f"{out} = {t.atom(val.src)}.tolist()")
+    after = set().union(*(_names_loaded(s) for s in body[k + 1:])) if body[k + 1:] else set()
+    leaked = (stored - set(found)) & after
+    if leaked:
+        raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
+                            "the last element's value")
+    rule = _rule(found, appended, t)
+    outputs = set(appended) | set(found)
+    # An init line goes only when every name it sets is now computed by the new lines.
+    remove = sorted({inits[n][0] for n in outputs
+                     if {name for name, _ in _simple_inits(body[inits[n][0]])} <= outputs})
+    return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule=rule, list_outputs=sorted(appended),
+                       remove=remove, notes=t.notes), t.inexact
+
+
+def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
+    """(name, value) for `out = []`, `acc = 0.0` or `a, b = [], []` statements; [] otherwise."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return []
+    target, value = stmt.targets[0], stmt.value
+    pairs = [(target, value)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        pairs = list(zip(target.elts, value.elts))
+    found = []
+    for name, val in pairs:
+        if not isinstance(name, ast.Name):
+            return []
+        if not ((isinstance(val, ast.List) and not val.elts) or _is_number(val) or _is_inf(val)):
+            return []
+        found.append((name.id, val))
+    return found
+
+
+def _rule(found: dict, appended: dict, t: Translator) -> str:
+    text = "\n".join(t.lines)
+    if "sliding_window_view" in text or any(line.count("np.cumsum") for line in t.lines) and appended:
+        return "windowed reduction"
+    if found:
+        return "reduction"
+    return "element-wise (np.where)" if "np.where" in text else "element-wise"
+
+
+def _with_hoists(t: Translator) -> list[str]:
+    """The hoisted lines something reads (a hoist may set several names, later hoists may read it)."""
+    kept: list[str] = []
+    for name, src in reversed(t.hoists):
+        readers = "\n".join(t.lines + kept)
+        if any(re.search(rf"\b{re.escape(part.strip())}\b", readers) for part in name.split(",") if part.strip()):
+            kept.insert(0, f"{name} = {src}")
+    return kept + t.lines
+
+
+def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
+    t = Translator(names, exact, _float_context([stmt]))
+
+    class Replace(ast.NodeTransformer):
+        def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
+            if len(node.generators) != 1 or node.generators[0].is_async:
+                raise NotApplicable(f"line {node.lineno}: comprehensions with several `for` are not vectorised")
+            refuse_effects(node, set())
+            gen = node.generators[0]
+            t.env = {}
+            t.carried = _names_stored([gen.target])
+            t.bind_outer(gen.target, gen.iter)
+            value = t.expr(node.elt)
+            if value.depth != 1:
+                raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary with its loop")
+            src = t.atom(value.src)
+            if gen.ifs:
+                mask = t.combine("np.logical_and", [t.expr(c) for c in gen.ifs])
+                src = f"{src}[{mask.src}]"
+            return ast.parse(f"{src}.tolist()", mode="eval").body
+
+    new_stmt = Replace().visit(ast.parse(ast.unparse(stmt)).body[0])
+    t.lines.append(ast.unparse(new_stmt))
+    return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule="comprehension", notes=t.notes), t.inexact
+
+
+# writing ----------------------------------------------------------------------------
+def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
+    """Replace the rewritten statements of `fn` in `text`, with libcst, and import numpy as np."""
+    module = cst.parse_module(text)
+    tree = ast.parse(text)
+    ordinal = [node for node, _ in functions(tree) if node.name == fn.name].index(
+        next(node for node, _ in functions(tree) if node.lineno == fn.lineno and node.name == fn.name))
+    replace = {r.end: r.lines for r in rewrites}
+    remove = {j for r in rewrites for j in r.remove}
+
+    class Edit(cst.CSTTransformer):
+        def __init__(self) -> None:
+            self.seen = -1
+
+        def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+            if updated.name.value != fn.name:
+                return updated
+            self.seen += 1
+            if self.seen != ordinal:
+                return updated
+            new_body, index = [], 0
+            for statement in updated.body.body:
+                count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+                covered = set(range(index, index + count))
+                index += count
+                if covered & (set(replace) | remove) and count > 1:
+                    raise NotApplicable("a rewritten statement shares its line with others (`;`)")
+                if covered & remove:
+                    continue
+                if covered & set(replace):
+                    lines = replace[index - 1]
+                    parsed = [cst.parse_statement(line) for line in lines]
+                    parsed[0] = parsed[0].with_changes(leading_lines=statement.leading_lines)
+                    new_body += parsed
+                    continue
+                new_body.append(statement)
+            return updated.with_changes(body=updated.body.with_changes(body=new_body))
+
+    edited = module.visit(Edit())
+    return _import_numpy(edited).code
+
+
+def _import_numpy(module: cst.Module) -> cst.Module:
+    """Add `import numpy as np` after the last top-level import unless it is there."""
+    last_import = -1
+    for i, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        bound = alias.asname.name.value if alias.asname else cst.Module([]).code_for_node(alias.name)
+                        if bound == "np":
+                            if cst.Module([]).code_for_node(alias.name) != "numpy":
+                                raise NotApplicable("`np` is bound to something other than numpy in this file")
+                            return module
+                    last_import = i
+                elif isinstance(small, cst.ImportFrom):
+                    last_import = i
+    line = cst.parse_statement("import numpy as np\n")
+    body = list(module.body)
+    body.insert(last_import + 1, line)
+    return module.with_changes(body=body)

@@ -1,0 +1,162 @@
+"""Function-level replay: capture real calls of a function, then run old and new versions on them.
+
+A source rewrite (a CodemodResult with `replay` set) is checked here before any
+pipeline run: `capture_calls` runs the pipeline briefly under the probe with
+`perfloop_capture` armed for the function, and `replay` runs both versions of the
+file's function on every captured call in a sandboxed subprocess and compares the
+outputs (bit-identical, or within the rewrite's declared tolerance).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from perfloop.sandbox.runner import RunLimits, run_command
+from perfloop.tools.change.codemods.base import CodemodResult, Tolerance
+from perfloop.tools.measure.profiler import PROBE_DIR, ProbeSettings
+
+CHILD = Path(__file__).resolve().parent / "replay_child.py"
+
+
+class CapturedCalls(BaseModel):
+    """Calls of one function recorded during a bounded pipeline run."""
+
+    directory: str = Field(description="Folder holding one call-<pid>-<n>.pkl per captured call.")
+    num_calls: int = Field(description="Calls captured (all processes).")
+    notes: list[str] = Field(default_factory=list, description="Calls skipped and why (too big, unpicklable).")
+    returncode: int | None = Field(description="Exit status of the capture run (the probe ends it early).")
+
+
+class ReplayResult(BaseModel):
+    """How the new version of a function compared with the old one on captured calls."""
+
+    ok: bool = Field(description="True when every replayed call matched (identically or within tolerance).")
+    verdict: str = Field(description="'identical', 'within_tolerance', 'layout_changed' (same values, another "
+                                     "container or dtype: not ok, the pipeline's data check decides), 'different', "
+                                     "'no_calls' or 'error'.")
+    reason: str = Field(description="One line for the audit log: what matched, or the first mismatch.")
+    num_calls: int = 0
+    num_identical: int = 0
+    num_within_tolerance: int = 0
+    skipped: list[str] = Field(default_factory=list, description="Captured calls that could not be restored.")
+    old_s: float = Field(0.0, description="Total seconds the old version took on the calls.")
+    new_s: float = Field(0.0, description="Total seconds the new version took on the calls.")
+
+    @property
+    def speedup(self) -> float | None:
+        """Old time over new time on the captured calls (one run each: a rough figure, not a verdict)."""
+        return self.old_s / self.new_s if self.new_s > 0 else None
+
+
+def capture_env(target_dir: Path, file: str, function: str, out_dir: Path, max_calls: int = 8,
+                max_bytes: int = 1 << 20) -> dict[str, str]:
+    """Environment variables that arm perfloop_capture for `function` in `file` (relative to target_dir)."""
+    return {
+        "PERFLOOP_CAPTURE": f"{(Path(target_dir) / file).resolve()}:{function}",
+        "PERFLOOP_CAPTURE_DIR": str(out_dir),
+        "PERFLOOP_CAPTURE_MAX_CALLS": str(max_calls),
+        "PERFLOOP_CAPTURE_MAX_BYTES": str(max_bytes),
+    }
+
+
+def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, function: str,
+                  settings: ProbeSettings, max_calls: int = 8, max_bytes: int = 1 << 20) -> CapturedCalls:
+    """Run the pipeline for settings' warm-up + steps under the probe and record calls of `function`."""
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    calls_dir = out_dir / "calls"
+    calls_dir.mkdir(parents=True)
+    env = {
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), os.environ.get("PYTHONPATH", "")])),
+        "PERFLOOP_PROBE_DIR": str(out_dir / "probe"),
+        "PERFLOOP_MAX_STEPS": str(settings.warmup_steps + settings.steps),
+        "PERFLOOP_PROBE_MODE": "light",
+        "PYTHONUNBUFFERED": "1",
+        **capture_env(target_dir, file, function, calls_dir, max_calls, max_bytes),
+    }
+    (out_dir / "probe").mkdir()
+    result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
+                         stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
+    notes = [line for path in sorted(calls_dir.glob("notes-*.txt")) for line in path.read_text().splitlines()]
+    if result.timed_out or result.memory_exceeded:
+        notes.append("the capture run was stopped at its time or memory limit")
+    return CapturedCalls(directory=str(calls_dir), num_calls=len(list(calls_dir.glob("call-*.pkl"))),
+                         notes=notes, returncode=result.returncode)
+
+
+def replay(target_dir: Path, file: str, function: str, old_source: str, new_source: str, calls_dir: Path,
+           tolerance: Tolerance | None = None, limits: RunLimits | None = None,
+           work_dir: Path | None = None, lists_became_arrays: bool = False,
+           argv: list[str] | None = None) -> ReplayResult:
+    """Run old and new `function` of `file` on every captured call, sandboxed, and compare the outputs."""
+    if not any(Path(calls_dir).glob("call-*.pkl")):
+        return ReplayResult(ok=False, verdict="no_calls",
+                            reason=f"no captured calls of {function} to replay: the capture run never called it")
+    work_dir = Path(work_dir or calls_dir).resolve()
+    spec_path = work_dir / "replay-spec.json"
+    spec_path.write_text(json.dumps({
+        "file": str((Path(target_dir) / file).resolve()), "function": function,
+        "old_source": old_source, "new_source": new_source, "calls_dir": str(Path(calls_dir).resolve()),
+        "atol": tolerance.atol if tolerance else None, "rtol": tolerance.rtol if tolerance else None,
+        "lists_became_arrays": lists_became_arrays, "argv": argv,
+    }))
+    limits = limits or RunLimits(timeout_s=120, memory_mb=4096)
+    result = run_command(f"{sys.executable} {CHILD} {spec_path}", cwd=Path(target_dir), extra_env={},
+                         limits=limits)
+    line = next((l for l in result.stdout_tail.splitlines() if l.startswith("PERFLOOP_REPLAY ")), None)
+    if result.returncode != 0 or line is None:
+        why = "ran past its time limit" if result.timed_out else f"exited with {result.returncode}"
+        return ReplayResult(ok=False, verdict="error",
+                            reason=f"replay of {function} {why}: {result.stderr_tail[-800:]}")
+    report = json.loads(line.split(" ", 1)[1])
+    common = dict(num_calls=report["num_calls"], num_identical=report["identical"],
+                  num_within_tolerance=report["within_tolerance"], skipped=report["skipped"],
+                  old_s=report["old_s"], new_s=report["new_s"])
+    if report["mismatch"]:
+        return ReplayResult(ok=False, verdict="different",
+                            reason=f"replay of {function}: {report['mismatch']}", **common)
+    if report["num_calls"] == 0:
+        return ReplayResult(ok=False, verdict="no_calls",
+                            reason=f"no captured call of {function} could be restored: {report['skipped'][:2]}",
+                            **common)
+    if report.get("layout_changed"):
+        # The same numbers in another container or dtype (a list of floats became a tensor): whatever consumes
+        # them must have changed with it, which replay of this one function cannot see.
+        return ReplayResult(ok=False, verdict="layout_changed",
+                            reason=f"replay of {function}: the same values in another layout in "
+                                   f"{report['layout_changed']} of {report['num_calls']} calls ({report['layout']}); "
+                                   "only the pipeline's data check can judge it", **common)
+    verdict = "within_tolerance" if report["within_tolerance"] else "identical"
+    return ReplayResult(ok=True, verdict=verdict,
+                        reason=f"replay of {function}: {report['identical']} of {report['num_calls']} calls "
+                               f"identical, {report['within_tolerance']} within tolerance", **common)
+
+
+def check_rewrite(result: CodemodResult, target_dir: Path, command: str, work_dir: Path,
+                  settings: ProbeSettings) -> ReplayResult:
+    """Capture calls of the rewritten function and replay them; the one call the optimize node needs."""
+    assert result.replay is not None, "check_rewrite needs a CodemodResult with `replay` set"
+    file, function = result.replay.file, result.replay.function
+    captured = capture_calls(command, target_dir, Path(work_dir) / "capture", file, function, settings)
+    old_source = (Path(target_dir) / file).read_text()
+    outcome = replay(target_dir, file, function, old_source, result.files[file], Path(captured.directory),
+                     tolerance=result.tolerance, work_dir=Path(work_dir),
+                     lists_became_arrays=result.replay.lists_became_arrays, argv=script_argv(command, file))
+    if captured.notes:
+        outcome.skipped += captured.notes
+    return outcome
+
+
+def script_argv(command: str, file: str) -> list[str]:
+    """sys.argv of the pipeline's script (`python train.py config.py` -> [train.py, config.py]), for module code
+    that reads it at import (configurator-style scripts); just [file] when the command runs no .py file."""
+    words = shlex.split(command)
+    first = next((k for k, word in enumerate(words) if word.endswith(".py")), None)
+    return words[first:] if first is not None else [file]

@@ -1,0 +1,265 @@
+"""Replay captured calls on the old and the new version of one function; print a JSON verdict.
+
+Run by tools/check/replay.py as `python replay_child.py SPEC.json` inside the sandbox, with the
+target folder as working directory. Both versions of the file are executed as modules
+(not as __main__, so a training script's main() does not run) and the function is
+looked up by qualified name in each. Standard library, numpy and torch only.
+"""
+import copy
+import glob
+import json
+import math
+import os
+import pickle
+import sys
+import time
+import types
+
+
+def load(source: str, path: str, name: str, argv=None) -> types.ModuleType:
+    """Execute `source` as module `name`, with the pipeline's sys.argv, minus a flat script's driver code."""
+    module = types.ModuleType(name)
+    module.__file__ = path
+    sys.modules[name] = module
+    saved, sys.argv = sys.argv, list(argv or [path])
+    try:
+        exec(compile(definitions_only(source), path, "exec"), module.__dict__)
+    finally:
+        sys.argv = saved
+    return module
+
+
+def definitions_only(source: str):
+    """The module's AST without what follows its last def/class except imports, defs and plain constants.
+
+    A flat training script (nanoGPT style) trains at module level after its definitions; replay
+    needs the definitions and the settings read before them, never the training run.
+    """
+    import ast
+
+    tree = ast.parse(source)
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    last = max((k for k, node in enumerate(tree.body) if isinstance(node, defs)), default=len(tree.body))
+    kept = tree.body[:last + 1]
+    for node in tree.body[last + 1:]:
+        plain = isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+            and not any(isinstance(sub, (ast.Call, ast.Await, ast.Yield)) for sub in ast.walk(node.value))
+        if plain or isinstance(node, defs + (ast.Import, ast.ImportFrom)):
+            kept.append(node)
+    tree.body = kept
+    return tree
+
+
+def rng_states():
+    """Snapshots of the global random generators a function may draw from (python, numpy, torch)."""
+    import random
+
+    import numpy as np
+
+    states = {"random": random.getstate(), "numpy": np.random.get_state()}
+    if "torch" in sys.modules:
+        states["torch"] = sys.modules["torch"].get_rng_state()
+    return states
+
+
+def set_rng_states(states) -> None:
+    import random
+
+    import numpy as np
+
+    random.setstate(states["random"])
+    np.random.set_state(states["numpy"])
+    if "torch" in states:
+        sys.modules["torch"].set_rng_state(states["torch"])
+
+
+def same_rng(a, b) -> bool:
+    import numpy as np
+
+    return a["random"] == b["random"] and all(np.array_equal(x, y) for x, y in zip(a["numpy"], b["numpy"])) \
+        and ("torch" not in a or bool((a["torch"] == b["torch"]).all()))
+
+
+def resolve(module: types.ModuleType, qualname: str):
+    obj = module
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def flatten(value, path="out"):
+    """Yield (path, kind, payload) leaves: arrays as ("array", dtype kind, shape, float64 values)."""
+    import numpy as np
+
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is always there in perfloop's targets
+        torch = None
+    if torch is not None and isinstance(value, torch.Tensor):
+        yield path, ("tensor", str(value.dtype), tuple(value.shape)), value.detach().cpu().double().numpy()
+        return
+    if isinstance(value, np.ndarray) or (isinstance(value, list) and _numeric_list(value)):
+        array = np.asarray(value)
+        # An ndarray keeps its exact dtype; a list of Python numbers only its kind (int/float).
+        dtype = array.dtype.str if isinstance(value, np.ndarray) else array.dtype.kind
+        yield path, (type(value).__name__, dtype, array.shape), \
+            array.astype(np.float64) if array.dtype.kind in "biuf" else array
+        return
+    if isinstance(value, (list, tuple)):
+        yield path, (type(value).__name__, len(value)), None
+        for i, item in enumerate(value):
+            yield from flatten(item, f"{path}[{i}]")
+        return
+    if isinstance(value, dict):
+        yield path, ("dict", tuple(value)), None
+        for key, item in value.items():
+            yield from flatten(item, f"{path}[{key!r}]")
+        return
+    if isinstance(value, (bool, np.bool_)):
+        yield path, ("bool",), bool(value)
+    elif isinstance(value, (int, np.integer)):
+        yield path, ("int",), int(value)
+    elif isinstance(value, (float, np.floating)):
+        yield path, ("float",), float(value)
+    else:
+        yield path, ("other", type(value).__name__), repr(value)
+
+
+def _numeric_list(value) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) \
+        or all(isinstance(v, list) and _numeric_list(v) for v in value) and len(value) > 0
+
+
+def as_arrays(value):
+    """Turn lists of numbers into arrays, inside tuples too (for rewrites that return arrays on purpose)."""
+    import numpy as np
+
+    if isinstance(value, list) and value and _numeric_list(value):
+        return np.asarray(value)
+    if isinstance(value, tuple):
+        return tuple(as_arrays(v) for v in value)
+    return value
+
+
+def compare(old, new, atol, rtol, lists_became_arrays=False):
+    """Return (verdict, detail): identical, within_tolerance, layout_changed (the same numbers in another
+    container or dtype, see same_values; detail: the first structure change) or different (first difference)."""
+    import numpy as np
+
+    if lists_became_arrays:
+        old, new = as_arrays(old), as_arrays(new)
+    old_leaves, new_leaves = list(flatten(old)), list(flatten(new))
+    if [(p, k) for p, k, _ in old_leaves] != [(p, k) for p, k, _ in new_leaves]:
+        for (po, ko, _), (pn, kn, _) in zip(old_leaves, new_leaves):
+            if (po, ko) != (pn, kn):
+                detail = f"{po}: structure/type {ko} became {kn}"
+                break
+        else:
+            detail = f"{len(old_leaves)} values became {len(new_leaves)}"
+        if same_values(old_leaves, new_leaves):
+            return "layout_changed", detail
+        return "different", detail
+    verdict = "identical"
+    for (path, kind, a), (_, _, b) in zip(old_leaves, new_leaves):
+        if kind[0] in ("ndarray", "list", "tensor"):
+            a, b = np.asarray(a), np.asarray(b)
+            same = a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        else:
+            same = a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b))
+        if same:
+            continue
+        if atol is None or kind[0] not in ("ndarray", "list", "tensor", "float"):
+            return "different", f"{path}: values differ (no tolerance declared)"
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        excess = np.abs(a - b) - (atol + rtol * np.abs(a))
+        if np.nanmax(excess, initial=-1.0) > 0:
+            return "different", f"{path}: max |old - new| {np.nanmax(np.abs(a - b)):.3g} beyond atol {atol} rtol {rtol}"
+        verdict = "within_tolerance"
+    return verdict, ""
+
+
+def same_values(old_leaves, new_leaves) -> bool:
+    """Tell whether two outputs hold the same numbers in the same order, whatever holds them.
+
+    Every numeric leaf (a tensor, array, list of numbers or number) is read as float64 and
+    joined in leaf order; other leaves (strings, None) must be equal one for one. A list of
+    Python floats and the float32 tensor it came from then compare equal (every float32
+    round-trips through float64); a value rounded to a narrower dtype does not.
+    """
+    import numpy as np
+
+    def split(leaves):
+        numbers, others = [], []
+        for _, kind, payload in leaves:
+            if payload is None:
+                continue  # a container: its leaves follow
+            if kind[0] in ("ndarray", "list", "tensor"):
+                array = np.asarray(payload)
+                if array.dtype.kind not in "biuf":
+                    return None, None
+                numbers.append(array.astype(np.float64).ravel())
+            elif kind[0] in ("int", "float", "bool"):
+                numbers.append(np.asarray([payload], dtype=np.float64))
+            else:
+                others.append(payload)
+        return (np.concatenate(numbers) if numbers else np.zeros(0)), others
+
+    old_numbers, old_others = split(old_leaves)
+    new_numbers, new_others = split(new_leaves)
+    if old_numbers is None or new_numbers is None or old_others != new_others:
+        return False
+    return old_numbers.shape == new_numbers.shape and np.array_equal(old_numbers, new_numbers, equal_nan=True)
+
+
+def main() -> None:
+    spec = json.loads(open(sys.argv[1]).read())
+    sys.path.insert(0, os.path.dirname(os.path.abspath(spec["file"])))
+    argv = spec.get("argv")
+    old = resolve(load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv), spec["function"])
+    new = resolve(load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv), spec["function"])
+    report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "layout_changed": 0, "layout": None,
+              "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0}
+    for path in sorted(glob.glob(os.path.join(spec["calls_dir"], "call-*.pkl"))):
+        try:
+            call = pickle.loads(open(path, "rb").read())
+        except Exception as error:  # a call that cannot be restored here is skipped, and said
+            report["skipped"].append(f"{os.path.basename(path)}: {type(error).__name__}: {error}")
+            continue
+        outputs, before, after = [], rng_states(), []
+        for version, key in ((old, "old_s"), (new, "new_s")):
+            # Both versions start from the same random state; a rewrite must draw exactly what the old one drew.
+            set_rng_states(before)
+            args, kwargs = copy.deepcopy(call["args"]), copy.deepcopy(call["kwargs"])
+            started = time.perf_counter()
+            try:
+                outputs.append(("ok", version(*args, **kwargs)))
+            except Exception as error:
+                outputs.append(("raised", f"{type(error).__name__}: {error}"))
+            report[key] += time.perf_counter() - started
+            after.append(rng_states())
+        report["num_calls"] += 1
+        if not same_rng(*after):
+            report["mismatch"] = f"{os.path.basename(path)}: the new version draws different random numbers " \
+                                 "(the global random state after the call differs)"
+            break
+        (old_status, old_out), (new_status, new_out) = outputs
+        if old_status != "ok" or new_status != "ok":
+            if old_status == new_status == "raised" and old_out.split(":")[0] == new_out.split(":")[0]:
+                report["identical"] += 1
+                continue
+            report["mismatch"] = f"{os.path.basename(path)}: old {old_status} {str(old_out)[:200]}, " \
+                                 f"new {new_status} {str(new_out)[:200]}"
+            break
+        verdict, detail = compare(old_out, new_out, spec.get("atol"), spec.get("rtol"),
+                                  spec.get("lists_became_arrays", False))
+        if verdict == "different":
+            report["mismatch"] = f"{os.path.basename(path)}: {detail}"
+            break
+        if verdict == "layout_changed" and report["layout"] is None:
+            report["layout"] = f"{os.path.basename(path)}: {detail}"
+        report[verdict] += 1
+    print("PERFLOOP_REPLAY " + json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""Decide whether a candidate is faster than the baseline beyond the measured noise.
+
+The decision, in words one can quote:
+- pairs of runs (head, candidate) alternate their order (head first in even pairs,
+  candidate first in odd ones), so a drift in the machine's speed falls on both sides;
+- the noise floor is about two standard deviations of one run: the sample standard
+  deviation while there are fewer than ``ROBUST_FROM`` runs (the median absolute
+  deviation collapses on three: [100, 101, 80] would give 3%), the scaled median
+  absolute deviation from then on (one disturbed run no longer sets the floor);
+- two intervals of the speed-up must both exclude no gain: a two-level bootstrap of the
+  ratio of median run throughputs (one disturbed run does not decide), and Welch's t
+  interval of the ratio of geometric mean run throughputs (the bootstrap alone is too
+  narrow on three runs: with 10% run-to-run noise it accepted about 3% of no-gain
+  candidates in simulation);
+- each time more pairs are added the intervals are looked at again, so the error rate
+  is spent across the planned looks (Bonferroni: each look uses alpha / number of looks);
+- accept only if both intervals exclude no gain and the gain beats the floor.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable
+
+import numpy as np
+from perfloop.tools.measure.noise import noise_pct
+from pydantic import BaseModel, Field
+
+
+class RunSteps(BaseModel):
+    """The measured steps of one run: wall time and samples of each."""
+
+    step_ms: list[float]
+    samples: list[int]
+    startup_s: float = Field(0.0, description="Process launch to the first batch (s).")
+
+    @classmethod
+    def of(cls, run) -> "RunSteps":
+        """Take the measured steps of a RunMeasurement."""
+        return cls(step_ms=run.step_ms, samples=run.step_samples, startup_s=run.startup_s)
+
+    @property
+    def step_s(self) -> float:
+        """Mean wall time of one measured step (s)."""
+        return sum(self.step_ms) / len(self.step_ms) / 1000.0 if self.step_ms else 0.0
+
+    @property
+    def samples_per_s(self) -> float:
+        return sum(self.samples) / sum(self.step_ms) * 1000.0
+
+
+class SpeedCheck(BaseModel):
+    """Interleaved A/B throughput runs and the decision drawn from them."""
+
+    baseline_samples_per_s: list[float] = Field(description="Unchanged pipeline, one value per run.")
+    candidate_samples_per_s: list[float] = Field(description="Patched pipeline, one value per run.")
+    speedup: float = Field(description="median(candidate) / median(baseline).")
+    ci: tuple[float, float] = Field(description="Two-level bootstrap interval of the speed-up, at `confidence`.")
+    t_ci: tuple[float, float] | None = Field(None, description="Welch t interval of the ratio of geometric mean "
+                                                               "run throughputs, at `confidence`.")
+    noise_pct: float = Field(description="Noise floor used: the larger of the profile's and these baseline runs'.")
+    threshold_pct: float = Field(description="Gain required: max(noise_pct, min_gain_pct).")
+    passed: bool
+    reason: str
+    confidence: float = Field(0.95, description="Two-sided level of this look's interval: 1 - alpha / num_looks.")
+    num_looks: int = Field(1, description="Looks planned (ab_runs .. max_ab_runs pairs) the error rate is spent over.")
+
+
+def steps_ratio_ci(baseline: list[RunSteps], candidate: list[RunSteps], num_resamples: int = 4000,
+                   seed: int = 0, confidence: float = 0.95) -> tuple[float, float]:
+    """Interval of the ratio of median run throughputs, by a two-level bootstrap: runs, then steps.
+
+    Resampling runs keeps run-to-run drift in the interval; resampling steps within a
+    run uses every measured step; the median over runs keeps one disturbed run (a busy
+    neighbour, a throttled core) from deciding the outcome.
+    """
+    return _percentiles(_resampled_medians(baseline, num_resamples, seed + 1),
+                        _resampled_medians(candidate, num_resamples, seed + 2), confidence)
+
+
+def _resampled_medians(runs: list[RunSteps], num_resamples: int, seed: int) -> np.ndarray:
+    """Median run throughput of each resample: runs drawn with replacement, then steps within them."""
+    rng = np.random.default_rng(seed)
+    length = min(len(run.step_ms) for run in runs)
+    ms = np.array([run.step_ms[:length] for run in runs], dtype=float)
+    samples = np.array([run.samples[:length] for run in runs], dtype=float)
+    num_runs, num_steps = ms.shape
+    picked_runs = rng.integers(0, num_runs, size=(num_resamples, num_runs))[:, :, None]
+    picked_steps = rng.integers(0, num_steps, size=(num_resamples, num_runs, num_steps))
+    throughput = samples[picked_runs, picked_steps].sum(axis=2) / ms[picked_runs, picked_steps].sum(axis=2)
+    return np.median(throughput, axis=1) * 1000.0
+
+
+def _percentiles(base: np.ndarray, cand: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    ratios = cand / base
+    tail = (1.0 - confidence) / 2 * 100.0
+    return float(np.percentile(ratios, tail)), float(np.percentile(ratios, 100.0 - tail))
+
+
+
+def check_speed(baseline_runs: list[RunSteps], candidate_runs: list[RunSteps], profile_noise_pct: float,
+                min_gain_pct: float, num_looks: int = 1, alpha: float = 0.05,
+                num_resamples: int = 4000) -> SpeedCheck:
+    """Accept only if the interval (at 1 - alpha / num_looks) excludes no gain and the gain beats the noise floor."""
+    if not baseline_runs or not candidate_runs:
+        raise ValueError("check_speed needs at least one run per side")
+    baseline = [run.samples_per_s for run in baseline_runs]
+    candidate = [run.samples_per_s for run in candidate_runs]
+    speedup = statistics.median(candidate) / statistics.median(baseline)
+    if num_looks < 1 or not 0 < alpha < 1:
+        raise ValueError(f"num_looks must be >= 1 and alpha in (0, 1); got {num_looks}, {alpha}")
+    confidence = 1.0 - alpha / num_looks
+    low, high = steps_ratio_ci(baseline_runs, candidate_runs, num_resamples=num_resamples, confidence=confidence)
+    t_low, t_high = welch_ratio_ci(baseline, candidate, confidence)
+    noise = max(profile_noise_pct, noise_pct(baseline))
+    level = f"{confidence * 100:.1f}%"
+    threshold = max(noise, min_gain_pct)
+    gain_pct = (speedup - 1.0) * 100.0
+    if low <= 1.0:
+        passed, reason = False, f"the {level} interval [{low:.3f}, {high:.3f}] does not exclude no gain"
+    elif t_low <= 1.0:
+        passed, reason = False, (f"the {level} t interval over runs [{t_low:.3f}, {t_high:.3f}] does not exclude "
+                                 "no gain")
+    elif gain_pct <= threshold:
+        passed, reason = False, f"gain {gain_pct:+.1f}% does not beat the noise floor {threshold:.1f}%"
+    else:
+        passed, reason = True, (f"gain {gain_pct:+.1f}% beats the noise floor {threshold:.1f}%; {level} interval "
+                                f"[{low:.3f}, {high:.3f}]")
+    return SpeedCheck(baseline_samples_per_s=baseline, candidate_samples_per_s=candidate, speedup=speedup,
+                      ci=(low, high), noise_pct=noise, threshold_pct=threshold, passed=passed, reason=reason,
+                      confidence=confidence, num_looks=num_looks, t_ci=(t_low, t_high))
+
+
+def welch_ratio_ci(baseline: list[float], candidate: list[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Welch's t interval of mean(log candidate) - mean(log baseline), as a ratio; (0, inf) below 2 runs a side."""
+    if len(baseline) < 2 or len(candidate) < 2:
+        return 0.0, math.inf
+    log_base, log_cand = np.log(baseline), np.log(candidate)
+    var_base = float(np.var(log_base, ddof=1)) / len(baseline)
+    var_cand = float(np.var(log_cand, ddof=1)) / len(candidate)
+    centre = float(log_cand.mean() - log_base.mean())
+    se = math.sqrt(var_base + var_cand)
+    if se == 0.0:
+        return math.exp(centre), math.exp(centre)
+    dof = (var_base + var_cand) ** 2 / (var_base ** 2 / (len(baseline) - 1) + var_cand ** 2 / (len(candidate) - 1))
+    half = t_quantile(1.0 - (1.0 - confidence) / 2, dof) * se
+    return math.exp(centre - half), math.exp(centre + half)
+
+
+def t_quantile(probability: float, dof: float) -> float:
+    """Return the Student t quantile (probability in (0.5, 1)), by bisection on a numerically integrated CDF."""
+    assert 0.5 < probability < 1.0 and dof > 0
+    scale = math.exp(math.lgamma((dof + 1) / 2) - math.lgamma(dof / 2)) / math.sqrt(dof * math.pi)
+
+    def cdf(t: float) -> float:
+        xs = np.linspace(0.0, t, 2001)
+        pdf = scale * (1.0 + xs ** 2 / dof) ** (-(dof + 1) / 2)
+        return 0.5 + float(np.sum((pdf[1:] + pdf[:-1]) / 2) * (t / 2000))
+
+    low, high = 0.0, 1.0
+    while cdf(high) < probability:
+        high *= 2.0
+    for _ in range(50):
+        middle = (low + high) / 2
+        low, high = (middle, high) if cdf(middle) < probability else (low, middle)
+    return (low + high) / 2
+
+
+class SpeedPlan(BaseModel):
+    """How many interleaved pairs to run and what gain to require."""
+
+    ab_runs: int = Field(3, ge=1, description="Pairs run before the first look.")
+    max_ab_runs: int = Field(6, ge=1, description="Most pairs while the verdict is undecided.")
+    min_gain_pct: float = Field(5.0, description="Smallest gain worth a commit, whatever the noise (%).")
+    alpha: float = Field(0.05, description="Two-sided error rate spent over all looks.")
+    num_resamples: int = Field(4000, ge=100, description="Bootstrap resamples per look.")
+
+    @property
+    def num_looks(self) -> int:
+        """One look at ab_runs pairs, then one per added pair up to max_ab_runs."""
+        return max(1, self.max_ab_runs - self.ab_runs + 1)
+
+
+def candidate_first(pair: int) -> bool:
+    """Tell whether pair number ``pair`` (from 0) runs the candidate before the head: odd pairs do."""
+    return pair % 2 == 1
+
+
+def undecided(speed: SpeedCheck) -> bool:
+    """More runs could still change the verdict: it failed, yet the interval reaches past the required gain."""
+    return not speed.passed and speed.ci[1] > 1.0 + speed.threshold_pct / 100.0
+
+
+def sequential_speed(run_pair: Callable[[int], tuple[RunSteps, RunSteps]], profile_noise_pct: float,
+                     plan: SpeedPlan,
+                     on_undecided: Callable[[SpeedCheck, int], None] | None = None) -> tuple[SpeedCheck, int]:
+    """Run pairs until the verdict is decided or max_ab_runs is reached; return it and the pairs run.
+
+    ``run_pair(pair)`` runs one (head, candidate) pair, in the order candidate_first(pair)
+    says, and returns their measured steps as (head, candidate).
+    """
+    base: list[RunSteps] = []
+    cand: list[RunSteps] = []
+    for pair in range(max(plan.ab_runs, plan.max_ab_runs)):
+        head, candidate = run_pair(pair)
+        base.append(head)
+        cand.append(candidate)
+        if pair + 1 < plan.ab_runs:
+            continue
+        speed = check_speed(base, cand, profile_noise_pct, plan.min_gain_pct, plan.num_looks, plan.alpha,
+                            plan.num_resamples)
+        if not undecided(speed) or pair + 1 >= plan.max_ab_runs:
+            return speed, pair + 1
+        if on_undecided is not None:
+            on_undecided(speed, pair + 1)
+    raise AssertionError("unreachable: the loop returns at max_ab_runs")
+
+
+class StartupCheck(BaseModel):
+    """Start-up judged together with steady state: whole-run cost."""
+
+    baseline_startup_s: float = Field(description="Median start-up (launch to first batch) of the head's runs (s).")
+    candidate_startup_s: float = Field(description="Median start-up of the candidate's runs (s).")
+    noise_s: float = Field(description="Start-up change that counts as noise (s).")
+    run_steps: int | None = Field(None, description="Steps of the whole run when known (from the config).")
+    projected_speedup: float | None = Field(None, description="Whole-run time of the head / of the candidate.")
+    break_even_steps: float | None = Field(None, description="Steps after which a declared one-off cost pays off.")
+    passed: bool
+    reason: str
+
+
+def check_startup(baseline_runs: list[RunSteps], candidate_runs: list[RunSteps], threshold_pct: float,
+                  run_steps: int | None = None, one_off_cost: str | None = None) -> StartupCheck:
+    """Judge start-up with steady state: by projected whole-run time when the run length is known.
+
+    Known length: the whole run (start-up + run_steps x mean step) must be faster by more
+    than ``threshold_pct``. Unknown: a start-up slower by more than its noise rejects,
+    unless the remedy declares a one-off cost; then the break-even step count is stated.
+    """
+    base_up = statistics.median(run.startup_s for run in baseline_runs)
+    cand_up = statistics.median(run.startup_s for run in candidate_runs)
+    base_step = statistics.median(run.step_s for run in baseline_runs)
+    cand_step = statistics.median(run.step_s for run in candidate_runs)
+    spread = noise_pct([run.startup_s for run in baseline_runs]) / 100.0 * base_up
+    # Process start-up jitters by tens of milliseconds whatever the pipeline does.
+    noise_s = max(spread, 0.05 * base_up, 0.1)
+    delta = cand_up - base_up
+    saved_per_step = base_step - cand_step
+    break_even = delta / saved_per_step if delta > 0 and saved_per_step > 0 else None
+    common = dict(baseline_startup_s=base_up, candidate_startup_s=cand_up, noise_s=noise_s, run_steps=run_steps,
+                  break_even_steps=break_even)
+    if run_steps is not None:
+        if run_steps < 1:
+            raise ValueError(f"run_steps must be >= 1, got {run_steps}")
+        projected = (base_up + run_steps * base_step) / (cand_up + run_steps * cand_step)
+        gain = (projected - 1.0) * 100.0
+        passed = gain > threshold_pct
+        verdict = "beats" if passed else "does not beat"
+        return StartupCheck(**common, projected_speedup=projected, passed=passed,
+                            reason=f"whole run of {run_steps} steps: {gain:+.1f}% (start-up {base_up:.2f} s -> "
+                                   f"{cand_up:.2f} s) {verdict} the noise floor {threshold_pct:.1f}%")
+    if delta <= noise_s:
+        return StartupCheck(**common, passed=True,
+                            reason=f"start-up {base_up:.2f} s -> {cand_up:.2f} s, within its noise {noise_s:.2f} s")
+    if one_off_cost:
+        steps = f"{break_even:.0f} steps" if break_even is not None else "never (no steady-state saving)"
+        return StartupCheck(**common, passed=break_even is not None,
+                            reason=f"start-up {delta:+.2f} s for {one_off_cost} (declared one-off cost); "
+                                   f"breaks even after {steps}")
+    return StartupCheck(**common, passed=False,
+                        reason=f"start-up slower by {delta:.2f} s ({base_up:.2f} s -> {cand_up:.2f} s), beyond its "
+                               f"noise {noise_s:.2f} s; the steady-state gain is not judged against an unknown run "
+                               "length")
