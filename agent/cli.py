@@ -87,9 +87,9 @@ def _url_without_credentials(url: str | None) -> str | None:
     Settings are checkpointed and logged, so the URL they hold must not carry a secret. A resumed
     run reads the credentials from PERFLOOP_LLM_BASIC_AUTH (or PERFLOOP_LLM_API_KEY) again.
     """
-    from perfloop.agent.ui.console import say
     from perfloop.agent.proposers.llm import BASIC_AUTH_ENV
     from perfloop.agent.redact import split_credentials
+    from perfloop.agent.ui.console import say
 
     bare, userinfo = split_credentials(url)
     if userinfo is not None:

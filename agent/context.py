@@ -5,12 +5,12 @@ import json
 import os
 from pathlib import Path
 
-from perfloop.agent.events import Event, IsolationObserved
-from perfloop.agent.ui.progress import run_progress
-from perfloop.agent.state import LoopState
-from perfloop.sandbox.workspace import Workspace
 from perfloop.agent.audit import AuditLog
+from perfloop.agent.events import Event, IsolationObserved
+from perfloop.agent.state import LoopState
+from perfloop.agent.ui.progress import run_progress
 from perfloop.sandbox.isolation import Isolation, ObservedIsolation, observe
+from perfloop.sandbox.workspace import Workspace
 from perfloop.tools.measure.profiler import PipelineError, ProbeRun, ProbeSettings, run_probed, settings_for
 
 ISOLATION_FILE = "isolation.json"

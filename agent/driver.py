@@ -3,20 +3,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from perfloop.agent.ui.approval import ask_user
-from perfloop.agent.ui.console import EXIT_OK, InternalError, emit_json, save_traceback, say
+from perfloop.agent.audit import AuditWriteError
 from perfloop.agent.runs import find_run, new_run_id, register_run
 from perfloop.agent.state import LoopState, Settings
 from perfloop.agent.summary import PausedSummary
+from perfloop.agent.ui.approval import ask_user
+from perfloop.agent.ui.console import EXIT_OK, InternalError, emit_json, save_traceback, say
 from perfloop.sandbox.errors import BadInput
-from perfloop.agent.audit import AuditWriteError
-from perfloop.tools.measure.profiler import PipelineError
 from perfloop.tools.contract.target import Target
-
+from perfloop.tools.measure.profiler import PipelineError
 
 PASSED_THROUGH = (BadInput, PipelineError, AuditWriteError, KeyboardInterrupt)
 """What a run may end with on purpose (exit 2, 3, 4/5 for the audit log, 130); anything else is a bug."""

@@ -313,7 +313,8 @@ class Unrecognised(Event):
 
 EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
-    ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, VerdictReached, FinalCheck, RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed,
+    ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, VerdictReached, FinalCheck,
+    RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed,
     LlmCandidateChecked, IsolationObserved)}
 
 

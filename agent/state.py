@@ -9,10 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfloop.agent.redact import has_credentials
 from perfloop.knowledge_base import Diagnosis
 from perfloop.tools.check.datacheck import CheckResult
-from perfloop.tools.measure.models import Profile, RunMeasurement
 from perfloop.tools.check.sideoutputs import SideOutputCheck
 from perfloop.tools.check.stats import SpeedCheck, StartupCheck
 from perfloop.tools.contract.target import Target
+from perfloop.tools.measure.models import Profile, RunMeasurement
 
 StopReason = Literal["max_iterations", "nothing_actionable", "user_quit", "profile_only", "awaiting_approval"]
 """Why a run stopped. ``awaiting_approval`` is a pause (stdin closed at a proposal), not an end."""
@@ -103,6 +103,8 @@ class Proposal(BaseModel):
                                                            "'math.exp -> np.exp may differ in the last bit'.")
     one_off_cost_s: float | None = Field(None, description="One-off start-up cost the change declares "
                                                           "(torch.compile's first compile).")
+    notes: list[str] = Field(default_factory=list, description="What the proposer says a reviewer should know "
+                                                               "(loops left alone and why, numerics caveats).")
 
 
 class Verdict(BaseModel):

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from perfloop.evals.copy_target import TARGETS_DIR, copy_target, target_names
 from perfloop.evals.pyspy import pyspy_executable, pyspy_hot_functions, run_pyspy
 from perfloop.evals.torch_ledger import AccuracyRunError, book_stages, run_torch_profiler, shares
+from perfloop.tools.contract.target import load_target
 from perfloop.tools.measure.models import STAGES, HotFunction, Profile
 from perfloop.tools.measure.profiler import (
     PipelineError,
@@ -26,7 +27,6 @@ from perfloop.tools.measure.profiler import (
     run_probed,
     settings_for,
 )
-from perfloop.tools.contract.target import load_target
 
 MAX_GAP_PP = 10.0
 """Goal: every stage share within this many percentage points of torch.profiler's."""

@@ -18,11 +18,11 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-# perfloop's own path folding, loop finding and loop-owner rule, applied to py-spy's samples.
-from perfloop.tools.measure.hotspots import _frames, _loops, _rank
-from perfloop.tools.measure.models import HotFunction
-
 from perfloop.evals.torch_ledger import AccuracyRunError, python_command
+
+# perfloop's own path folding, loop finding and loop-owner rule, applied to py-spy's samples.
+from perfloop.tools.measure.hotspots import loop_spans, parse_frames, rank_paths
+from perfloop.tools.measure.models import HotFunction
 
 _FRAME = re.compile(r"^(?P<name>.*) \((?P<file>.*):(?P<line>\d+)\)$")
 _STAGE_FILES = ("torch/nn/modules/module.py", "torch/autograd/", "torch/_tensor.py", "torch/optim/",
@@ -141,7 +141,7 @@ def _in_training(user: tuple, trained: dict[tuple, set[int]]) -> bool:
         if lines is None:
             return True  # called from a line where training ran
         in_loop = in_loop or any(first <= start <= line <= end and any(start <= seen <= end for seen in lines)
-                                 for start, end in _loops(file))
+                                 for start, end in loop_spans(file))
         if line not in lines:
             return in_loop
     return bool(user)
@@ -152,7 +152,7 @@ def pyspy_hot_functions(raw: Path, target_dir: Path, phase: str) -> list[HotFunc
     total, paths = user_paths(parse_raw(raw), target_dir, phase)
     folded: dict[tuple, int] = {}
     for path, count in paths.items():
-        frames = _frames([list(frame) for frame in path], keep_module=phase != "batch_build")
+        frames = parse_frames([list(frame) for frame in path], keep_module=phase != "batch_build")
         if frames:
             folded[frames] = folded.get(frames, 0) + count
-    return _rank(total, folded, phase, target_dir)
+    return rank_paths(total, folded, phase, target_dir)

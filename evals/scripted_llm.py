@@ -10,8 +10,8 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
 
 
 @dataclass

@@ -5,10 +5,10 @@ from typing import Any, Literal
 from pydantic import computed_field
 
 from perfloop.knowledge_base.metrics import MetricValue
-from perfloop.knowledge_base.schema import Category, Condition, Remedy, _Record
+from perfloop.knowledge_base.schema import Category, Condition, Remedy, StrictRecord
 
 
-class Diagnosis(_Record):
+class Diagnosis(StrictRecord):
     """A matched entry with the numbers behind it; what the matcher hands to the agent."""
 
     entry_id: str
@@ -41,7 +41,7 @@ class Diagnosis(_Record):
     kept so that the next profile can say whether the bottleneck moved."""
 
 
-class ConditionCheck(_Record):
+class ConditionCheck(StrictRecord):
     """How one condition fared against a profile."""
 
     condition: Condition
@@ -62,7 +62,7 @@ class ConditionCheck(_Record):
         return f"{c.metric} = {self.actual!r} {c.op} {rhs}: {self.status}"
 
 
-class Explanation(_Record):
+class Explanation(StrictRecord):
     """Which of an entry's conditions held for a profile; for `perfloop kb` and the audit log."""
 
     entry_id: str

@@ -2,9 +2,9 @@
 
 from collections.abc import Sequence
 
+from perfloop.knowledge_base.claims import ConditionCheck, Diagnosis, Explanation
 from perfloop.knowledge_base.loader import load_entries
 from perfloop.knowledge_base.metrics import Metrics, is_number, render, with_derived
-from perfloop.knowledge_base.claims import ConditionCheck, Diagnosis, Explanation
 from perfloop.knowledge_base.schema import ORDERING_OPS, Condition, Entry, check_unique_ids
 
 # A threshold cleared by less than this fraction of itself could flip between two profiles.

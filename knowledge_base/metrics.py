@@ -61,7 +61,8 @@ METRICS: dict[str, Metric] = {
     "step_time_cv": Metric("number", "coefficient of variation of the step time"),
     "torch_threads": Metric("number", "intra-op threads of the main process (torch.get_num_threads())"),
     "worker_torch_threads": Metric("number", "largest intra-op thread count in a DataLoader worker (torch sets 1)"),
-    "cpu_demand": Metric("number", "torch_threads + busy workers × max(worker_torch_threads, 1); busy workers = min(num_workers, worker_fetch_ms / step_ms)"),
+    "cpu_demand": Metric("number", "torch_threads + busy workers × max(worker_torch_threads, 1); "
+                                   "busy workers = min(num_workers, worker_fetch_ms / step_ms)"),
     "cpu_oversubscription": Metric("number", "cpu_demand / cpu_count; above 1 threads contend for cores"),
     "gc_share": Metric("number", "garbage-collection pauses in the main process per step / step_ms"),
     "build_cpu_share": Metric("number", "time the batch builders ran or waited for a core / their wall time; low means blocked on reads"),
@@ -75,9 +76,11 @@ METRICS: dict[str, Metric] = {
     "gpu_idle_share": Metric("number", "1 - gpu_util_p50 / 100 (None without NVML)"),
     "gpu_memory_peak_share": Metric("number", "peak reserved device memory / device memory (None without CUDA)"),
     "gpu_alloc_retries": Metric("number", "caching-allocator retries during the run (None without CUDA)"),
-    "headspace_share": Metric("number", "(step - step with free data) / step from replaying stored batches: the most a data-side change can gain (None: not measured)"),
+    "headspace_share": Metric("number", "(step - step with free data) / step from replaying stored batches: "
+                                        "the most a data-side change can gain (None: not measured)"),
     "world_size": Metric("number", "ranks whose probe records the profile found (1 for a single process)"),
-    "rank_wait_spread_share": Metric("number", "the straggler rank's data wait beyond the median rank's / median step (tools/measure/ranks.py); None with one rank"),
+    "rank_wait_spread_share": Metric("number", "the straggler rank's data wait beyond the median rank's / median "
+                                               "step (tools/measure/ranks.py); None with one rank"),
 }
 
 # Times in ms read better in a sentence than shares, so every stage share gets one.

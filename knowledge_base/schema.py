@@ -39,7 +39,7 @@ _COMPARE = {
 }
 
 
-class _Record(BaseModel):
+class StrictRecord(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
@@ -52,7 +52,7 @@ def _known_metric(name: str) -> str:
     return name
 
 
-class Condition(_Record):
+class Condition(StrictRecord):
     """One test on one metric; a missing, None or mistyped metric makes it False, never an error."""
 
     metric: str
@@ -104,7 +104,7 @@ class Condition(_Record):
             return False
 
 
-class Symptoms(_Record):
+class Symptoms(StrictRecord):
     """When an entry applies."""
 
     all_of: list[Condition] = Field(min_length=1)
@@ -119,7 +119,7 @@ class Symptoms(_Record):
         )
 
 
-class ExpectedGain(_Record):
+class ExpectedGain(StrictRecord):
     """Amdahl's bound on what fixing this bottleneck can give: 1 / ((1 - p) + p / n)."""
 
     share_metric: str
@@ -165,7 +165,7 @@ DTYPE_TOLERANCE: dict[str, tuple[float, float]] = {
 LOSS_TOLERANCE: tuple[float, float] = (1e-6, 1e-4)
 
 
-class Verification(_Record):
+class Verification(StrictRecord):
     """What must stay the same for a remedy to be kept."""
 
     data: Check
@@ -212,6 +212,18 @@ class Verification(_Record):
                              "use reorder or changes-data")
         return self
 
+    @field_validator("side_output_changes")
+    @classmethod
+    def _check_patterns(cls, patterns: list[str]) -> list[str]:
+        import re
+
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"side_output_changes: {pattern!r} is not a regular expression ({error})") from None
+        return patterns
+
     @property
     def needs_explicit_approval(self) -> bool:
         """Whether a human must approve the change explicitly (never --auto-approve): changes-data."""
@@ -241,20 +253,8 @@ def derive_tolerance_class(data: str | None, loss: str | None, loss_rtol: float 
         return "precision" if wider else "reorder"
     return "exact"
 
-    @field_validator("side_output_changes")
-    @classmethod
-    def _check_patterns(cls, patterns: list[str]) -> list[str]:
-        import re
 
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise ValueError(f"side_output_changes: {pattern!r} is not a regular expression ({error})") from None
-        return patterns
-
-
-class Remedy(_Record):
+class Remedy(StrictRecord):
     """One change that addresses a diagnosis."""
 
     id: str = Field(pattern=SNAKE_CASE)
@@ -293,7 +293,7 @@ class Remedy(_Record):
         return text
 
 
-class Entry(_Record):
+class Entry(StrictRecord):
     """One known bottleneck: how to recognise it, what fixing it can gain, how to fix it."""
 
     id: str = Field(pattern=SNAKE_CASE)

@@ -11,4 +11,7 @@ if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null 
     { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium; } >/dev/null 2>&1 \
         || echo "test.sh: could not install chromium; the headless report test will be skipped" >&2
 fi
+# The lint first (unused imports, redefinitions, import order, lines past 140): seconds, and a
+# reviewer's time goes to design.
+.venv/bin/ruff check .
 .venv/bin/python -m pytest -q "$@"

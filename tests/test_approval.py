@@ -105,6 +105,27 @@ def test_policy_names_a_data_tolerance_and_where_it_comes_from():
     assert (declared["atol"], declared["rtol"], declared["source"]) == (1e-3, 1e-4, "declared by the change")
 
 
+def test_the_proposers_notes_reach_the_prompt():
+    import io
+    from types import SimpleNamespace
+
+    from perfloop.agent.nodes.approve import approval_request
+    from perfloop.agent.state import Proposal
+    from perfloop.agent.ui.approval import show_request
+
+    note = "not vectorised: the loop at line 14 appends to two lists"
+    proposal = Proposal(id="p1", diagnosis="transform_hotspot", remedy="vectorize_loops", source="codemod",
+                        change="vectorise frame_energy", patch="--- a/train.py\n+++ b/train.py\n", touched=[],
+                        expected_speedup=2.0, base_head="x", notes=[note])
+    state = SimpleNamespace(diagnoses=[], proposal=proposal, profile=SimpleNamespace(noise_pct=2.0),
+                            target=SimpleNamespace(ab_runs=3, min_gain_pct=5.0))
+    request = approval_request(state)
+    assert request["notes"] == [note]
+    screen = io.StringIO()
+    show_request(request, err=screen)
+    assert f"Note: {note}" in screen.getvalue().splitlines()
+
+
 def test_quit_stops_with_typed_reason(tmp_path):
     repo = make_repo(tmp_path / "repo", "waiting")
     code, out, screen = in_terminal(["run", str(repo), *RUN], ["q"])

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +61,11 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
         assert git(tiny_repo, "rev-parse", summary["branch"]) == git(tiny_repo, "rev-parse", "main")
     # The branch is free to check out: no worktree keeps holding it.
     assert "perfloop" not in git(tiny_repo, "worktree", "list")
+    # Every pipeline run is counted, optimize's replay included, so no two probe folders share a number.
+    folders = sorted(path.name for path in (Path(summary["audit_log"]).parent / "probe").iterdir())
+    numbers = [name.split("-")[0] for name in folders]
+    assert len(set(numbers)) == len(numbers) == summary["runs_used"], folders
+    assert any(name.endswith("-replay") for name in folders), folders
 
     log = perfloop("log", summary["run_id"], "--diff")
     assert log.returncode == 0, log.stderr

@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from tests.conftest import git, make_repo
 from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
 from perfloop.tools.measure.profiler import ProbeSettings, run_probed
+from tests.conftest import git, make_repo
 
 SHORT = ProbeSettings(steps=3, warmup_steps=1)
 

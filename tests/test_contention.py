@@ -22,7 +22,6 @@ import json
 import os
 
 import pytest
-
 from conftest import make_repo, perfloop
 
 pytestmark = pytest.mark.slow

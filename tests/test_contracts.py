@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 from perfloop.knowledge_base import metrics as kb_metrics
-from tests.test_models import profile
 from perfloop.tools.measure import models
+from tests.test_models import profile
 
 ROOT = Path(__file__).resolve().parents[1]
 

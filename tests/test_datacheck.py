@@ -4,13 +4,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 import torch
 
 from perfloop.knowledge_base.schema import DTYPE_TOLERANCE, LOSS_TOLERANCE, Verification
-from tests.conftest import ROOT
 from perfloop.tools.check import datacheck
 from perfloop.tools.check.datacheck import compare_data, compare_losses
+from tests.conftest import ROOT
 
 FP32 = dict(atol=1e-5, rtol=1e-5)
 

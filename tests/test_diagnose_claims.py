@@ -7,9 +7,9 @@ from pathlib import Path
 from perfloop.agent.nodes.diagnose import diagnose
 from perfloop.agent.state import Iteration, LoopState, Proposal, Settings, Verdict
 from perfloop.knowledge_base import diagnose as match_entries
+from perfloop.tools.contract.target import load_target
 from tests.conftest import make_repo
 from tests.test_models import profile
-from perfloop.tools.contract.target import load_target
 
 
 def _profile(**kwargs):

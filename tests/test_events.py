@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from perfloop.agent.audit import AuditLog
 from perfloop.agent.events import EVENTS, Approval, Logged, Unrecognised, VerifyStage, parse_record
 from tests.conftest import perfloop
-from perfloop.agent.audit import AuditLog
 
 BEFORE = Path(__file__).parent / "data" / "audit" / "before_events.jsonl"
 

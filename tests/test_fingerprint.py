@@ -7,9 +7,9 @@ from collections import UserDict, namedtuple
 import pytest
 import torch
 
-from tests.conftest import PIPELINES, ROOT
 from perfloop.tools.check.datacheck import compare_data
 from perfloop.tools.measure.profiler import ProbeSettings, run_probed
+from tests.conftest import PIPELINES, ROOT
 
 CONTAINERS = PIPELINES / "containers"
 SETTINGS = ProbeSettings(steps=3, warmup_steps=1)

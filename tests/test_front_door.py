@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, make_repo, perfloop, user_view
 from perfloop.tools.contract.target import MAX_CONFIG_BYTES, MAX_CONTRACT_BYTES, TargetError, load_target
+from tests.conftest import git, make_repo, perfloop, user_view
 
 GOOD_CONTRACT = ('[tool.perfloop]\ncommand = "python train.py --config {config}"\n'
                  'config = "configs/train.yaml"\nsteps = 4\nwarmup_steps = 1\nnoise_runs = 1\ntimeout_s = 60\n')

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PIPELINES, ROOT
 from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots
+from tests.conftest import PIPELINES, ROOT
 
 
 @pytest.fixture

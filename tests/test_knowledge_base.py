@@ -353,6 +353,9 @@ _DELETE = object()
         (_set("category", "gpu"), "category", "allowed values"),
         (_set("summary_template", "waits {data_wait:.0%}"), "summary_template", "not a metric"),
         (_set("expected_gain.share_metric", "step_ms"), "expected_gain.share_metric", "a share"),
+        # Checked when the entry loads, not mid-verify (the validator once sat after a return).
+        (_set("remedies.0.verification.side_output_changes", ["epoch (unclosed"]),
+         "remedies.0.verification.side_output_changes", "not a regular expression"),
     ],
 )
 def test_bad_entry_error_names_file_and_field(tmp_path, mutate, field, says):

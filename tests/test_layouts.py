@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import PIPELINES
 from perfloop.tools.check.datacheck import compare_data, compare_losses
 from perfloop.tools.measure.profiler import ProbeSettings, run_probed
+from tests.conftest import PIPELINES
 
 SETTINGS = ProbeSettings(steps=6, warmup_steps=1)
 

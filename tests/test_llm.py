@@ -7,17 +7,17 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from perfloop.agent.proposers.llm import BadAnswer, EditAnswer, apply_edits, parse_answer, render_prompt
 from perfloop.agent.nodes.optimize import optimize
 from perfloop.agent.nodes.prepare import prepare
 from perfloop.agent.nodes.profile import profile
 from perfloop.agent.nodes.verify import verify
+from perfloop.agent.proposers.llm import BadAnswer, EditAnswer, apply_edits, parse_answer, render_prompt
 from perfloop.agent.runs import new_run_id
 from perfloop.agent.state import LoopState, RemedyRef, Settings
 from perfloop.knowledge_base import describe, load_entries
 from perfloop.sandbox.workspace import Workspace
-from tests.fake_llm import Reply, ScriptedLLM
 from perfloop.tools.contract.target import load_target
+from tests.fake_llm import Reply, ScriptedLLM
 
 SLOW_LINE = "            total += values[(i + j) % len(values)] ** 2\n"
 

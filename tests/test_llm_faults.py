@@ -15,8 +15,8 @@ from perfloop.agent.proposers.llm import (
     chat,
     redacted_url,
 )
-from tests.fake_llm import Reply, ScriptedLLM
 from perfloop.tools.change.codemods import NotApplicable
+from tests.fake_llm import Reply, ScriptedLLM
 
 KEY = "sk-live-abcdef123456"
 GOOD = json.dumps({"summary": "s", "edits": [{"file": "a.py", "search": "x", "replace": "y"}]})

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import tomllib
 import zipfile
-from pathlib import Path
 
 import pytest
 

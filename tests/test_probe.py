@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from perfloop.knowledge_base import diagnose
-
-from tests.conftest import PIPELINES, ROOT
+from perfloop.sandbox.runner import RunLimits
 from perfloop.tools.check.datacheck import compare_data, compare_losses
 from perfloop.tools.measure.headspace import replay_env, why_no_replay
-from perfloop.sandbox.runner import RunLimits
 from perfloop.tools.measure.profiler import PipelineError, ProbeSettings, build_profile, run_probed
+from tests.conftest import PIPELINES, ROOT
 
 TINY = PIPELINES / "tiny"
 LEDGER_KEYS = ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms")

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PIPELINES
 from perfloop.tools.measure.headspace import replay_env
 from perfloop.tools.measure.hotspots import batch_build_hotspots
 from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 from perfloop.tools.measure.thread_builds import thread_build_stacks
+from tests.conftest import PIPELINES
 
 CONTENTION = PIPELINES / "contention"
 COMMAND = "python train.py --config {config}"

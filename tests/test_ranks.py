@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import shutil
 
-from tests.conftest import PIPELINES
 from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+from tests.conftest import PIPELINES
 
 COMMAND = "torchrun --standalone --nproc_per_node=2 train.py --config configs/train.yaml"
 

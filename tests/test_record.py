@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
 from perfloop.tools.check.datacheck import compare_data
 from perfloop.tools.measure.headspace import replay_env, why_no_replay
 from perfloop.tools.measure.hotspots import batch_build_hotspots
@@ -26,6 +25,7 @@ from perfloop.tools.measure.record import (
     worker_fetches,
 )
 from perfloop.tools.measure.timeline import median_step_timeline
+from tests.conftest import ROOT
 
 SETTINGS = ProbeSettings(steps=4, warmup_steps=1)
 OLD = ROOT / "tests" / "data" / "records"  # written by the first probe (commit e123854), light and full mode

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, make_repo
 from perfloop.tools.change.codemods import CodemodContext, apply_codemod
 from perfloop.tools.change.codemods.base import Tolerance
-from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 from perfloop.tools.check.replay import capture_calls, check_rewrite, replay
+from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+from tests.conftest import git, make_repo
 
 COMMAND = "python train.py --config configs/train.yaml"
 SHORT = ProbeSettings(steps=2, warmup_steps=0)

@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, make_repo, perfloop
 
 from perfloop.agent.ui.html_report import render
-from conftest import ROOT, make_repo, perfloop
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 OLD_LOG = ROOT / "tests" / "data" / "audit" / "before_events.jsonl"

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import git, make_repo
+
 from perfloop.tools.contract.runlength import read_run_steps
 from perfloop.tools.contract.target import load_target
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 from perfloop.tools.check.sideoutputs import compare_side_outputs
+from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 from perfloop.tools.measure.written import record_written, snapshot
 from tests.conftest import PIPELINES
 
@@ -70,7 +70,8 @@ def test_run_probed_records_the_files_a_run_writes(tmp_path):
 
     tree = tmp_path / "tiny"
     shutil.copytree(PIPELINES / "tiny", tree)
-    command = "python -c \"import pathlib; pathlib.Path('out').mkdir(); pathlib.Path('out/done.txt').write_text('ok')\" && python train.py --config configs/train.yaml"
+    command = ("python -c \"import pathlib; pathlib.Path('out').mkdir(); pathlib.Path('out/done.txt').write_text('ok')\""
+               " && python train.py --config configs/train.yaml")
     run = run_probed(command, tree, tmp_path / "probe", ProbeSettings(steps=2, warmup_steps=1))
     result = compare_side_outputs([run.measurement.probe_dir], [run.measurement.probe_dir])
     assert "file out/done.txt" in result.compared and result.status == "same"

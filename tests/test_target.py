@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import git, make_repo
 from perfloop.tools.contract.target import TargetError, load_target
+from tests.conftest import git, make_repo
 
 
 def test_reads_perfloop_toml_and_renders_command(tiny_repo):

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from conftest import git, make_repo, perfloop
 from pydantic import BaseModel, ConfigDict
 
-from conftest import git, make_repo, perfloop
 from perfloop.tools.measure.record import HotSamples
 
 

@@ -40,8 +40,8 @@ def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_lengt
     from perfloop.agent.state import LoopState, RemedyRef, Settings
     from perfloop.knowledge_base import describe, load_entries
     from perfloop.sandbox.workspace import Workspace
-    from tests.conftest import make_repo
     from perfloop.tools.contract.target import load_target
+    from tests.conftest import make_repo
 
     target = load_target(make_repo(tmp_path / "repo"),
                          overrides={"steps": 6, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from langgraph.types import interrupt
 
-from perfloop.agent.ui.console import say
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import Approval, ProposalEdited
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import remember
 from perfloop.agent.state import DECISIONS, Iteration, LoopState, Verdict
+from perfloop.agent.ui.console import say
 from perfloop.tools.change.patching import touched_paths
 
 
@@ -27,6 +27,7 @@ def approval_request(state: LoopState) -> dict:
         "caveats": p.caveats + ([f"NOT EQUIVALENT: {rule.equivalence}; approve only if you accept that"]
                                 if (rule := _remedy_verification(state)) is not None and rule.needs_explicit_approval
                                 else []),
+        "notes": p.notes,
     }
 
 

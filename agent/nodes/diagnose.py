@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from perfloop.agent.ui.console import say
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import Diagnosed, RemedyChosen, RemedySkipped, Stopped
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import Memory
 from perfloop.agent.state import LoopState, RemedyRef, Skip
+from perfloop.agent.ui.console import say
 from perfloop.knowledge_base import Diagnosis, bottleneck_moved, compare, load_entries
 from perfloop.knowledge_base import diagnose as match_entries
 

@@ -1,11 +1,11 @@
 """optimize: turn the chosen remedy into one patch against the branch head."""
 from __future__ import annotations
 
-from perfloop.agent.ui.console import say
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import ProposalMade, RemedyNotApplicable, ReplayChecked
 from perfloop.agent.faults import fault_point
 from perfloop.agent.state import Attempt, LoopState, Proposal, Skip
+from perfloop.agent.ui.console import say
 from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
 from perfloop.tools.change.patching import touched_paths
 
@@ -16,8 +16,8 @@ def _replayed(ctx: RunContext, result, root) -> None:
     A rewrite that fails replay is never run in the pipeline. Where no call could be captured
     (a method whose ``self`` is too large to keep), the data check of the pipeline runs decides.
     """
-    from perfloop.tools.measure.profiler import ProbeSettings
     from perfloop.tools.check.replay import check_rewrite
+    from perfloop.tools.measure.profiler import ProbeSettings
 
     settings = ProbeSettings(steps=2, warmup_steps=0, limits=ctx.protected(ctx.workspace.candidate_tree).limits,
                              first_step_timeout_s=ctx.state.target.first_step_timeout_s)
@@ -65,6 +65,7 @@ def optimize(state: LoopState) -> dict:
     attempt = Attempt(head=state.head, remedy=ref)
     try:
         declared: dict = {}
+        notes: list[str] = []
         if remedy.kind == "codemod":
             change, patch, result = _codemod_patch(ctx, remedy)
             source = "codemod"
@@ -74,6 +75,7 @@ def optimize(state: LoopState) -> dict:
                             "data_rule": "within_tolerance", "loss_rule": "within_tolerance"}
             if result.one_off_cost_s is not None:
                 declared["one_off_cost_s"] = result.one_off_cost_s
+            notes = list(result.notes)
         else:
             from perfloop.agent.proposers.llm_proposer import propose_with_llm
 
@@ -82,19 +84,22 @@ def optimize(state: LoopState) -> dict:
     except NotApplicable as why:
         say(f"{ref.remedy}: not applicable ({why})")
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=str(why)))
-        return {"tried": [attempt], "proposal": None,
+        return {"tried": [attempt], "proposal": None, "runs_used": ctx.runs_used,
                 "skipped": [Skip(head=state.head, remedy=ref, reason=f"not applicable: {why}")]}
     fault_point("mid_optimize")
     if not patch.strip():
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy,
                                        reason="the change produced an empty diff"))
-        return {"tried": [attempt], "proposal": None}
+        return {"tried": [attempt], "proposal": None, "runs_used": ctx.runs_used}
     proposal = Proposal(
         id=f"p{len(state.history) + 1}-{len(state.tried) + 1}", diagnosis=ref.diagnosis, remedy=ref.remedy,
         source=source, change=change, patch=patch, touched=touched_paths(patch),
         expected_speedup=diagnosis.expected_speedup, evidence=diagnosis.evidence,
         data_rule=remedy.verification.data, loss_rule=remedy.verification.loss,
-        caveats=list(remedy.verification.caveats), base_head=ctx.workspace.head()).model_copy(update=declared)
+        caveats=list(remedy.verification.caveats), notes=notes,
+        base_head=ctx.workspace.head()).model_copy(update=declared)
     ctx.record(ProposalMade(proposal=proposal))
     say(f"proposal {proposal.id} ({source}): {change}")
-    return {"tried": [attempt], "proposal": proposal}
+    for note in notes:
+        say(f"  note: {note}")
+    return {"tried": [attempt], "proposal": proposal, "runs_used": ctx.runs_used}

@@ -1,12 +1,12 @@
 """prepare: create the run's branch and worktrees, link ignored inputs, open the audit log."""
 from __future__ import annotations
 
-from perfloop.agent.ui.console import say
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import RunStarted
 from perfloop.agent.faults import fault_point
 from perfloop.agent.redact import redacted_url
 from perfloop.agent.state import LoopState
+from perfloop.agent.ui.console import say
 from perfloop.sandbox.runner import expected_isolation
 from perfloop.sandbox.workspace import user_tree_dirty
 

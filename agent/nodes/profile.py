@@ -1,12 +1,12 @@
 """profile: run the pipeline at the branch head under the probe and say where each step's time goes."""
 from __future__ import annotations
 
-from perfloop.agent.ui.console import say
 from perfloop.agent.context import RunContext
-from perfloop.agent.ui.describe import describe_profile
 from perfloop.agent.events import NodeEntered, PipelineFailed, Profiled
 from perfloop.agent.faults import fault_point
 from perfloop.agent.state import LoopState
+from perfloop.agent.ui.console import say
+from perfloop.agent.ui.describe import describe_profile
 from perfloop.tools.measure.headspace import replay_env, why_no_replay
 from perfloop.tools.measure.profiler import PipelineError, build_profile
 

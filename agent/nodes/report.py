@@ -5,12 +5,12 @@ import json
 import statistics
 from pathlib import Path
 
-from perfloop.agent.ui.console import say
 from perfloop.agent.context import RunContext, observed_isolation
 from perfloop.agent.events import FinalCheck, RunFinished
 from perfloop.agent.faults import fault_point
 from perfloop.agent.state import LoopState
 from perfloop.agent.summary import Numbers, build_summary
+from perfloop.agent.ui.console import say
 from perfloop.sandbox.git import head_of
 from perfloop.tools.check.stats import RunSteps, steps_ratio_ci
 

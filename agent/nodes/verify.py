@@ -4,20 +4,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from perfloop.agent.ui.console import say
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import remember
-from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict
 from perfloop.agent.rule import declared_rule
+from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict
+from perfloop.agent.ui.console import say
 from perfloop.knowledge_base import Verification
 from perfloop.sandbox.workspace import PROPOSAL_TRAILER, PatchError
-from perfloop.tools.check.datacheck import CheckResult, compare_data, compare_losses
-from perfloop.tools.measure.models import RunMeasurement
 from perfloop.tools.change.patching import scope_problems
-from perfloop.tools.measure.profiler import PipelineError, ProbeRun
-from perfloop.tools.measure.record import ProbeRecord
+from perfloop.tools.check.datacheck import CheckResult, compare_data, compare_losses
 from perfloop.tools.check.sideoutputs import SideOutputCheck, compare_side_outputs
 from perfloop.tools.check.stats import (
     RunSteps,
@@ -28,6 +25,9 @@ from perfloop.tools.check.stats import (
     check_startup,
     sequential_speed,
 )
+from perfloop.tools.measure.models import RunMeasurement
+from perfloop.tools.measure.profiler import PipelineError, ProbeRun
+from perfloop.tools.measure.record import ProbeRecord
 
 DATA_OK = {"identical": ("identical",), "within_tolerance": ("identical", "within_tolerance")}
 # within_envelope: the baseline's own loss differs run to run and the candidate stays inside it;

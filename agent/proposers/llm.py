@@ -19,9 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
-from perfloop.agent.context import RunContext
 from perfloop.agent.proposers.llm_context import cap
-from perfloop.agent.redact import redacted_url
 from perfloop.agent.state import LoopState
 from perfloop.tools.change.codemods import NotApplicable
 from perfloop.tools.change.patching import matches_any
@@ -297,7 +295,7 @@ def apply_edits(root: Path, answer: EditAnswer, editable: list[str]) -> dict[str
     return texts
 
 
-def _context_files(state: LoopState, root: Path) -> list[dict]:
+def context_files(state: LoopState, root: Path) -> list[dict]:
     """The files the model sees: the hot function's file, the loader's file, the config."""
     profile = state.profile
     wanted = [h.file for h in profile.hot_functions[:1] + profile.main_hot_functions[:1]]

@@ -26,9 +26,9 @@ from perfloop.agent.proposers.llm import (
     BadAnswer,
     EditAnswer,
     LLMUnavailable,
-    _context_files,
     apply_edits,
     chat,
+    context_files,
     endpoint_for,
     parse_candidates,
     render_prompt,
@@ -68,8 +68,8 @@ class Candidate(BaseModel):
 
 def _hot_target(ctx: RunContext, diagnosis, root: Path) -> HotTarget | None:
     """Find the hot function in the candidate tree and capture real calls of it (one short pipeline run)."""
-    from perfloop.tools.measure.profiler import ProbeSettings
     from perfloop.tools.check.replay import capture_calls
+    from perfloop.tools.measure.profiler import ProbeSettings
 
     profile = ctx.state.profile
     hot = (profile.main_hot_functions if diagnosis.category == "host" else profile.hot_functions)[:1]
@@ -128,7 +128,7 @@ def _prompt(ctx: RunContext, diagnosis, remedy, root: Path, hot: HotTarget | Non
         failures = earlier_failures(ctx.audit.records(), hot.function)
     return render_prompt(diagnosis=diagnosis, remedy=remedy, evidence=diagnosis.evidence,
                          editable=state.target.editable, hot=profile_hot[0] if profile_hot else None,
-                         files=_context_files(state, root), hot_target=hot, hot_source=source, callers=callers,
+                         files=context_files(state, root), hot_target=hot, hot_source=source, callers=callers,
                          shapes=shapes, failure=cap(failures[-1], what="earlier failure") if failures else "",
                          num_candidates=k)
 

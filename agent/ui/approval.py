@@ -52,6 +52,8 @@ def show_request(request: dict, err=None) -> None:
             print(f"  {line}", file=err)
     for caveat in request.get("caveats", []):
         print(f"Caveat: {caveat}", file=err)
+    for note in request.get("notes", []):
+        print(f"Note: {note}", file=err)
     print("-" * 72 + "\n" + colour_diff(request["diff"].rstrip(), tty) + "\n" + "-" * 72, file=err)
 
 

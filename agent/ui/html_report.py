@@ -24,8 +24,8 @@ from perfloop.agent.events import (
     VerifyStage,
     parse_record,
 )
-from perfloop.agent.ui.report_charts import LEDGER_STAGES, ledger_bars, speed_intervals, step_gantt
 from perfloop.agent.runs import find_run
+from perfloop.agent.ui.report_charts import LEDGER_STAGES, ledger_bars, speed_intervals, step_gantt
 
 _STYLE = """body{font:14px/1.45 system-ui,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}

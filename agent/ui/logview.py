@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import time
 
-from perfloop.agent.ui.console import EXIT_OK, EXIT_TAMPERED
 from perfloop.agent.events import parse_record
 from perfloop.agent.runs import find_run
+from perfloop.agent.ui.console import EXIT_OK, EXIT_TAMPERED
 from perfloop.sandbox.errors import BadInput
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from perfloop.agent.ui.console import EXIT_OK
 from perfloop.agent.events import RunStarted, parse_record
 from perfloop.agent.runs import state_home
+from perfloop.agent.ui.console import EXIT_OK
 
 
 class RunLine(BaseModel):

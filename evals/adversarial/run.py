@@ -70,6 +70,7 @@ def run_mutant(state, mutant: Mutant) -> MutantRow:
     from perfloop.agent.nodes.optimize import optimize
     from perfloop.agent.nodes.verify import verify
     from perfloop.agent.state import RemedyRef
+
     # The scripted server the tests use: a real HTTP server on 127.0.0.1.
     from perfloop.evals.scripted_llm import ScriptedLLM
 

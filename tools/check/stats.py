@@ -23,8 +23,9 @@ import statistics
 from collections.abc import Callable
 
 import numpy as np
-from perfloop.tools.measure.noise import noise_pct
 from pydantic import BaseModel, Field
+
+from perfloop.tools.measure.noise import noise_pct
 
 
 class RunSteps(BaseModel):

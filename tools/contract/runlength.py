@@ -18,12 +18,11 @@ Anything else gives None: no whole-run judgement is made on a guess.
 from __future__ import annotations
 
 import ast
+import json
 import math
 import shlex
-from pathlib import Path
-
-import json
 import tomllib
+from pathlib import Path
 
 import yaml
 

@@ -31,7 +31,7 @@ _NUM_HELPERS = 5
 _DESCEND = 0.5
 """A callee's loop must hold at least this fraction of the current owner's loop samples to take over."""
 _COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
-_LOOP_NODES = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+LOOP_NODES = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 Frame = tuple[str, str, int, int]
 """(file, qualified name, first line, sampled line) of one user frame."""
@@ -63,13 +63,13 @@ def _merge(stacks: list, label: str, keep_module: bool) -> tuple[int, dict[tuple
         for row in stack.get("paths") or []:
             if not (isinstance(row, list) and len(row) == 3 and row[0] == label and _count(row[2])):
                 continue
-            frames = _frames(row[1], keep_module)
+            frames = parse_frames(row[1], keep_module)
             if frames:
                 paths[frames] = paths.get(frames, 0) + row[2]
     return total, paths
 
 
-def _frames(raw, keep_module: bool) -> tuple[Frame, ...]:
+def parse_frames(raw, keep_module: bool) -> tuple[Frame, ...]:
     frames: list[Frame] = []
     for item in raw if isinstance(raw, list) else []:
         if not (isinstance(item, list) and len(item) == 4):
@@ -110,21 +110,21 @@ def source_lines(file: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def _loops(file: str) -> tuple[tuple[int, int], ...]:
+def loop_spans(file: str) -> tuple[tuple[int, int], ...]:
     """Return (first, last) line of every for/while/comprehension in ``file``; none when it does not parse."""
     try:
         tree = ast.parse("\n".join(source_lines(file)))
     except (SyntaxError, ValueError):
         return ()
     return tuple(sorted((node.lineno, node.end_lineno or node.lineno)
-                        for node in ast.walk(tree) if isinstance(node, _LOOP_NODES)))
+                        for node in ast.walk(tree) if isinstance(node, LOOP_NODES)))
 
 
 def _loop_line(frame: Frame) -> int | None:
     """Return the header line of the innermost loop of the frame's own function around its sampled line."""
     file, _, first, line = frame
     header = None
-    for start, end in _loops(file):
+    for start, end in loop_spans(file):
         # A loop starting before the function's first line belongs to an enclosing scope.
         if first <= start <= line <= end and (header is None or start >= header):
             header = start
@@ -201,7 +201,7 @@ class _Tally:
                 for (file, name, first), count in leaves.most_common(_NUM_HELPERS)]
 
 
-def _rank(total: int, paths: dict[tuple[Frame, ...], int], phase: str, target_dir: Path,
+def rank_paths(total: int, paths: dict[tuple[Frame, ...], int], phase: str, target_dir: Path,
           denominator: int | None = None) -> list[HotFunction]:
     denominator = denominator or total
     if not paths:
@@ -228,7 +228,7 @@ def _rank(total: int, paths: dict[tuple[Frame, ...], int], phase: str, target_di
 def _clear_caches() -> None:
     # The agent edits these files between profiles.
     source_lines.cache_clear()
-    _loops.cache_clear()
+    loop_spans.cache_clear()
 
 
 def batch_build_hotspots(main_stacks: dict | None, out_dir: Path, target_dir: Path,
@@ -243,7 +243,7 @@ def batch_build_hotspots(main_stacks: dict | None, out_dir: Path, target_dir: Pa
     stacks = [json.loads(path.read_text()) for path in sorted(out_dir.glob("stacks-*.json"))]
     stacks += [stack for stack in (main_stacks, thread_stacks) if stack]
     total, paths = _merge(stacks, "fetch", keep_module=False)
-    return _rank(total, paths, "batch_build", target_dir)
+    return rank_paths(total, paths, "batch_build", target_dir)
 
 
 def main_hotspots(stack: dict | None, target_dir: Path) -> list[HotFunction]:
@@ -255,4 +255,4 @@ def main_hotspots(stack: dict | None, target_dir: Path) -> list[HotFunction]:
     # Scripts often run their loop at module level, so "<module>" is a real answer here.
     total, paths = _merge([stack], "other", keep_module=True)
     all_samples = sum(_count(v) for v in (stack.get("totals") or {}).values())
-    return _rank(total, paths, "main:other", target_dir, denominator=all_samples)
+    return rank_paths(total, paths, "main:other", target_dir, denominator=all_samples)

@@ -11,15 +11,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from perfloop.sandbox.runner import RunLimits, RunResult, run_command
-from perfloop.tools.measure.headspace import headspace_fields
-from perfloop.tools.measure.ranks import read_ranks
-from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
-from perfloop.tools.measure.thread_builds import thread_build_stacks
-from perfloop.tools.measure.record import RECORD_NAME, Fetch, ProbeRecord, RecordError, Step, worker_fetches
-from perfloop.tools.measure import written
-from perfloop.tools.measure.noise import noise_pct
 from perfloop.tools.contract.target import Target
-from perfloop.tools.measure.timeline import median_step_timeline
+from perfloop.tools.measure import written
+from perfloop.tools.measure.headspace import headspace_fields
+from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
 from perfloop.tools.measure.models import (
     DataBuild,
     GpuStats,
@@ -28,6 +23,11 @@ from perfloop.tools.measure.models import (
     RunMeasurement,
     StageLedger,
 )
+from perfloop.tools.measure.noise import noise_pct
+from perfloop.tools.measure.ranks import read_ranks
+from perfloop.tools.measure.record import RECORD_NAME, Fetch, ProbeRecord, RecordError, Step, worker_fetches
+from perfloop.tools.measure.thread_builds import thread_build_stacks
+from perfloop.tools.measure.timeline import median_step_timeline
 
 PROBE_DIR = Path(__file__).resolve().parent / "probe"
 
@@ -53,8 +53,8 @@ class ProbeSettings(BaseModel):
 def settings_for(target: Target) -> ProbeSettings:
     """Bound and limit each pipeline run as the target contract says."""
     return ProbeSettings(steps=target.steps, warmup_steps=target.warmup_steps,
-                         first_step_timeout_s=target.first_step_timeout_s, limits=RunLimits(timeout_s=target.timeout_s, memory_mb=target.memory_mb,
-                                          network=target.network))
+                         first_step_timeout_s=target.first_step_timeout_s,
+                         limits=RunLimits(timeout_s=target.timeout_s, memory_mb=target.memory_mb, network=target.network))
 
 
 class PipelineError(RuntimeError):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
-from perfloop.tools.measure.hotspots import _LOOP_NODES, source_lines
+from perfloop.tools.measure.hotspots import LOOP_NODES, source_lines
 
 Key = tuple[str, str, int]
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -76,7 +76,7 @@ def _own_loops(file: str) -> dict[int, int]:
         if not isinstance(node, _FUNCTION_NODES):
             continue
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        loops = [n.lineno for n in _own_nodes(node) if isinstance(n, _LOOP_NODES)]
+        loops = [n.lineno for n in _own_nodes(node) if isinstance(n, LOOP_NODES)]
         if loops:
             found[first] = min(loops)
     return found

@@ -12,17 +12,17 @@ from perfloop.tools.change.codemods.base import (
 )
 from perfloop.tools.change.codemods.dataloader import set_dataloader_option
 from perfloop.tools.change.codemods.decode_once import cache_decoded_records
-from perfloop.tools.change.codemods.remedies import (
-    set_num_workers,
-    set_persistent_workers,
-    set_pin_memory,
-    set_prefetch_factor,
-)
 from perfloop.tools.change.codemods.model_side import (
     enable_torch_compile,
     set_intra_op_threads,
     set_optimizer_flag,
     set_zero_grad_to_none,
+)
+from perfloop.tools.change.codemods.remedies import (
+    set_num_workers,
+    set_persistent_workers,
+    set_pin_memory,
+    set_prefetch_factor,
 )
 from perfloop.tools.change.codemods.roundtrip import zero_copy_conversion
 from perfloop.tools.change.codemods.vectorize import vectorize_hot_function

@@ -27,8 +27,8 @@ import ast
 from dataclasses import dataclass
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loop_checks import _RANDOM
-from perfloop.tools.change.codemods.loops import LoopRewrite, _names_loaded, dotted
+from perfloop.tools.change.codemods.loop_checks import RANDOM_CALL
+from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, names_loaded
 
 _PURE_CALLS = {"len", "range", "enumerate", "int", "float"}
 _CONVERSIONS = {"int": ".astype(np.int64)", "float": ".astype(np.float64)"}
@@ -70,7 +70,7 @@ def gather_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
             raise NotApplicable(f"line {loop.lineno}: `{dotted(node)}` is both written and read in the loop "
                                 "(loop-carried dependency / the target aliases a source); the rewrite would read "
                                 "every element before writing any")
-    after = set().union(*(_names_loaded(s) for s in fn_body[k + 1:])) if fn_body[k + 1:] else set()
+    after = set().union(*(names_loaded(s) for s in fn_body[k + 1:])) if fn_body[k + 1:] else set()
     leaked = loop_vars & after
     if leaked:
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
@@ -112,7 +112,7 @@ def _refuse_effects(loop: ast.For) -> None:
                                 "element must be computed")
         if isinstance(sub, ast.Call):
             name = dotted(sub.func)
-            if _RANDOM.search(name) or ".random." in f".{name}":
+            if RANDOM_CALL.search(name) or ".random." in f".{name}":
                 raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
                                     "the order of draws")
             if isinstance(sub.func, ast.Attribute) and sub.func.attr == "tolist" and not sub.args:
@@ -133,7 +133,7 @@ def _levels(loop: ast.For) -> tuple[list[_Level], list[ast.stmt], set[str]]:
         if node.orelse:
             raise NotApplicable(f"line {node.lineno}: for/else is not vectorised")
         bound = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        if not bound or _names_loaded(node.iter) & loop_vars:
+        if not bound or names_loaded(node.iter) & loop_vars:
             raise NotApplicable(f"line {node.lineno}: the loop over `{ast.unparse(node.iter)}` depends on an outer "
                                 "loop; only rectangular nests are gathered")
         if bound & loop_vars:
@@ -201,7 +201,7 @@ def _write(stmt: ast.Assign, levels: list[_Level], loop_vars: set[str]):
 
 def _affine(node: ast.AST, loop_vars: set[str]) -> bool:
     """Whether `node` varies with the loops; raises when it does, but not affinely."""
-    if not _names_loaded(node) & loop_vars:
+    if not names_loaded(node) & loop_vars:
         return False
     if isinstance(node, ast.Name):
         return True
@@ -238,7 +238,7 @@ def _broadcast(index: ast.AST, levels: list[_Level]) -> str:
 
 
 def _uses(writes: list, name: str) -> bool:
-    return any(name in _names_loaded(src.slice) for _, _, src, _ in writes)
+    return any(name in names_loaded(src.slice) for _, _, src, _ in writes)
 
 
 def _target_kind(before: list[ast.stmt], base: str) -> str:

@@ -13,10 +13,10 @@ from perfloop.tools.change.codemods.loop_windows import InnerLoops
 from perfloop.tools.change.codemods.loops import (
     ExpressionTranslator,
     Val,
-    _is_inf,
-    _is_number,
-    _names_stored,
     dotted,
+    is_inf,
+    is_number_literal,
+    names_stored,
 )
 
 
@@ -34,7 +34,7 @@ class Translator(RowsAndColumns, InnerLoops, ExpressionTranslator):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
                 self.init_nodes[name] = stmt.value
-                if _is_number(stmt.value) or _is_inf(stmt.value):
+                if is_number_literal(stmt.value) or is_inf(stmt.value):
                     # A start value (acc = 0.0): inlined where read, never an array.
                     self.env[name] = Val(ast.unparse(stmt.value), 0)
                     self.carried.discard(name)
@@ -164,7 +164,7 @@ class Translator(RowsAndColumns, InnerLoops, ExpressionTranslator):
         where = f"`{acc}`"
         if kind in ("sum", "prod"):
             unit = 0 if kind == "sum" else 1
-            if init is None or not _is_number(init) or ast.literal_eval(init) != unit:
+            if init is None or not is_number_literal(init) or ast.literal_eval(init) != unit:
                 raise NotApplicable(f"{where} starts at {ast.unparse(init) if init else 'a computed value'}; "
                                     f"only {'sums from 0' if unit == 0 else 'products from 1'} keep the loop's "
                                     "order of operations")
@@ -184,7 +184,7 @@ class Translator(RowsAndColumns, InnerLoops, ExpressionTranslator):
                 expr = f"{expr} if {terms}.shape[-1] else {ast.unparse(init)}"
         else:
             func = "np.max" if kind == "max" else "np.min"
-            if init is not None and _is_inf(init):
+            if init is not None and is_inf(init):
                 expr = f"{func}({term.src}, axis=-1, initial={ast.unparse(init)})"
             elif init_val is not None:
                 pair = "np.maximum" if kind == "max" else "np.minimum"
@@ -197,7 +197,7 @@ class Translator(RowsAndColumns, InnerLoops, ExpressionTranslator):
 
     def inner_loop(self, loop: ast.For) -> None:
         """Translate a reduction loop nested in the outer loop: its values live on the last axis."""
-        stored = _names_stored(loop.body) | _names_stored([loop.target])
+        stored = names_stored(loop.body) | names_stored([loop.target])
         accs = {name for name in stored if name in self.env}
         saved = {name: self.env.pop(name) for name in accs}
         self.carried |= stored

@@ -7,7 +7,7 @@ import re
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, dotted
 
-_RANDOM = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
+RANDOM_CALL = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
                      r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss)$")
 _PURE_BUILTINS = {"abs", "min", "max", "float", "int", "len", "round", "bool"}
 
@@ -24,7 +24,7 @@ def refuse_effects(node: ast.AST, list_names: set[str]) -> None:
             raise NotApplicable(f"{where}: `{type(sub).__name__}` inside the loop is not an element-wise computation")
         if isinstance(sub, ast.Call):
             name = dotted(sub.func)
-            if _RANDOM.search(name) or ".random." in f".{name}":
+            if RANDOM_CALL.search(name) or ".random." in f".{name}":
                 raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
                                     "the order of draws")
             if isinstance(sub.func, ast.Attribute) and sub.func.attr == "append" and name.split(".")[0] in list_names:

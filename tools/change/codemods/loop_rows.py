@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import Val, _names_loaded, dotted
+from perfloop.tools.change.codemods.loops import Val, dotted, names_loaded
 
 
 class RowsAndColumns:
@@ -24,7 +24,7 @@ class RowsAndColumns:
         rewrite's notes say so.
         """
         text = ast.unparse(iterable)
-        if _names_loaded(iterable) & (set(self.env) | self.carried):
+        if names_loaded(iterable) & (set(self.env) | self.carried):
             raise NotApplicable(f"line {iterable.lineno}: `{text}` changes inside the loop")
         columns = [self.fresh(f"{elt.id}_col") for elt in target.elts]
         self.hoists.append((", ".join(columns) + ("," if len(columns) == 1 else ""),
@@ -55,7 +55,7 @@ class RowsAndColumns:
         own = {n.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
                for n in ast.walk(c.target) if isinstance(n, ast.Name)}
         called = {dotted(c.func).split(".")[0] for c in ast.walk(node.elt) if isinstance(c, ast.Call)}
-        others = _names_loaded(node.elt) - own - called
+        others = names_loaded(node.elt) - own - called
         if others:
             raise NotApplicable(f"line {node.lineno}: the comprehension reads `{sorted(others)[0]}`; only "
                                 "element-wise functions of the row itself are vectorised")

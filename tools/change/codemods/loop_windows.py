@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import Val, _additive_terms, _is_atomic, _names_loaded, dotted
+from perfloop.tools.change.codemods.loops import Val, additive_terms, dotted, is_atomic, names_loaded
 
 
 class InnerLoops:
@@ -83,16 +83,16 @@ class InnerLoops:
         """Return the offset c when `node` is `var + c` written as any chain of + and -; else None."""
         if node is None:
             return None
-        terms = _additive_terms(node, 1)
+        terms = additive_terms(node, 1)
         hits = [term for term in terms if isinstance(term[1], ast.Name) and term[1].id == var]
         if len(hits) != 1 or hits[0][0] != 1:
             return None
         rest = [term for term in terms if term is not hits[0]]
-        if any(var in _names_loaded(n) for _, n in rest):
+        if any(var in names_loaded(n) for _, n in rest):
             return None
         text = ""
         for sign, n in rest:
             part = ast.unparse(n)
-            part = part if _is_atomic(part) else f"({part})"
+            part = part if is_atomic(part) else f"({part})"
             text += f" {'+' if sign > 0 else '-'} {part}"
         return "0" if not text else (text[3:] if text.startswith(" + ") else "-" + text[3:])

@@ -69,7 +69,7 @@ def dotted(node: ast.AST) -> str:
     return ""
 
 
-def _is_atomic(src: str) -> bool:
+def is_atomic(src: str) -> bool:
     if re.fullmatch(r"[\w.]+", src):
         return True
     if not src or src[-1] not in ")]":
@@ -79,34 +79,34 @@ def _is_atomic(src: str) -> bool:
         depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(src[i], 0)
         if depth == 0:
             prefix = src[:i]
-            return (prefix == "" and src[i] == "(") or (prefix != "" and _is_atomic(prefix))
+            return (prefix == "" and src[i] == "(") or (prefix != "" and is_atomic(prefix))
     return False
 
 
-def _additive_terms(node: ast.AST, sign: int) -> list[tuple[int, ast.AST]]:
+def additive_terms(node: ast.AST, sign: int) -> list[tuple[int, ast.AST]]:
     """Flatten a + b - c into [(+1, a), (+1, b), (-1, c)]."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         right = sign if isinstance(node.op, ast.Add) else -sign
-        return _additive_terms(node.left, sign) + _additive_terms(node.right, right)
+        return additive_terms(node.left, sign) + additive_terms(node.right, right)
     return [(sign, node)]
 
 
-def _names_loaded(node: ast.AST) -> set[str]:
+def names_loaded(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _names_stored(nodes: list[ast.AST]) -> set[str]:
+def names_stored(nodes: list[ast.AST]) -> set[str]:
     return {n.id for node in nodes for n in ast.walk(node)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def _is_number(node: ast.AST) -> bool:
+def is_number_literal(node: ast.AST) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _is_number(node.operand)
+        return is_number_literal(node.operand)
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
-def _is_inf(node: ast.AST) -> bool:
+def is_inf(node: ast.AST) -> bool:
     text = ast.unparse(node).replace(" ", "")
     return text.lstrip("-") in ("math.inf", "float('inf')", 'float("inf")', "np.inf", "numpy.inf")
 
@@ -143,7 +143,7 @@ class ExpressionTranslator:
     def as_array(self, node: ast.AST) -> str:
         """Hoist `np.asarray(<invariant>)` once per source expression; return its name."""
         text = ast.unparse(node)
-        if _names_loaded(node) & (set(self.env) | self.carried):
+        if names_loaded(node) & (set(self.env) | self.carried):
             raise NotApplicable(f"line {node.lineno}: `{text}` changes inside the loop; only loop-invariant "
                                 "arrays are indexed or iterated")
         if text not in self.hoisted:
@@ -172,7 +172,7 @@ class ExpressionTranslator:
     @staticmethod
     def atom(src: str) -> str:
         """Parenthesise `src` unless it is a name, a call, an index or already in parentheses."""
-        return src if _is_atomic(src) else f"({src})"
+        return src if is_atomic(src) else f"({src})"
 
     # expressions ------------------------------------------------------------------
     def expr(self, node: ast.AST) -> Val:
@@ -189,7 +189,7 @@ class ExpressionTranslator:
                                     "this iteration sets it, so each element depends on the previous one")
             return Val(node.id, 0)
         if isinstance(node, ast.Attribute):
-            if _names_loaded(node) & (set(self.env) | self.carried | self.dead):
+            if names_loaded(node) & (set(self.env) | self.carried | self.dead):
                 raise NotApplicable(f"line {node.lineno}: attribute `{ast.unparse(node)}` of a loop value")
             return Val(ast.unparse(node), 0)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
@@ -237,7 +237,7 @@ class ExpressionTranslator:
         if isinstance(node, ast.Subscript):
             index = self.expr(node.slice) if not isinstance(node.slice, ast.Slice) else None
             if index is None or index.depth == 0:
-                if _names_loaded(node) & (set(self.env) | self.carried | self.dead):
+                if names_loaded(node) & (set(self.env) | self.carried | self.dead):
                     raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a loop value")
                 return Val(ast.unparse(node), 0)
             return Val(f"{self.as_array(node.value)}[{index.src}]", index.depth)
@@ -297,7 +297,7 @@ class ExpressionTranslator:
         name = dotted(call.func) if call else ""
         if name == "range" and isinstance(target, ast.Name):
             bounds = [ast.unparse(a) for a in call.args]
-            if _names_loaded(call) & (set(self.env) | self.carried):
+            if names_loaded(call) & (set(self.env) | self.carried):
                 raise NotApplicable(f"line {iterable.lineno}: the range depends on the loop")
             start, stop, step = (["0"] + bounds + ["1"])[:3] if len(bounds) == 1 else (bounds + ["1"])[:3]
             # The loop variable's name now holds every index; nothing reads it after the loop.

@@ -14,7 +14,6 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from perfloop.tools.change.codemods import call_site as calls
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
-from perfloop.tools.change.codemods.hot_function import python_files
 from perfloop.tools.change.codemods.config_edit import (
     config_format,
     edit_config_value,
@@ -22,6 +21,7 @@ from perfloop.tools.change.codemods.config_edit import (
     parse_config,
     value_at,
 )
+from perfloop.tools.change.codemods.hot_function import python_files
 
 COMPILE_KEYS = ("compile", "torch_compile", "use_compile", "compile_model", "use_torch_compile")
 # First compile on CPU takes tens of seconds (inductor: ~25 s for a 3-layer MLP on a 2-core

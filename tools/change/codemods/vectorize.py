@@ -28,17 +28,17 @@ from perfloop.tools.change.codemods.hot_function import (
 )
 from perfloop.tools.change.codemods.loop_body import Translator
 from perfloop.tools.change.codemods.loop_checks import refuse_effects
-from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
     LoopRewrite,
     Val,
-    _is_inf,
-    _is_number,
-    _names_loaded,
-    _names_stored,
     dotted,
+    is_inf,
+    is_number_literal,
+    names_loaded,
+    names_stored,
 )
+from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
                  "reads and writes); values outside the target dtype's range raised in the loop, the array copy "
@@ -146,17 +146,17 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
         raise NotApplicable(f"line {loop.lineno}: for/else is not vectorised")
     inits: dict[str, tuple[int, ast.AST]] = {}
     for j, stmt in enumerate(body[:k]):
-        for name in _names_stored([stmt]):
+        for name in names_stored([stmt]):
             inits.pop(name, None)
         for name, value in _simple_inits(stmt):
             inits[name] = (j, value)
-    stored = _names_stored(loop.body) | _names_stored([loop.target])
-    loaded = _names_loaded(loop)
+    stored = names_stored(loop.body) | names_stored([loop.target])
+    loaded = names_loaded(loop)
     lists = {n for n, (_, v) in inits.items() if isinstance(v, ast.List) and n in loaded}
     accs = {n for n, (_, v) in inits.items() if not isinstance(v, ast.List) and n in stored}
     for name in lists | accs:
         between = body[inits[name][0] + 1:k]
-        if any(name in _names_loaded(s) | _names_stored([s]) for s in between):
+        if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
     refuse_effects(loop, lists)
     t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
@@ -181,7 +181,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
         if val.depth != 1:
             raise NotApplicable(f"line {loop.lineno}: the value appended to `{out}` does not vary along the loop")
         t.lines.append(f"{out} = {t.atom(val.src)}.tolist()")
-    after = set().union(*(_names_loaded(s) for s in body[k + 1:])) if body[k + 1:] else set()
+    after = set().union(*(names_loaded(s) for s in body[k + 1:])) if body[k + 1:] else set()
     leaked = (stored - set(found)) & after
     if leaked:
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
@@ -207,7 +207,7 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
     for name, val in pairs:
         if not isinstance(name, ast.Name):
             return []
-        if not ((isinstance(val, ast.List) and not val.elts) or _is_number(val) or _is_inf(val)):
+        if not ((isinstance(val, ast.List) and not val.elts) or is_number_literal(val) or is_inf(val)):
             return []
         found.append((name.id, val))
     return found
@@ -242,7 +242,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tupl
             refuse_effects(node, set())
             gen = node.generators[0]
             t.env = {}
-            t.carried = _names_stored([gen.target])
+            t.carried = names_stored([gen.target])
             t.bind_outer(gen.target, gen.iter)
             value = t.expr(node.elt)
             if value.depth != 1:

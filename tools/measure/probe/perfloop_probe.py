@@ -54,7 +54,14 @@ import traceback
 from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout, new_batch
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
-from perfloop_runtime import install_gc_timer, runnable_ms, note_autocast, patch_sync_points, runtime_facts, worker_facts
+from perfloop_runtime import (
+    install_gc_timer,
+    note_autocast,
+    patch_sync_points,
+    runnable_ms,
+    runtime_facts,
+    worker_facts,
+)
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 from perfloop_threadprof import BuildProfiler
 
