@@ -43,13 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the loop and commit verified speed-ups on perfloop/<run_id>")
     _add_target_args(run)
     run.add_argument("--auto-approve", action="store_true", help="apply proposals without asking")
-    run.add_argument("--max-iters", type=int, default=3, help="most proposals per run (default 3)")
+    # Defaults of loop options are Settings' own (agent/state.py): a flag left out is not passed.
+    run.add_argument("--max-iters", type=int, help="most proposals verified or declined in one run")
     run.add_argument("--ab-runs", type=int, help="interleaved timing runs per side when verifying")
     run.add_argument("--max-ab-runs", type=int, help="runs per side while the speed verdict is undecided")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     run.add_argument("--llm-model", help="model name for that endpoint")
-    run.add_argument("--llm-candidates", type=int, default=3, help="candidate edits asked of the LLM per remedy, "
-                     "each replayed on captured calls; only the best survivor is verified (default 3)")
+    run.add_argument("--llm-candidates", type=int, help="candidate edits asked of the LLM per remedy, each replayed "
+                     "on captured calls; only the best survivor is verified")
     run.add_argument("--retry-rejected", action="store_true",
                      help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
@@ -106,10 +107,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         if bool(args.llm_base_url) != bool(args.llm_model):
             raise BadInput("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
-        settings = Settings(auto_approve=args.auto_approve, max_iters=args.max_iters,
+        given = {"max_iters": args.max_iters, "llm_candidates": args.llm_candidates}
+        settings = Settings(auto_approve=args.auto_approve,
                             llm_base_url=_url_without_credentials(args.llm_base_url), llm_model=args.llm_model,
-                            llm_candidates=args.llm_candidates,
-                            retry_rejected=args.retry_rejected)
+                            retry_rejected=args.retry_rejected,
+                            **{name: value for name, value in given.items() if value is not None})
         return start_run(_target(args), settings, args.json)
     if args.command == "resume":
         from perfloop.agent.driver import resume_run

@@ -6,8 +6,8 @@ what the stages enforce.
 from __future__ import annotations
 
 from perfloop.agent.state import LoopState, Proposal
+from perfloop.contracts.tolerances import DTYPE_TOLERANCE, LOSS_TOLERANCE
 from perfloop.knowledge_base import Verification, load_entries
-from perfloop.knowledge_base.schema import DTYPE_TOLERANCE, LOSS_TOLERANCE
 
 
 def declared_rule(state: LoopState, proposal: Proposal) -> tuple[Verification, str | None]:

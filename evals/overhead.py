@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from perfloop.contracts.layout import RECORD_NAME
 from perfloop.evals.measure import EVALKIT_PREFIX, last_line, pipeline_env, render_command, run_and_wait
 from perfloop.evals.workspace import copy_target, read_contract
 from perfloop.tools.measure.profiler import PROBE_DIR
@@ -59,7 +60,7 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
             for mode in order:
                 out_dir = Path(folder) / "probe" / f"{round_number}-{mode}"
                 results[mode].append(_samples_per_s(repo, command, _env(mode, steps, warmup, out_dir)))
-                if mode != "bare" and not (out_dir / "main-rank0.json").exists():
+                if mode != "bare" and not (out_dir / RECORD_NAME).exists():
                     raise RuntimeError(f"the probe did not attach to {name} in {mode} mode (no record in {out_dir})")
         return results
 

@@ -13,6 +13,7 @@ from pydantic import (
     model_validator,
 )
 
+from perfloop.contracts.tolerances import DTYPE_TOLERANCE, LOSS_TOLERANCE
 from perfloop.knowledge_base.metrics import KNOWN_METRICS, Metrics, check_template, is_number
 
 Op = Literal["<", "<=", ">", ">=", "==", "!=", "contains", "in"]
@@ -155,14 +156,6 @@ class ExpectedGain(StrictRecord):
         return 1.0 / ((1.0 - p) + remaining)
 
 
-# The one table of data tolerances per dtype, |a - b| <= atol + rtol * |b| (FIELD_NOTES: fp32
-# 1e-5/1e-5, fp16 1e-3, bf16 1e-2). A remedy's `atol`/`rtol` default to the fp32 row; verify
-# enforces exactly what the remedy declares (tools/check/datacheck.py holds no table of its own).
-DTYPE_TOLERANCE: dict[str, tuple[float, float]] = {
-    "float64": (1e-8, 1e-7), "float32": (1e-5, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2),
-}
-# Per-step loss within_tolerance default: |a - b| <= atol + rtol * |b|.
-LOSS_TOLERANCE: tuple[float, float] = (1e-6, 1e-4)
 
 
 class Verification(StrictRecord):

@@ -29,6 +29,14 @@ def make_repo(root: Path, pipeline: str = "tiny", subdir: str = "") -> Path:
     return target
 
 
+def hot(name: str, file: str, line: int):
+    """Profile facts naming ``name`` (``file``:``line``) as the hot function, for a codemod's context."""
+    from perfloop.contracts.code import FunctionRef
+    from perfloop.tools.change.codemods import ProfileFacts
+
+    return ProfileFacts(hot_function=FunctionRef(name=name, file=file, line=line))
+
+
 def user_view(repo: Path) -> tuple[str, str, str]:
     """What the user sees: HEAD, checked-out branch, and `git status --porcelain`."""
     return (git(repo, "rev-parse", "HEAD").strip(), git(repo, "branch", "--show-current").strip(),

@@ -13,6 +13,7 @@ from perfloop.tools.change.codemods import (
     CodemodContext,
     DataLoaderSite,
     NotApplicable,
+    ProfileFacts,
     apply_codemod,
 )
 
@@ -28,7 +29,7 @@ loader = DataLoader(
 
 
 def make_context(tmp_path: Path, files: dict[str, str], config_path: str | None = None,
-                 kwargs: dict | None = None, metrics: dict | None = None,
+                 kwargs: dict | None = None, profile: ProfileFacts | None = None,
                  params: dict | None = None) -> CodemodContext:
     """Write the files under tmp_path and point a context at the DataLoader( in train.py."""
     for relative, text in files.items():
@@ -39,7 +40,7 @@ def make_context(tmp_path: Path, files: dict[str, str], config_path: str | None 
     return CodemodContext(
         root=tmp_path, config_path=config_path,
         sites=[DataLoaderSite(file="train.py", line=line, kwargs=kwargs or {"num_workers": 0})],
-        metrics=metrics or {}, params=params or {},
+        profile=profile or ProfileFacts(), params=params or {},
     )
 
 
@@ -285,7 +286,7 @@ def test_kwargs_splat_from_config_edits_the_config(tmp_path):
 @pytest.mark.parametrize("needed, cpus, expected", [(6, 4, 4), (3, 8, 3), (0, 8, 1)])
 def test_auto_num_workers_is_needed_clamped_to_cores(tmp_path, needed, cpus, expected):
     ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds, num_workers=0)\n"},
-                       metrics={"workers_needed": needed, "cpu_count": cpus},
+                       profile=ProfileFacts(workers_needed=needed, cpu_count=cpus),
                        params={"value": "auto"})
     result = apply_codemod("set_num_workers", ctx)
     assert result.new_value == expected
@@ -294,7 +295,7 @@ def test_auto_num_workers_is_needed_clamped_to_cores(tmp_path, needed, cpus, exp
 
 def test_auto_num_workers_without_gain_is_not_applicable(tmp_path):
     ctx = make_context(tmp_path, {"train.py": "loader = DataLoader(ds, num_workers=2)\n"},
-                       kwargs={"num_workers": 2}, metrics={"workers_needed": 5, "cpu_count": 2},
+                       kwargs={"num_workers": 2}, profile=ProfileFacts(workers_needed=5, cpu_count=2),
                        params={"value": "auto"})
     with pytest.raises(NotApplicable, match=r"num_workers is already 2; auto gives 2 .*cpu_count 2"):
         apply_codemod("set_num_workers", ctx)
@@ -339,7 +340,7 @@ def test_bad_params_are_value_errors(tmp_path):
 
 
 def test_unknown_codemod_id_lists_the_known_ones(tmp_path):
-    ctx = CodemodContext(root=tmp_path, config_path=None, sites=[], metrics={}, params={})
+    ctx = CodemodContext(root=tmp_path, config_path=None, sites=[], params={})
     with pytest.raises(ValueError, match="unknown codemod 'set_batch_size'.*set_num_workers"):
         apply_codemod("set_batch_size", ctx)
     assert set(REGISTRY) == {"set_num_workers", "set_persistent_workers", "set_pin_memory",

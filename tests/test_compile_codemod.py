@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
+from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, ProfileFacts, apply_codemod
 from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 from tests.conftest import git, make_repo
 
@@ -110,19 +110,19 @@ def test_zero_grad_set_to_none(tmp_path):
 
 def test_intra_op_threads_against_worker_oversubscription(tmp_path):
     repo = make_repo(tmp_path / "repo", "compile_wrap")
-    metrics = {"num_workers": 2, "cpu_count": 4}
+    facts = ProfileFacts(num_workers=2, cpu_count=4)
     train = (repo / "train.py").read_text()
     (repo / "train.py").write_text(train.replace("torch.set_num_threads(1)", "torch.set_num_threads(4)"))
-    result = apply_codemod("set_intra_op_threads", CodemodContext(root=repo, metrics=metrics))
+    result = apply_codemod("set_intra_op_threads", CodemodContext(root=repo, profile=facts))
     assert result.files["train.py"] == train.replace("torch.set_num_threads(1)", "torch.set_num_threads(2)")
     with pytest.raises(NotApplicable, match="no DataLoader workers"):
-        apply_codemod("set_intra_op_threads", CodemodContext(root=repo, metrics={"num_workers": 0, "cpu_count": 4}))
+        apply_codemod("set_intra_op_threads", CodemodContext(root=repo, profile=ProfileFacts(num_workers=0, cpu_count=4)))
 
     # No call yet: one goes right before the statement building the DataLoader.
     plain = train.replace("    torch.set_num_threads(1)\n", "")
     (repo / "train.py").write_text(plain)
     line = next(i for i, l in enumerate(plain.splitlines(), 1) if "DataLoader(" in l)
-    ctx = CodemodContext(root=repo, metrics={"num_workers": 2, "cpu_count": 2},
+    ctx = CodemodContext(root=repo, profile=ProfileFacts(num_workers=2, cpu_count=2),
                          sites=[DataLoaderSite(file="train.py", line=line)])
     result = apply_codemod("set_intra_op_threads", ctx)
     lines = result.files["train.py"].splitlines()

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import torch
 
-from perfloop.knowledge_base.schema import DTYPE_TOLERANCE, LOSS_TOLERANCE, Verification
+from perfloop.contracts.tolerances import DTYPE_TOLERANCE, LOSS_TOLERANCE
+from perfloop.knowledge_base.schema import Verification
 from perfloop.tools.check import datacheck
 from perfloop.tools.check.datacheck import compare_data, compare_losses
 from tests.conftest import ROOT

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 import torch
 
+from perfloop.agent.nodes.optimize import codemod_facts
 from perfloop.knowledge_base import diagnose
 from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
 from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+from tests.conftest import hot
 
 JSON_DATASET = textwrap.dedent('''
     import json
@@ -68,7 +70,7 @@ def lines(n=24, seed=0):
 def rewrite(tmp_path: Path, source: str):
     (tmp_path / "data.py").write_text(source)
     line = next(i for i, text in enumerate(source.splitlines(), 1) if "def __getitem__" in text)
-    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": f"Clicks.__getitem__ (data.py:{line})"})
+    ctx = CodemodContext(root=tmp_path, profile=hot("Clicks.__getitem__", "data.py", line))
     return apply_codemod("cache_decoded_records", ctx)
 
 
@@ -212,11 +214,12 @@ def test_a_real_json_pipeline_asks_for_decoding_once_and_gets_it(tmp_path):
     (tmp_path / "train.py").write_text(JSON_PIPELINE)
     settings = ProbeSettings(steps=10, warmup_steps=1)
     full = run_probed("python train.py", tmp_path, tmp_path / "out", settings, mode="full")
-    metrics = build_profile(full, [], "python train.py", tmp_path, settings).metrics()
+    built = build_profile(full, [], "python train.py", tmp_path, settings)
+    metrics = built.metrics()
     found = {d.entry_id: d for d in diagnose(metrics)}
     assert "decode_heavy_samples" in found, (metrics["hot_function"], metrics.get("hot_function_source"), list(found))
     remedy = found["decode_heavy_samples"].remedies[0]
     assert remedy.id == "decode_records_once" and remedy.kind == "codemod"
-    ctx = CodemodContext(root=tmp_path, metrics=metrics)
+    ctx = CodemodContext(root=tmp_path, profile=codemod_facts(built))
     result = apply_codemod(remedy.codemod, ctx)
     assert result.files["train.py"].count("self._decoded_lines") == 2

@@ -56,7 +56,7 @@ def _profile(tmp_path: Path, slow_data: int):
 def test_slow_data_has_large_headspace_and_is_ranked_by_it(tmp_path):
     profile, replay = _profile(tmp_path, slow_data=1)
     assert replay.record.exit_reason == "max_steps"  # the replayed loop ran its steps, across epochs
-    assert max(s.data_ms for s in replay.record.steps[2:]) < 5.0  # free data: no building
+    assert max(s.data_wait_ms for s in replay.record.steps[2:]) < 5.0  # free data: no building
     assert profile.headspace > 0.5 and "with free data" in profile.headspace_note
     diagnoses = diagnose(profile.metrics())
     assert diagnoses[0].category == "input"

@@ -2,6 +2,8 @@
 
 Bottom to top (each may import those below it, never those above):
 
+    contracts            names and types declared once (stages, probe layout, tolerances, metrics);
+                         every layer may import it, and it imports only the probe's layout file
     sandbox              running things in isolation
     knowledge_base       the bottleneck patterns: data plus schema
     tools.contract       the target's [tool.perfloop] contract and its run length
@@ -24,20 +26,23 @@ ROOT = Path(__file__).resolve().parents[1]
 ORDER = ("sandbox", "knowledge_base", "tools.contract", "tools.measure", "tools.change", "tools.check")
 # tools.measure and tools.change are independent of each other; knowledge_base stands apart from tools.
 ALLOWED = {
-    "sandbox": {"sandbox"},
-    "knowledge_base": {"knowledge_base"},
-    "tools.contract": {"tools.contract", "sandbox"},
-    "tools.measure": {"tools.measure", "tools.contract", "sandbox"},
-    "tools.change": {"tools.change", "tools.contract", "sandbox"},
-    "tools.check": {"tools.check", "tools.measure", "tools.change", "tools.contract", "sandbox"},
-    "agent.ui": {"agent.ui", "agent", "tools", "sandbox", "knowledge_base"},
-    "agent.proposers": {"agent.proposers", "agent", "tools", "sandbox", "knowledge_base"},
+    "contracts": {"contracts", "probe_layout"},
+    "sandbox": {"sandbox", "contracts"},
+    "knowledge_base": {"knowledge_base", "contracts"},
+    "tools.contract": {"tools.contract", "sandbox", "contracts"},
+    "tools.measure": {"tools.measure", "tools.contract", "sandbox", "contracts"},
+    "tools.change": {"tools.change", "tools.contract", "sandbox", "contracts"},
+    "tools.check": {"tools.check", "tools.measure", "tools.change", "tools.contract", "sandbox", "contracts"},
+    "agent.ui": {"agent.ui", "agent", "tools", "sandbox", "knowledge_base", "contracts"},
+    "agent.proposers": {"agent.proposers", "agent", "tools", "sandbox", "knowledge_base", "contracts"},
 }
-PROJECT = {"agent", "tools", "sandbox", "knowledge_base", "evals"}
+PROJECT = {"agent", "tools", "sandbox", "knowledge_base", "evals", "contracts"}
 
 
 def _layer(module: str) -> str:
     """The layer of a dotted module name inside perfloop ("tools.measure", "agent.ui", "sandbox", ...)."""
+    if module == "perfloop.tools.measure.probe.perfloop_layout":
+        return "probe_layout"  # the probe's stdlib-only names, under the contracts
     parts = module.removeprefix("perfloop.").split(".")
     if parts[0] in ("tools", "agent") and len(parts) > 1 and parts[1] in {
             "contract", "measure", "change", "check", "ui", "proposers", "nodes"}:
@@ -98,7 +103,7 @@ def test_every_module_imports_through_the_one_name():
 
 def test_the_layer_table_names_every_folder():
     layers = {_layer(".".join(p.relative_to(ROOT).with_suffix("").parts))
-              for top in ("tools", "agent", "sandbox", "knowledge_base") for p in (ROOT / top).rglob("*.py")
+              for top in ("tools", "agent", "sandbox", "knowledge_base", "contracts") for p in (ROOT / top).rglob("*.py")
               if "probe" not in p.parts}
     assert layers - set(ALLOWED) <= {"agent", "agent.nodes", "tools"}
 

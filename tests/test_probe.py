@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from perfloop.contracts.stages import Stage
 from perfloop.knowledge_base import diagnose
 from perfloop.sandbox.runner import RunLimits
 from perfloop.tools.check.datacheck import compare_data, compare_losses
@@ -17,7 +18,7 @@ from perfloop.tools.measure.profiler import PipelineError, ProbeSettings, build_
 from tests.conftest import PIPELINES, ROOT
 
 TINY = PIPELINES / "tiny"
-LEDGER_KEYS = ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms")
+LEDGER_KEYS = tuple(f"{stage}_ms" for stage in Stage)  # the ledger: each interval booked once
 COMMAND = "python train.py --config {config}"
 SETTINGS = ProbeSettings(steps=8, warmup_steps=2)
 FULL_SETTINGS = ProbeSettings(steps=24, warmup_steps=2)  # enough stack samples to name the hot spot
@@ -153,8 +154,8 @@ def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
     for step in steps:
         parts = sum(getattr(step, k) for k in LEDGER_KEYS)
         assert parts == pytest.approx(step.step_ms, rel=1e-6)
-    boundary = [s.data_ms for s in steps if s.epoch_start]
-    middle = [s.data_ms for s in steps if not s.epoch_start]
+    boundary = [s.data_wait_ms for s in steps if s.epoch_start]
+    middle = [s.data_wait_ms for s in steps if not s.epoch_start]
     assert min(boundary) > max(middle)  # starting a worker costs more than passing a ready batch
     # Each epoch's short-lived worker still left its stack samples when it exited.
     assert len(list((tmp_path / "out").glob("stacks-*.json"))) >= 3
@@ -249,7 +250,7 @@ def test_without_a_dataloader_each_optimizer_step_is_a_step(tmp_path):
         # Two accumulated micro-batches of 8 windows: the model's inputs, not the loss module's.
         assert step.samples == 16 and len(step.row_hashes) == 16
         assert sum(getattr(step, k) for k in LEDGER_KEYS) == pytest.approx(step.step_ms, rel=1e-6)
-        assert step.data_ms > 0 and step.other_ms == 0  # get_batch is the data wait
+        assert step.data_wait_ms > 0 and step.other_ms == 0  # get_batch is the data wait
         assert step.forward_ms > 0 and step.backward_ms > 0 and step.optimizer_ms > 0
         assert isinstance(step.loss, float)
     light = run_probed(command, PIPELINES / "memmap", tmp_path / "light", settings)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from perfloop.contracts.stages import Stage
 from perfloop.tools.check.datacheck import compare_data
 from perfloop.tools.measure.headspace import replay_env, why_no_replay
 from perfloop.tools.measure.hotspots import batch_build_hotspots
@@ -29,7 +30,7 @@ from tests.conftest import ROOT
 
 SETTINGS = ProbeSettings(steps=4, warmup_steps=1)
 OLD = ROOT / "tests" / "data" / "records"  # written by the first probe (commit e123854), light and full mode
-LEDGER = ("data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms")
+LEDGER = tuple(f"{stage}_ms" for stage in Stage)  # the ledger: each interval booked once
 
 # The loop sleeps 20 ms a step so that the refill a step's batch requests is built by a worker
 # inside that step's timeline window even on a loaded machine (a sub-millisecond step left the

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from perfloop.agent.nodes.optimize import codemod_facts
 from perfloop.tools.change.codemods import CodemodContext, apply_codemod
 from perfloop.tools.change.codemods.base import Tolerance
 from perfloop.tools.check.replay import capture_calls, check_rewrite, replay
 from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
-from tests.conftest import git, make_repo
+from tests.conftest import git, hot, make_repo
 
 COMMAND = "python train.py --config configs/train.yaml"
 SHORT = ProbeSettings(steps=2, warmup_steps=0)
@@ -33,7 +34,7 @@ def test_capture_records_bounded_real_calls_without_breaking_the_pipeline(captur
 def test_replay_accepts_a_correct_rewrite_and_catches_a_wrong_one(captured):
     repo, calls = captured
     old = (repo / "train.py").read_text()
-    ctx = CodemodContext(root=repo, metrics={"hot_function": "frame_energy (train.py:10)"})
+    ctx = CodemodContext(root=repo, profile=hot("frame_energy", "train.py", 10))
     # round_trip off: frame_energy keeps returning a list, so replay compares like with like.
     loops_only = ctx.model_copy(update={"params": {"round_trip": False}})
     new = apply_codemod("vectorize_hot_function", loops_only).files["train.py"]
@@ -68,8 +69,8 @@ def test_vectorised_pipeline_feeds_identical_batches(tmp_path):
     repo = make_repo(tmp_path / "repo")
     settings = ProbeSettings(steps=6, warmup_steps=1)
     full = run_probed(COMMAND, repo, tmp_path / "full", settings, mode="full")
-    metrics = build_profile(full, [], COMMAND, repo, settings).metrics()
-    result = apply_codemod("vectorize_hot_function", CodemodContext(root=repo, metrics=metrics))
+    built = build_profile(full, [], COMMAND, repo, settings)
+    result = apply_codemod("vectorize_hot_function", CodemodContext(root=repo, profile=codemod_facts(built)))
     assert result.replay.function == "frame_energy" and result.tolerance is None
     # One change: the loops become numpy, and __getitem__ takes the array without a list round trip.
     new = result.files["train.py"]

@@ -89,7 +89,7 @@ def test_full_run_records_its_timeline_light_runs_do_not(profiled):
     full = _probe_folder(profiled, "profile-full")
     record = json.loads((full / "main-rank0.json").read_text())
     for step in record["steps"]:
-        for stage in ("data", "forward", "backward", "optimizer"):  # the spans are the ledger, laid out
+        for stage in ("data_wait", "forward", "backward", "optimizer"):  # the spans are the ledger, laid out
             booked = sum(duration for name, _, duration in step["spans"] if name == stage)
             assert booked == pytest.approx(step[f"{stage}_ms"], abs=0.01)
         assert all(0 <= offset <= step["step_ms"] + 0.01 for _, offset, _ in step["spans"])
@@ -116,7 +116,7 @@ def test_trace_is_chrome_trace_json_with_worker_tracks(trace):
     steps = [e for e in slices if e.name == "perfloop:step"]
     assert len(steps) == 10 and all(e.pid == main_pid for e in steps)  # warmup_steps 2 + steps 8
     stages = {e.name for e in slices if e.cat == "stage"}
-    assert {"perfloop:data", "perfloop:forward", "perfloop:backward", "perfloop:optimizer"} <= stages
+    assert {"perfloop:data_wait", "perfloop:forward", "perfloop:backward", "perfloop:optimizer"} <= stages
     for step in steps:  # each stage slice lies inside its step, so the tracks nest
         inside = [e for e in slices if e.cat == "stage" and step.ts - 5 <= e.ts < step.ts + step.dur - 5]
         assert inside and all(e.ts + e.dur <= step.ts + step.dur + 5 for e in inside)  # µs of clock rounding

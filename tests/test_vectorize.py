@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
+from tests.conftest import hot
 
 HEADER = "import math\nimport random\n\nimport numpy as np\n\n"
 
@@ -18,7 +19,7 @@ def vectorise(tmp_path: Path, source: str, function: str, **params):
     text = HEADER + source
     (tmp_path / "mod.py").write_text(text)
     line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(f"def {function}("))
-    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": f"{function} (mod.py:{line})"}, params=params)
+    ctx = CodemodContext(root=tmp_path, profile=hot(function, "mod.py", line), params=params)
     result = apply_codemod("vectorize_hot_function", ctx)
     old, new = {}, {}
     exec(compile(text, "old", "exec"), old)
@@ -364,10 +365,10 @@ ROUND_TRIP = textwrap.dedent('''
 def test_round_trips_become_zero_copy_conversions_with_identical_tensors(tmp_path):
     (tmp_path / "mod.py").write_text(ROUND_TRIP)
     first = apply_codemod("vectorize_hot_function", CodemodContext(
-        root=tmp_path, metrics={"hot_function": "energy (mod.py:6)"}, params={"round_trip": False}))
+        root=tmp_path, profile=hot("energy", "mod.py", 6), params={"round_trip": False}))
     (tmp_path / "mod.py").write_text(first.files["mod.py"])
     result = apply_codemod("zero_copy_conversion", CodemodContext(
-        root=tmp_path, metrics={"hot_function": "item (mod.py:17)"}))
+        root=tmp_path, profile=hot("item", "mod.py", 17)))
     new = result.files["mod.py"]
     assert "torch.as_tensor(images[i], dtype=torch.float32) / 255.0" in new
     assert "pixels" not in new  # the list variable went with its round trip
@@ -397,13 +398,13 @@ def test_round_trips_without_a_dtype_or_changed_in_place_are_left_alone(tmp_path
             return image, torch.tensor(images[i].tolist())
     '''))
     with pytest.raises(NotApplicable, match="without dtype.*changed in place|changed in place.*without dtype"):
-        apply_codemod("zero_copy_conversion", CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:5)"}))
+        apply_codemod("zero_copy_conversion", CodemodContext(root=tmp_path, profile=hot("item", "mod.py", 5)))
 
 
 def test_a_comprehension_named_by_the_profile_rewrites_its_function(tmp_path):
     source = "def soft(xs):\n    return [abs(v) * 2.0 for v in xs]\n"
     (tmp_path / "mod.py").write_text(HEADER + source)
-    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": "soft.<locals>.<listcomp> (mod.py:7)"})
+    ctx = CodemodContext(root=tmp_path, profile=hot("soft.<locals>.<listcomp>", "mod.py", 7))
     result = apply_codemod("vectorize_hot_function", ctx)
     assert result.replay.function == "soft"
     assert "return (np.abs(xs_arr) * 2.0).tolist()" in result.files["mod.py"]
@@ -434,7 +435,7 @@ def test_a_helper_returning_two_lists_feeds_as_tensor_directly(tmp_path):
             return {"level": torch.tensor(levels, dtype=torch.float32), "peak": torch.tensor(peaks, dtype=torch.float64)}
     ''')
     (tmp_path / "mod.py").write_text(source)
-    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": "item (mod.py:22)"})
+    ctx = CodemodContext(root=tmp_path, profile=hot("item", "mod.py", 22))
     # By default the vectoriser hands its arrays over in the same change.
     combined = apply_codemod("vectorize_hot_function", ctx)
     assert combined.replay.function == "features" and combined.replay.lists_became_arrays
@@ -484,7 +485,7 @@ def gather_modules(tmp_path: Path, source: str, function: str):
     """Like `vectorise`, without the test header: returns (old namespace, new namespace, result)."""
     (tmp_path / "mod.py").write_text(source)
     line = next(i for i, l in enumerate(source.splitlines(), 1) if l.startswith(f"def {function}("))
-    ctx = CodemodContext(root=tmp_path, metrics={"hot_function": f"{function} (mod.py:{line})"}, params={})
+    ctx = CodemodContext(root=tmp_path, profile=hot(function, "mod.py", line), params={})
     result = apply_codemod("vectorize_hot_function", ctx)
     old, new = {}, {}
     exec(compile(source, "old", "exec"), old)

@@ -7,7 +7,9 @@ from perfloop.agent.faults import fault_point
 from perfloop.agent.state import Attempt, LoopState, Proposal, Skip
 from perfloop.agent.ui.console import say
 from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
+from perfloop.tools.change.codemods.base import ProfileFacts
 from perfloop.tools.change.patching import touched_paths
+from perfloop.tools.measure.models import Profile
 
 
 def _replayed(ctx: RunContext, result, root) -> None:
@@ -30,6 +32,13 @@ def _replayed(ctx: RunContext, result, root) -> None:
         raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
 
 
+def codemod_facts(profile: Profile) -> ProfileFacts:
+    """The slice of the profile a codemod reads: the hot function as an object, the loader's numbers."""
+    metrics = profile.typed_metrics()
+    return ProfileFacts(hot_function=profile.transform_hot_function(), num_workers=metrics.num_workers,
+                        workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count)
+
+
 def _codemod_patch(ctx: RunContext, remedy):
     """Run the codemod in the candidate worktree; return (one-line change, diff, the codemod's result)."""
     ws = ctx.workspace
@@ -43,7 +52,7 @@ def _codemod_patch(ctx: RunContext, remedy):
             "num_workers": loader.num_workers, "batch_size": loader.batch_size, "pin_memory": loader.pin_memory,
             "persistent_workers": loader.persistent_workers, "prefetch_factor": loader.prefetch_factor}))
     codemod_ctx = CodemodContext(root=root, config_path=ctx.state.target.config, sites=sites,
-                                 metrics=profile.metrics(), params=dict(remedy.params))
+                                 profile=codemod_facts(profile), params=dict(remedy.params))
     result = apply_codemod(remedy.codemod, codemod_ctx)
     if result.replay is not None:
         _replayed(ctx, result, root)

@@ -236,7 +236,7 @@ def _check_speed(c: _Cascade) -> None:
 STAGES: list[Stage] = [
     Stage("patch", "git's own reading of the patch (`git apply --numstat --summary`): only content edits of "
                    "`editable` files inside the target folder; no mode change, rename, copy, binary or link; no "
-                   "mention of the probe (`perfloop_probe`, `perfloop_sampler`, `sitecustomize`) or `PERFLOOP_*`; "
+                   "mention of the probe (`sitecustomize`, a `perfloop_*` module) or `PERFLOOP_*`; "
                    "then it must apply to the branch head", _check_patch),
     Stage("smoke", "one bounded run of the patched pipeline succeeds", _check_smoke),
     Stage("data", "the smoke run against the profile's runs: same steps, samples and exit, then every row of "

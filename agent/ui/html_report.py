@@ -26,6 +26,7 @@ from perfloop.agent.events import (
 )
 from perfloop.agent.runs import find_run
 from perfloop.agent.ui.report_charts import LEDGER_STAGES, ledger_bars, speed_intervals, step_gantt
+from perfloop.contracts.layout import RECORD_NAME
 
 _STYLE = """body{font:14px/1.45 system-ui,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
@@ -319,7 +320,7 @@ def trace_links(state_dir: Path, raw: list[dict], page_dir: Path) -> list[tuple[
             continue
         full = next((run for run in (data.get("data") or {}).get("profile", {}).get("runs", [])
                      if run.get("mode") == "full"), None)
-        if full and (Path(full["probe_dir"]) / "main-rank0.json").exists():
+        if full and (Path(full["probe_dir"]) / RECORD_NAME).exists():
             links.append((f"profile #{data['seq']}",
                           write_trace(Path(full["probe_dir"]), state_dir / f"trace-profile-{data['seq']}.json")))
     return [(label, _href(path, page_dir)) for label, path in links]

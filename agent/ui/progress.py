@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfloop.agent.ui import console
+from perfloop.contracts.layout import PROGRESS_NAME
 
 POLL_S = 0.25
 _KINDS = {"profile": "profiling", "headspace": "headspace", "ab": "timing", "candidate": "smoke", "final": "final check"}
@@ -53,7 +54,7 @@ def planned_runs(kind: str, count: int, target) -> int | None:
 
 def _read_steps(folder: Path) -> int:
     try:
-        return int(json.loads((folder / "progress.json").read_text())["steps"])
+        return int(json.loads((folder / PROGRESS_NAME).read_text())["steps"])
     except (OSError, ValueError, KeyError, TypeError):
         return 0  # not written yet, or caught mid-replace on a filesystem without atomic rename
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import html
 
-STAGE_COLOURS = {"data_wait": "#d9534f", "data": "#d9534f", "h2d": "#f0ad4e", "forward": "#337ab7",
-                 "backward": "#5bc0de", "optimizer": "#5cb85c", "other": "#999999", "batch_build": "#8e6bbf"}
-LEDGER_STAGES = ("data_wait", "h2d", "forward", "backward", "optimizer", "other")
+from perfloop.contracts.stages import TIMED_STAGES, Stage
+
+STAGE_COLOURS = {Stage.DATA_WAIT: "#d9534f", Stage.H2D: "#f0ad4e", Stage.FORWARD: "#337ab7",
+                 Stage.BACKWARD: "#5bc0de", Stage.OPTIMIZER: "#5cb85c", Stage.OTHER: "#999999",
+                 "batch_build": "#8e6bbf"}
+LEDGER_STAGES: tuple[str, ...] = tuple(str(stage) for stage in Stage)
 _FONT = 'font-family="system-ui,sans-serif" font-size="12"'
 
 
@@ -105,7 +108,7 @@ def step_gantt(timeline: dict, title: str, width: int = 900) -> str:
     """
     step_ms = timeline["step_ms"] or 1.0
     main_pid = timeline.get("main_pid", 0)
-    lanes = ["data", "h2d", "forward", "backward", "optimizer"]
+    lanes = [str(stage) for stage in TIMED_STAGES]
     spans = timeline.get("spans", [])
     lanes = [lane for lane in lanes if lane != "h2d" or any(s["stage"] == "h2d" for s in spans)]
     builders = sorted({f["pid"] for f in timeline.get("fetches", [])}, key=lambda pid: (pid != main_pid, pid))

@@ -14,9 +14,10 @@ import os
 from pathlib import Path
 
 from perfloop.agent.ui.console import say
+from perfloop.contracts.layout import RECORD_NAME
 from perfloop.sandbox.errors import BadInput
 from perfloop.tools.measure.models import Profile
-from perfloop.tools.measure.record import RECORD_NAME, HotSamples, ProbeRecord, worker_hot_samples
+from perfloop.tools.measure.record import HotSamples, ProbeRecord, worker_hot_samples
 from perfloop.tools.measure.timeline import batch_builds
 
 

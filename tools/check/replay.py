@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from perfloop.contracts.layout import CALL_GLOB, REPLAY_REPORT_PREFIX, Defaults, Env
 from perfloop.sandbox.runner import RunLimits, run_command
 from perfloop.tools.change.codemods.base import CodemodResult, Tolerance
 from perfloop.tools.measure.profiler import PROBE_DIR, ProbeSettings
@@ -27,7 +28,7 @@ CHILD = Path(__file__).resolve().parent / "replay_child.py"
 class CapturedCalls(BaseModel):
     """Calls of one function recorded during a bounded pipeline run."""
 
-    directory: str = Field(description="Folder holding one call-<pid>-<n>.pkl per captured call.")
+    directory: str = Field(description="Folder holding one pickle per captured call (contracts.layout.call_name).")
     num_calls: int = Field(description="Calls captured (all processes).")
     notes: list[str] = Field(default_factory=list, description="Calls skipped and why (too big, unpicklable).")
     returncode: int | None = Field(description="Exit status of the capture run (the probe ends it early).")
@@ -54,19 +55,20 @@ class ReplayResult(BaseModel):
         return self.old_s / self.new_s if self.new_s > 0 else None
 
 
-def capture_env(target_dir: Path, file: str, function: str, out_dir: Path, max_calls: int = 8,
-                max_bytes: int = 1 << 20) -> dict[str, str]:
+def capture_env(target_dir: Path, file: str, function: str, out_dir: Path, max_calls: int = Defaults.CAPTURE_MAX_CALLS,
+                max_bytes: int = Defaults.CAPTURE_MAX_BYTES) -> dict[str, str]:
     """Environment variables that arm perfloop_capture for `function` in `file` (relative to target_dir)."""
     return {
-        "PERFLOOP_CAPTURE": f"{(Path(target_dir) / file).resolve()}:{function}",
-        "PERFLOOP_CAPTURE_DIR": str(out_dir),
-        "PERFLOOP_CAPTURE_MAX_CALLS": str(max_calls),
-        "PERFLOOP_CAPTURE_MAX_BYTES": str(max_bytes),
+        Env.CAPTURE: f"{(Path(target_dir) / file).resolve()}:{function}",
+        Env.CAPTURE_DIR: str(out_dir),
+        Env.CAPTURE_MAX_CALLS: str(max_calls),
+        Env.CAPTURE_MAX_BYTES: str(max_bytes),
     }
 
 
 def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, function: str,
-                  settings: ProbeSettings, max_calls: int = 8, max_bytes: int = 1 << 20) -> CapturedCalls:
+                  settings: ProbeSettings, max_calls: int = Defaults.CAPTURE_MAX_CALLS,
+                  max_bytes: int = Defaults.CAPTURE_MAX_BYTES) -> CapturedCalls:
     """Run the pipeline for settings' warm-up + steps under the probe and record calls of `function`."""
     out_dir = Path(out_dir)
     if out_dir.exists():
@@ -75,9 +77,9 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
     calls_dir.mkdir(parents=True)
     env = {
         "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), os.environ.get("PYTHONPATH", "")])),
-        "PERFLOOP_PROBE_DIR": str(out_dir / "probe"),
-        "PERFLOOP_MAX_STEPS": str(settings.warmup_steps + settings.steps),
-        "PERFLOOP_PROBE_MODE": "light",
+        Env.PROBE_DIR: str(out_dir / "probe"),
+        Env.MAX_STEPS: str(settings.warmup_steps + settings.steps),
+        Env.PROBE_MODE: "light",
         "PYTHONUNBUFFERED": "1",
         **capture_env(target_dir, file, function, calls_dir, max_calls, max_bytes),
     }
@@ -87,7 +89,7 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
     notes = [line for path in sorted(calls_dir.glob("notes-*.txt")) for line in path.read_text().splitlines()]
     if result.timed_out or result.memory_exceeded:
         notes.append("the capture run was stopped at its time or memory limit")
-    return CapturedCalls(directory=str(calls_dir), num_calls=len(list(calls_dir.glob("call-*.pkl"))),
+    return CapturedCalls(directory=str(calls_dir), num_calls=len(list(calls_dir.glob(CALL_GLOB))),
                          notes=notes, returncode=result.returncode)
 
 
@@ -96,7 +98,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
            work_dir: Path | None = None, lists_became_arrays: bool = False,
            argv: list[str] | None = None) -> ReplayResult:
     """Run old and new `function` of `file` on every captured call, sandboxed, and compare the outputs."""
-    if not any(Path(calls_dir).glob("call-*.pkl")):
+    if not any(Path(calls_dir).glob(CALL_GLOB)):
         return ReplayResult(ok=False, verdict="no_calls",
                             reason=f"no captured calls of {function} to replay: the capture run never called it")
     work_dir = Path(work_dir or calls_dir).resolve()
@@ -106,16 +108,17 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
         "old_source": old_source, "new_source": new_source, "calls_dir": str(Path(calls_dir).resolve()),
         "atol": tolerance.atol if tolerance else None, "rtol": tolerance.rtol if tolerance else None,
         "lists_became_arrays": lists_became_arrays, "argv": argv,
+        "call_glob": CALL_GLOB, "report_prefix": REPLAY_REPORT_PREFIX,
     }))
     limits = limits or RunLimits(timeout_s=120, memory_mb=4096)
     result = run_command(f"{sys.executable} {CHILD} {spec_path}", cwd=Path(target_dir), extra_env={},
                          limits=limits)
-    line = next((l for l in result.stdout_tail.splitlines() if l.startswith("PERFLOOP_REPLAY ")), None)
+    line = next((l for l in result.stdout_tail.splitlines() if l.startswith(REPLAY_REPORT_PREFIX)), None)
     if result.returncode != 0 or line is None:
         why = "ran past its time limit" if result.timed_out else f"exited with {result.returncode}"
         return ReplayResult(ok=False, verdict="error",
                             reason=f"replay of {function} {why}: {result.stderr_tail[-800:]}")
-    report = json.loads(line.split(" ", 1)[1])
+    report = json.loads(line.removeprefix(REPLAY_REPORT_PREFIX))
     common = dict(num_calls=report["num_calls"], num_identical=report["identical"],
                   num_within_tolerance=report["within_tolerance"], skipped=report["skipped"],
                   old_s=report["old_s"], new_s=report["new_s"])

@@ -219,7 +219,7 @@ def main() -> None:
     new = resolve(load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv), spec["function"])
     report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "layout_changed": 0, "layout": None,
               "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0}
-    for path in sorted(glob.glob(os.path.join(spec["calls_dir"], "call-*.pkl"))):
+    for path in sorted(glob.glob(os.path.join(spec["calls_dir"], spec["call_glob"]))):
         try:
             call = pickle.loads(open(path, "rb").read())
         except Exception as error:  # a call that cannot be restored here is skipped, and said
@@ -258,7 +258,7 @@ def main() -> None:
         if verdict == "layout_changed" and report["layout"] is None:
             report["layout"] = f"{os.path.basename(path)}: {detail}"
         report[verdict] += 1
-    print("PERFLOOP_REPLAY " + json.dumps(report))
+    print(spec["report_prefix"] + json.dumps(report))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from perfloop.contracts.layout import Defaults
 from perfloop.sandbox.errors import BadInput
 from perfloop.sandbox.git import find_repo, git_ok
+from perfloop.sandbox.runner import RunLimits
 from perfloop.tools.contract.runlength import read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
@@ -50,15 +52,17 @@ class Target(BaseModel):
     inputs: list[str] | None = Field(None, description="Globs of ignored input files to link into worktrees.")
     steps: int = Field(30, ge=2, description="Steady-state steps measured per run.")
     warmup_steps: int = Field(5, ge=0, description="Steps run before measuring.")
-    timeout_s: float = Field(900.0, gt=0, allow_inf_nan=False, description="Wall-clock limit of one pipeline run.")
-    memory_mb: int = Field(16384, ge=64, description="Memory limit of one pipeline run's process tree.")
+    timeout_s: float = Field(RunLimits.model_fields["timeout_s"].default, gt=0, allow_inf_nan=False,
+                             description="Wall-clock limit of one pipeline run.")
+    memory_mb: int = Field(RunLimits.model_fields["memory_mb"].default, ge=64,
+                           description="Memory limit of one pipeline run's process tree.")
     network: bool = Field(False, description="Let the pipeline use the network.")
     noise_runs: int = Field(3, ge=1, description="Light runs of the unchanged pipeline per profile (noise floor).")
     ab_runs: int = Field(3, ge=1, description="Interleaved runs per side when verifying a candidate.")
     max_ab_runs: int = Field(6, ge=1, description="Runs per side while the speed verdict is still undecided.")
     min_gain_pct: float = Field(5.0, ge=0, allow_inf_nan=False,
                                 description="Smallest speed-up worth a commit, whatever the noise.")
-    first_step_timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False,
+    first_step_timeout_s: float = Field(Defaults.FIRST_STEP_TIMEOUT_S, gt=0, allow_inf_nan=False,
                                         description="Stop a run that reached no training step in this long.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
     run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+from perfloop.contracts.layout import Env
 from perfloop.tools.measure.models import RunMeasurement
 from perfloop.tools.measure.record import ProbeRecord
 
@@ -21,7 +22,7 @@ def replay_env(full_record: ProbeRecord) -> dict[str, str] | None:
     replay = full_record.replay
     if replay is None or not replay.batches or not replay.path or not Path(replay.path).is_file():
         return None
-    return {"PERFLOOP_REPLAY_FROM": replay.path}
+    return {Env.REPLAY_FROM: replay.path}
 
 
 def why_no_replay(full_record: ProbeRecord) -> str:

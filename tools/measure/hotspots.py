@@ -24,6 +24,7 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
+from perfloop.contracts.layout import STACKS_GLOB
 from perfloop.tools.measure.models import HotFunction, HotHelper
 
 _TOP = 8
@@ -240,7 +241,7 @@ def batch_build_hotspots(main_stacks: dict | None, out_dir: Path, target_dir: Pa
     workers' are read from ``out_dir``.
     """
     _clear_caches()
-    stacks = [json.loads(path.read_text()) for path in sorted(out_dir.glob("stacks-*.json"))]
+    stacks = [json.loads(path.read_text()) for path in sorted(out_dir.glob(STACKS_GLOB))]
     stacks += [stack for stack in (main_stacks, thread_stacks) if stack]
     total, paths = _merge(stacks, "fetch", keep_module=False)
     return rank_paths(total, paths, "batch_build", target_dir)

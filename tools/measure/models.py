@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from perfloop.contracts.code import FunctionRef
+from perfloop.contracts.metrics import ProfileMetrics
+from perfloop.contracts.stages import Stage
 from perfloop.tools.measure.ranks import RankReport
 
-STAGES = ("data_wait", "h2d", "forward", "backward", "optimizer", "other")
+STAGES: tuple[str, ...] = tuple(str(stage) for stage in Stage)
+"""The ledger's stages, in reading order (contracts.stages.Stage)."""
 
 
 class StageLedger(BaseModel):
@@ -26,26 +30,20 @@ class StageLedger(BaseModel):
         return getattr(self, f"{stage}_ms") / self.step_ms if self.step_ms > 0 else 0.0
 
 
-class HotHelper(BaseModel):
+class HotHelper(FunctionRef):
     """A leaf user function sampled under a hot function: evidence of where its loop spends time."""
 
-    name: str = Field(description="Qualified name, e.g. '_is_control'.")
-    file: str = Field(description="Path relative to the target folder when inside it.")
-    line: int = Field(description="Line where the function is defined.")
     self_share: float = Field(description="Fraction of the phase's samples with this function as the innermost "
                                           "user frame, under the hot function.")
 
 
-class HotFunction(BaseModel):
+class HotFunction(FunctionRef):
     """A user function seen by the stack sampler, with its inclusive and self shares of a phase.
 
     The first one of a list owns the hot loop: the innermost user function whose own loops hold
     most of the phase's samples, its user callees' time counted in it (see tools/measure/hotspots.py).
     """
 
-    name: str = Field(description="Qualified name, e.g. 'frame_energy' or 'Dataset.__getitem__'.")
-    file: str = Field(description="Path relative to the target folder when inside it.")
-    line: int = Field(description="Line where the function is defined.")
     share: float = Field(description="Inclusive share: fraction of the phase's samples with this function on "
                                      "the stack (its callees counted in it).")
     phase: str = Field(description="'batch_build' (worker or in-process __getitem__+collate) or 'main:<stage>'.")
@@ -60,9 +58,6 @@ class HotFunction(BaseModel):
                                                     "sampled loop (or its source could not be parsed).")
     helpers: list[HotHelper] = Field(default_factory=list, description="Leaf user functions sampled under it, "
                                                                         "by self share: the evidence.")
-
-    def where(self) -> str:
-        return f"{self.name} ({self.file}:{self.line})"
 
 
 class LoaderInfo(BaseModel):
@@ -115,7 +110,8 @@ class GpuStats(BaseModel):
 class StageSpan(BaseModel):
     """One stretch of a step spent in one stage, as the probe timed it."""
 
-    stage: str = Field(description="Probe stage: 'data', 'h2d', 'forward', 'backward' or 'optimizer'.")
+    stage: str = Field(description="A timed stage (contracts.stages.TIMED_STAGES): 'data_wait', 'h2d', 'forward', "
+                                   "'backward' or 'optimizer'.")
     start_ms: float = Field(description="Offset from the step's start (ms).")
     duration_ms: float
 
@@ -197,7 +193,21 @@ class Profile(BaseModel):
     ranks: RankReport | None = Field(None, description="Every rank of a multi-process (torchrun) job; None for one.")
 
     def metrics(self) -> dict[str, float | int | str | None]:
-        """Flatten into the metric names the knowledge base's conditions use."""
+        """The metrics by name, as the knowledge base's conditions and templates read them."""
+        return self.typed_metrics().values()
+
+    def transform_hot_function(self) -> HotFunction | None:
+        """The function the knowledge base calls ``hot_function``: what a data-side rewrite changes.
+
+        The hottest function of batch building; in a loop without a DataLoader (its own
+        get_batch()), the main process's hot loop owner, since there the batches are built inline.
+        """
+        if self.loader is None and self.data_build is None:
+            return self.main_hot_functions[0] if self.main_hot_functions else None
+        return self.hot_functions[0] if self.hot_functions else None
+
+    def typed_metrics(self) -> ProfileMetrics:
+        """Flatten into ProfileMetrics, the names the knowledge base's conditions use."""
         led = self.ledger
         compute_ms = max(led.step_ms - led.data_wait_ms - led.h2d_ms, 1e-3)
         build = self.data_build
@@ -227,7 +237,7 @@ class Profile(BaseModel):
             if main_hot is not None:
                 hot_step_share = min(main_hot.share, build_wait_share)
                 hot_share = hot_step_share / build_wait_share if build_wait_share > 0 else None
-        return {
+        return ProfileMetrics(**{
             "step_ms": led.step_ms,
             "samples_per_s": self.samples_per_s,
             "data_wait_share": led.share("data_wait"),
@@ -265,7 +275,7 @@ class Profile(BaseModel):
             "step_time_cv": self.step_time_cv,
             "gpu_util_p50": self.gpu.util_p50,
             **self._runtime_metrics(build_wait_share),
-        }
+        })
 
     def _runtime_metrics(self, build_wait_share: float | None) -> dict[str, float | int | str | None]:
         """Threads, GC, syncs, precision and device memory, as knowledge-base metrics."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from perfloop.contracts.layout import RECORD_NAME, WORKER_FACTS_GLOB, WORKER_LOG_GLOB, Defaults, Env
 from perfloop.sandbox.runner import RunLimits, RunResult, run_command
 from perfloop.tools.contract.target import Target
 from perfloop.tools.measure import written
@@ -25,7 +26,7 @@ from perfloop.tools.measure.models import (
 )
 from perfloop.tools.measure.noise import noise_pct
 from perfloop.tools.measure.ranks import read_ranks
-from perfloop.tools.measure.record import RECORD_NAME, Fetch, ProbeRecord, RecordError, Step, worker_fetches
+from perfloop.tools.measure.record import Fetch, ProbeRecord, RecordError, Step, worker_fetches
 from perfloop.tools.measure.thread_builds import thread_build_stacks
 from perfloop.tools.measure.timeline import median_step_timeline
 
@@ -35,10 +36,11 @@ PROBE_DIR = Path(__file__).resolve().parent / "probe"
 class ProbeSettings(BaseModel):
     """How each profiled run is bounded and sampled."""
 
-    steps: int = Field(30, description="Steady-state steps measured per run.")
-    warmup_steps: int = Field(5, description="Steps run first and left out of the numbers.")
-    sample_ms: float = Field(2.0, description="Stack sampler period in the full run (ms).")
-    first_step_timeout_s: float = Field(120.0, description="Stop a run whose process imported torch but saw "
+    steps: int = Field(Target.model_fields["steps"].default, description="Steady-state steps measured per run.")
+    warmup_steps: int = Field(Target.model_fields["warmup_steps"].default,
+                              description="Steps run first and left out of the numbers.")
+    sample_ms: float = Field(Defaults.SAMPLE_MS, description="Stack sampler period in the full run (ms).")
+    first_step_timeout_s: float = Field(Defaults.FIRST_STEP_TIMEOUT_S, description="Stop a run whose process imported torch but saw "
                                         "neither a DataLoader batch nor an optimizer step this long after start "
                                         "(s); 0 waits for the run's time limit.")
     limits: RunLimits = Field(default_factory=RunLimits, description="Time, memory and network limits per run.")
@@ -77,7 +79,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
                mode: str = "light", label: str = "", extra_env: dict[str, str] | None = None) -> ProbeRun:
     """Run ``command`` in ``target_dir`` with the probe attached; raise PipelineError on failure.
 
-    ``extra_env`` adds probe settings, e.g. PERFLOOP_REPLAY_FROM for a headspace run (tools/measure/headspace.py).
+    ``extra_env`` adds probe settings, e.g. Env.REPLAY_FROM for a headspace run (tools/measure/headspace.py).
     """
     if out_dir.exists():
         shutil.rmtree(out_dir)  # a re-run after a crash must not mix in the earlier attempt's files
@@ -85,11 +87,11 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
     env = {
         # The probe's folder first; the user's own PYTHONPATH (if any) still applies after it.
         "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), os.environ.get("PYTHONPATH", "")])),
-        "PERFLOOP_PROBE_DIR": str(out_dir),
-        "PERFLOOP_MAX_STEPS": str(settings.warmup_steps + settings.steps),
-        "PERFLOOP_PROBE_MODE": mode,
-        "PERFLOOP_SAMPLE_MS": str(settings.sample_ms),
-        "PERFLOOP_FIRST_STEP_TIMEOUT_S": str(settings.first_step_timeout_s),
+        Env.PROBE_DIR: str(out_dir),
+        Env.MAX_STEPS: str(settings.warmup_steps + settings.steps),
+        Env.PROBE_MODE: mode,
+        Env.SAMPLE_MS: str(settings.sample_ms),
+        Env.FIRST_STEP_TIMEOUT_S: str(settings.first_step_timeout_s),
         "PYTHONUNBUFFERED": "1",
         **(extra_env or {}),
     }
@@ -185,7 +187,7 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
     def mean(key: str) -> float:
         return sum(getattr(s, key) for s in steps) / count
 
-    ledger = StageLedger(step_ms=mean("step_ms"), data_wait_ms=mean("data_ms"), h2d_ms=mean("h2d_ms"),
+    ledger = StageLedger(step_ms=mean("step_ms"), data_wait_ms=mean("data_wait_ms"), h2d_ms=mean("h2d_ms"),
                          forward_ms=mean("forward_ms"), backward_ms=mean("backward_ms"),
                          optimizer_ms=mean("optimizer_ms"), other_ms=mean("other_ms"))
     step_times = [s.step_ms for s in steps]
@@ -227,7 +229,7 @@ def _runtime_fields(record: ProbeRecord, steps: list[Step], out_dir: Path) -> di
     """Threads, GC pauses, host syncs and autocast from the probe's ``runtime`` facts and step records."""
     facts = record.runtime
     worker_threads = [json.loads(path.read_text()).get("torch_threads")
-                      for path in sorted(out_dir.glob("worker-facts-*.json"))]
+                      for path in sorted(out_dir.glob(WORKER_FACTS_GLOB))]
     worker_threads = [t for t in worker_threads if isinstance(t, int)]
     count = max(len(steps), 1)
     full = record.mode == "full"
@@ -260,7 +262,7 @@ def _data_build(record: ProbeRecord, out_dir: Path, loader: LoaderInfo | None) -
     # Builds a prefetcher thread ran under cProfile (tools/measure/probe/perfloop_threadprof.py) took longer.
     fetches = [fetch for fetch in record.main_fetches if not fetch.profiled]
     where = f"main process's thread '{loader.read_by_thread}'" if loader and loader.read_by_thread else "main process"
-    if any(out_dir.glob("worker-*.jsonl")):
+    if any(out_dir.glob(WORKER_LOG_GLOB)):
         where = "workers"
         fetches = worker_fetches(out_dir)
     if not fetches:

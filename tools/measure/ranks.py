@@ -13,7 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from perfloop.tools.measure.record import RECORD_NAME, ProbeRecord
+from perfloop.contracts.layout import RECORD_GLOB, RECORD_NAME
+from perfloop.tools.measure.record import ProbeRecord
 
 
 class RankStats(BaseModel):
@@ -47,7 +48,7 @@ def read_ranks(main: ProbeRecord, out_dir: Path, warmup_steps: int, steps: int) 
     ``main`` is the rank-0 record the run already parsed; only the other ranks' files are read.
     """
     stats = []
-    for path in sorted(Path(out_dir).glob("main-rank*.json")):
+    for path in sorted(Path(out_dir).glob(RECORD_GLOB)):
         record = main if path.name == RECORD_NAME else ProbeRecord.read(path)
         measured = record.measured(warmup_steps, steps)
         if not measured:
@@ -56,7 +57,7 @@ def read_ranks(main: ProbeRecord, out_dir: Path, warmup_steps: int, steps: int) 
         stats.append(RankStats(
             rank=rank, num_steps=len(measured),
             step_ms=statistics.median(s.step_ms for s in measured),
-            data_wait_ms=statistics.median(s.data_ms for s in measured),
+            data_wait_ms=statistics.median(s.data_wait_ms for s in measured),
             compute_ms=statistics.median(s.forward_ms + s.backward_ms + s.optimizer_ms for s in measured)))
     if len(stats) < 2:
         return None

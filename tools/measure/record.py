@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-RECORD_NAME = "main-rank0.json"
-"""The main process's record in a single-process run (rank 0 under torchrun)."""
+from perfloop.contracts.layout import RECORD_NAME, SAMPLES_GLOB, WORKER_LOG_GLOB
+from perfloop.contracts.stages import Stage
 
 
 class RecordError(ValueError):
@@ -47,7 +47,8 @@ class Step(_Open):
     fingerprint_error: str | None = Field(None, description="Why this step's batch has no row hashes.")
     loss: float | None = None
     step_ms: float
-    data_ms: float = 0.0
+    data_wait_ms: float = Field(0.0, validation_alias=AliasChoices("data_wait_ms", "data_ms"),
+                                description="Data wait (probes before the shared Stage enum wrote data_ms).")
     h2d_ms: float = 0.0
     forward_ms: float = 0.0
     backward_ms: float = 0.0
@@ -62,6 +63,14 @@ class Step(_Open):
     start_wall: float | None = Field(None, description="Wall time the step began (full runs).")
     spans: list[tuple[str, float, float]] | None = Field(None, description="[stage, offset ms, duration ms] "
                                                                              "(full runs).")
+
+    @field_validator("spans")
+    @classmethod
+    def _stage_names(cls, spans):
+        # Probes before the shared Stage enum called data wait "data".
+        if spans is None:
+            return None
+        return [(str(Stage.DATA_WAIT) if stage == "data" else stage, start, length) for stage, start, length in spans]
 
     @property
     def timed(self) -> bool:
@@ -264,7 +273,7 @@ class ProbeRecord(_Open):
 def worker_fetches(out_dir: Path) -> list[Fetch]:
     """Every batch build the run's DataLoader workers logged (``worker-<pid>.jsonl``), each file in order."""
     fetches = []
-    for path in sorted(Path(out_dir).glob("worker-*.jsonl")):
+    for path in sorted(Path(out_dir).glob(WORKER_LOG_GLOB)):
         pid = int(path.stem.split("-", 1)[1])
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             if not line:
@@ -283,7 +292,7 @@ def worker_fetches(out_dir: Path) -> list[Fetch]:
 def worker_hot_samples(out_dir: Path) -> dict[int, HotSamples]:
     """The timestamped stack samples of each DataLoader worker (``samples-<pid>.json``), by pid."""
     found = {}
-    for path in sorted(Path(out_dir).glob("samples-*.json")):
+    for path in sorted(Path(out_dir).glob(SAMPLES_GLOB)):
         try:
             found[int(path.stem.split("-", 1)[1])] = HotSamples.model_validate_json(path.read_text())
         except OSError as error:

@@ -7,6 +7,7 @@ from perfloop.tools.change.codemods.base import (
     CodemodResult,
     DataLoaderSite,
     NotApplicable,
+    ProfileFacts,
     ReplayTarget,
     Tolerance,
 )
@@ -51,7 +52,8 @@ def apply_codemod(codemod_id: str, ctx: CodemodContext) -> CodemodResult:
 
 
 __all__ = [
-    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable", "ReplayTarget",
+    "REGISTRY", "CodemodContext", "CodemodResult", "DataLoaderSite", "NotApplicable",
+    "ProfileFacts", "ReplayTarget",
     "Tolerance",
     "apply_codemod", "set_dataloader_option",
 ]

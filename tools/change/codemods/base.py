@@ -4,6 +4,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from perfloop.contracts.code import FunctionRef
+
 
 class DataLoaderSite(BaseModel):
     """Where the probe saw a DataLoader constructed, and with which values."""
@@ -16,6 +18,19 @@ class DataLoaderSite(BaseModel):
     """Values the DataLoader got at run time: num_workers, batch_size, pin_memory, ..."""
 
 
+class ProfileFacts(BaseModel):
+    """What a codemod may know of the profile: the hot function as an object, the loader's numbers."""
+
+    hot_function: FunctionRef | None = None
+    """The function a data-side rewrite changes (the profile's transform hot function); None when none."""
+    num_workers: int | None = None
+    """DataLoader workers of the training loader; None without one."""
+    workers_needed: int | None = None
+    """ceil(batch build ms / compute ms): workers that would hide batch building."""
+    cpu_count: int | None = None
+    """CPU cores available to the run."""
+
+
 class CodemodContext(BaseModel):
     """Everything a codemod may read: the target folder, its config, the probe's findings."""
 
@@ -25,8 +40,8 @@ class CodemodContext(BaseModel):
     """Training config relative to root: YAML (.yaml/.yml), JSON (.json) or TOML (.toml)."""
     sites: list[DataLoaderSite] = Field(default_factory=list)
     """DataLoader construction sites, the training DataLoader first."""
-    metrics: dict = Field(default_factory=dict)
-    """Profile metrics such as workers_needed and cpu_count; any key may be missing."""
+    profile: ProfileFacts = Field(default_factory=ProfileFacts)
+    """The profile's findings a codemod reads; any of them may be None."""
     params: dict = Field(default_factory=dict)
     """Remedy parameters from the knowledge base, e.g. {"value": "auto"} or {"value": 4}."""
 

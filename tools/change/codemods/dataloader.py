@@ -81,7 +81,7 @@ def runtime_value(ctx: CodemodContext, name: str) -> object:
     """Return what the training DataLoader got for `name` at run time, or None if unknown."""
     if ctx.sites and name in ctx.sites[0].kwargs:
         return ctx.sites[0].kwargs[name]
-    return ctx.metrics.get(name)
+    return getattr(ctx.profile, name, None)
 
 
 def _parsed_flag(found: calls.CallSite, expr: cst.BaseExpression, depth: int = 0) -> str | None:

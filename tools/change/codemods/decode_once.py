@@ -39,7 +39,7 @@ _READERS = {"np.asarray", "np.array", "numpy.asarray", "numpy.array", "torch.ten
 
 def cache_decoded_records(ctx: CodemodContext) -> CodemodResult:
     """Decode the records `__getitem__` decodes per access once, in `__init__`."""
-    file, text, tree, hot = load_hot_function(ctx.root, ctx.metrics.get("hot_function"))
+    file, text, tree, hot = load_hot_function(ctx)
     cls = _owning_class(tree, hot)
     getitem = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__getitem__"), None)
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)

@@ -1,30 +1,27 @@
-"""Find the function the profile names ("name (file:line)") in its source file."""
+"""Find the function the profile names (a FunctionRef) in its source file."""
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
-from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.contracts.code import FunctionRef
+from perfloop.tools.change.codemods.base import CodemodContext, NotApplicable
 
 _SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", "site-packages"}
-HOT_FUNCTION = re.compile(r"^(?P<name>[\w.<>]+) \((?P<file>.+):(?P<line>\d+)\)$")
 
 
-def parse_hot_function(value: object) -> tuple[str, str, int]:
-    """Split the metric "name (file:line)" into its parts."""
-    match = HOT_FUNCTION.match(value) if isinstance(value, str) else None
-    if not match:
-        raise NotApplicable(f"the profile names no hot function as 'name (file:line)' (got {value!r})")
-    name = match["name"]
+def hot_function_of(ctx: CodemodContext) -> FunctionRef:
+    """The profile's hot function; NotApplicable when the profile names none."""
+    if ctx.profile.hot_function is None:
+        raise NotApplicable("the profile names no hot function")
+    return ctx.profile.hot_function
+
+
+def load_hot_function(ctx: CodemodContext) -> tuple[str, str, ast.Module, ast.FunctionDef]:
+    """Return (file, text, parsed module, function) of the profile's hot function in the target."""
+    hot = hot_function_of(ctx)
     # A comprehension or lambda is code of the function that holds it.
-    name = re.sub(r"(\.<locals>)?\.<(listcomp|dictcomp|setcomp|genexpr|lambda)>$", "", name)
-    return name, match["file"], int(match["line"])
-
-
-def load_hot_function(root: Path, hot_function: object) -> tuple[str, str, ast.Module, ast.FunctionDef]:
-    """Return (file, text, parsed module, function) of the profile's "name (file:line)" in the target."""
-    name, file, line = parse_hot_function(hot_function)
+    name, file, line, root = hot.defining_name, hot.file, hot.line, ctx.root
     path = Path(root) / file
     if not path.is_file():
         raise NotApplicable(f"the hot function's file {file} is not in the target folder {root}")

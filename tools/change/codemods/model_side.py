@@ -274,9 +274,9 @@ def set_zero_grad_to_none(ctx: CodemodContext) -> CodemodResult:
 
 def set_intra_op_threads(ctx: CodemodContext) -> CodemodResult:
     """Cap torch's intra-op threads so workers + threads fit the cores (no oversubscription)."""
-    workers, cpus = ctx.metrics.get("num_workers"), ctx.metrics.get("cpu_count")
+    workers, cpus = ctx.profile.num_workers, ctx.profile.cpu_count
     if not isinstance(workers, int) or not isinstance(cpus, int):
-        raise NotApplicable(f"needs int metrics num_workers and cpu_count; got {workers!r} and {cpus!r}")
+        raise NotApplicable(f"needs the profile's num_workers and cpu_count; got {workers!r} and {cpus!r}")
     if workers == 0:
         raise NotApplicable("no DataLoader workers compete with the training process's threads")
     threads = int(ctx.params.get("value", max(1, cpus - workers)))

@@ -44,10 +44,10 @@ def set_prefetch_factor(ctx: CodemodContext) -> CodemodResult:
 
 def _auto_num_workers(ctx: CodemodContext) -> int:
     """Return workers_needed clamped to [1, cpu_count], refusing when it is no gain."""
-    needed, cpus = ctx.metrics.get("workers_needed"), ctx.metrics.get("cpu_count")
+    needed, cpus = ctx.profile.workers_needed, ctx.profile.cpu_count
     if not _is_int(needed) or not _is_int(cpus):
         raise NotApplicable(
-            "num_workers auto needs int metrics workers_needed and cpu_count; "
+            "num_workers auto needs the profile's workers_needed and cpu_count; "
             f"got {needed!r} and {cpus!r}"
         )
     target = max(1, min(needed, cpus))

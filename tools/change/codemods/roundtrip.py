@@ -25,7 +25,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
-from perfloop.tools.change.codemods.hot_function import load_hot_function, parse_hot_function, python_files
+from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files
 
 
 @dataclass
@@ -41,8 +41,8 @@ class _Plan:
 
 def zero_copy_conversion(ctx: CodemodContext) -> CodemodResult:
     """Replace list round trips feeding torch.tensor in the hot function's file."""
-    file, text, tree, _ = load_hot_function(ctx.root, ctx.metrics.get("hot_function"))
-    line = parse_hot_function(ctx.metrics.get("hot_function"))[2]
+    file, text, tree, _ = load_hot_function(ctx)
+    line = ctx.profile.hot_function.line
     others = "\n".join((ctx.root / f).read_text() for f in python_files(ctx.root) if f != file)
     plan = _plan(tree, others)
     if not plan.as_tensor:

@@ -11,6 +11,7 @@ import re
 
 import libcst as cst
 
+from perfloop.contracts.tolerances import FP32
 from perfloop.tools.change.codemods.base import (
     CodemodContext,
     CodemodResult,
@@ -22,7 +23,6 @@ from perfloop.tools.change.codemods.gather import gather_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
     functions,
     load_hot_function,
-    parse_hot_function,
     python_files,
     qualname_of,
 )
@@ -43,8 +43,6 @@ from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
                  "reads and writes); values outside the target dtype's range raised in the loop, the array copy "
                  "wraps them"]
-# Where reordering is declared, batches are compared with the fp32 tolerance of the verify stage.
-FP32_TOLERANCE = {"atol": 1e-5, "rtol": 1e-5}
 
 
 def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
@@ -52,8 +50,8 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     exact = ctx.params.get("exact", True)
     if not isinstance(exact, bool):
         raise ValueError(f"vectorize_hot_function: params exact must be true or false, got {exact!r}")
-    file, text, tree, fn = load_hot_function(ctx.root, ctx.metrics.get("hot_function"))
-    name, _, line = parse_hot_function(ctx.metrics.get("hot_function"))
+    file, text, tree, fn = load_hot_function(ctx)
+    name, line = ctx.profile.hot_function.defining_name, ctx.profile.hot_function.line
     candidates = [fn] + _callees(tree, fn)
     refusals: list[str] = []
     for candidate in candidates:
@@ -80,7 +78,8 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
             lists_became_arrays = candidate.name in plan.changed_functions
     tolerance = None
     if found.inexact:
-        tolerance = Tolerance(**FP32_TOLERANCE, reason="; ".join(dict.fromkeys(found.inexact)))
+        # Where reordering is declared, batches are compared with the fp32 row of the dtype table.
+        tolerance = Tolerance(atol=FP32.atol, rtol=FP32.rtol, reason="; ".join(dict.fromkeys(found.inexact)))
     qualname = qualname_of(tree, candidate)
     return CodemodResult(
         files={file: new_text},

@@ -14,6 +14,8 @@ import pickle
 import sys
 import threading
 
+from perfloop_layout import Defaults, Env, call_name, capture_notes_name
+
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 
 
@@ -68,7 +70,7 @@ class _Capture:
         if len(blob) > self.max_bytes or self.bytes + len(blob) > 4 * self.max_bytes * self.max_calls:
             self._note(f"call of {len(blob)} bytes skipped (limit {self.max_bytes})")
         else:
-            path = os.path.join(self.out_dir, f"call-{os.getpid()}-{self.calls}.pkl")
+            path = os.path.join(self.out_dir, call_name(os.getpid(), self.calls))
             with open(path, "wb") as handle:
                 handle.write(blob)
             self.bytes += len(blob)
@@ -77,7 +79,7 @@ class _Capture:
             self.disarm()
 
     def _note(self, text: str) -> None:
-        with open(os.path.join(self.out_dir, f"notes-{os.getpid()}.txt"), "a") as handle:
+        with open(os.path.join(self.out_dir, capture_notes_name(os.getpid())), "a") as handle:
             handle.write(text + "\n")
 
     def disarm(self) -> None:
@@ -87,14 +89,14 @@ class _Capture:
 
 def install() -> None:
     """Arm the capture from the environment; do nothing when it is not configured."""
-    spec = os.environ.get("PERFLOOP_CAPTURE", "")
-    out_dir = os.environ.get("PERFLOOP_CAPTURE_DIR", "")
+    spec = os.environ.get(Env.CAPTURE, "")
+    out_dir = os.environ.get(Env.CAPTURE_DIR, "")
     if ":" not in spec or not out_dir:
         return
     file, function = spec.rsplit(":", 1)
     os.makedirs(out_dir, exist_ok=True)
     capture = _Capture(file, function, out_dir,
-                       max_calls=int(os.environ.get("PERFLOOP_CAPTURE_MAX_CALLS", "8")),
-                       max_bytes=int(os.environ.get("PERFLOOP_CAPTURE_MAX_BYTES", str(1 << 20))))
+                       max_calls=int(os.environ.get(Env.CAPTURE_MAX_CALLS, str(Defaults.CAPTURE_MAX_CALLS))),
+                       max_bytes=int(os.environ.get(Env.CAPTURE_MAX_BYTES, str(Defaults.CAPTURE_MAX_BYTES))))
     sys.setprofile(capture.hook)
     threading.setprofile(capture.hook)

@@ -1,22 +1,15 @@
 """Instrument a PyTorch pipeline from outside: step ledger, worker timings, stacks, data fingerprints.
 
-Loaded by this folder's ``sitecustomize`` when ``PERFLOOP_PROBE_DIR`` is set. It uses
+Loaded by this folder's ``sitecustomize`` when ``Env.PROBE_DIR`` is set. It uses
 only the standard library and torch (pynvml when present), because it runs inside
 the user's interpreter. Nothing here may crash the pipeline: failures are written
 to ``errors`` in the output instead. Its helpers that hold no probe state live beside
 it: ``perfloop_sampler`` (stack samples), ``perfloop_fingerprint`` (row hashes of
 batches, walked through their structure) and ``perfloop_gpu`` (CUDA events, NVML).
 
-Environment (set by perfloop's profiler):
-  PERFLOOP_PROBE_DIR    folder for the output files (created by the caller)
-  PERFLOOP_MAX_STEPS    stop the process after this many steps (warm-up + measured)
-  PERFLOOP_PROBE_MODE   "full" (stage timers, stack sampler, NVTX) or "light"
-                        (data wait, step boundaries, fingerprints, loss only)
-  PERFLOOP_SAMPLE_MS    stack sampler period in ms (default 2)
-  PERFLOOP_KEEP_ELEMENTS  cap on batch elements kept for tolerance checks (default 2e6)
-  PERFLOOP_FIRST_STEP_TIMEOUT_S  stop a process that imported torch but saw neither a
-                        DataLoader batch nor an optimizer step this long after start
-                        (default 120; 0 disables), recording what it did see
+Its environment variables, output files and defaults are declared in ``perfloop_layout``
+(set by perfloop's profiler; ``PROBE_MODE`` "light" keeps data wait, step boundaries,
+fingerprints and loss only).
 
 A *step* is the interval between two ``next()`` calls on the first DataLoader the
 pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
@@ -53,6 +46,20 @@ import traceback
 
 from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout, new_batch
 from perfloop_gpu import CudaTimers, NvmlSampler
+from perfloop_layout import (
+    PROGRESS_NAME,
+    TIMED_STAGES,
+    Defaults,
+    Env,
+    Stage,
+    kept_batches_name,
+    probe_error_name,
+    record_name,
+    samples_name,
+    stacks_name,
+    worker_facts_name,
+    worker_log_name,
+)
 from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
 from perfloop_runtime import (
     install_gc_timer,
@@ -65,15 +72,15 @@ from perfloop_runtime import (
 from perfloop_sampler import STOP_CODES, is_user_file, start_sampler
 from perfloop_threadprof import BuildProfiler
 
-_OUT_DIR = os.environ.get("PERFLOOP_PROBE_DIR", "")
-_MAX_STEPS = int(os.environ.get("PERFLOOP_MAX_STEPS", "0") or 0)
-_MODE = os.environ.get("PERFLOOP_PROBE_MODE", "full")
-_SAMPLE_S = float(os.environ.get("PERFLOOP_SAMPLE_MS", "2")) / 1000.0
-_KEEP_ELEMENTS = int(float(os.environ.get("PERFLOOP_KEEP_ELEMENTS", "2e6")))
-_FIRST_STEP_TIMEOUT_S = float(os.environ.get("PERFLOOP_FIRST_STEP_TIMEOUT_S", "120") or 0)
-_NO_STEP_EXIT_CODE = 3
+_OUT_DIR = os.environ.get(Env.PROBE_DIR, "")
+_MAX_STEPS = int(os.environ.get(Env.MAX_STEPS, "0") or 0)
+_MODE = os.environ.get(Env.PROBE_MODE, "full")
+_SAMPLE_S = float(os.environ.get(Env.SAMPLE_MS, str(Defaults.SAMPLE_MS))) / 1000.0
+_KEEP_ELEMENTS = int(float(os.environ.get(Env.KEEP_ELEMENTS, str(Defaults.KEEP_ELEMENTS))))
+_FIRST_STEP_TIMEOUT_S = float(os.environ.get(Env.FIRST_STEP_TIMEOUT_S, str(Defaults.FIRST_STEP_TIMEOUT_S)) or 0)
 _RANK = os.environ.get("RANK", "0")
-_STAGES = ("data", "h2d", "forward", "backward", "optimizer")
+_STAGES = tuple(str(stage) for stage in TIMED_STAGES)
+_DATA = str(Stage.DATA_WAIT)
 _INTERRUPTS = {
     # running stage -> stages that may start inside it and take their time from it
     "optimizer": ("closure", "forward", "backward"),  # optimizer.step(closure): LBFGS, Lightning
@@ -267,7 +274,7 @@ class _Probe:
         counted = sum(step[s + "_ms"] for s in _STAGES)
         if self.step_source == "optimizer":
             # Without a DataLoader the script draws its own batches between model calls.
-            step["data_ms"] += max(0.0, step["step_ms"] - counted)
+            step[_DATA + "_ms"] += max(0.0, step["step_ms"] - counted)
             counted = step["step_ms"]
             self._keep(step["index"], self.step_tensors)
             self.step_tensors = []
@@ -307,7 +314,7 @@ class _Probe:
         try:
             self._write_main(reason)
         except Exception:  # the pipeline must not fail because the probe could not write
-            _write_text(f"probe-error-{os.getpid()}.txt", traceback.format_exc())
+            _write_text(probe_error_name(os.getpid()), traceback.format_exc())
 
     def _write_main(self, reason: str) -> None:
         if self.sampler is not None:
@@ -338,10 +345,10 @@ class _Probe:
         if self.kept_batches:
             import torch
 
-            torch.save(self.kept_batches, os.path.join(_OUT_DIR, f"batches-rank{_RANK}.pt"))
+            torch.save(self.kept_batches, os.path.join(_OUT_DIR, kept_batches_name(_RANK)))
         if _MODE == "full" and "torch" in sys.modules:
             record["replay"] = save_replay(_OUT_DIR, _RANK)
-        _write_text(f"main-rank{_RANK}.json", json.dumps(record))
+        _write_text(record_name(_RANK), json.dumps(record))
 
 
 class _Stage:
@@ -379,7 +386,7 @@ def _write_progress(probe: _Probe, now: float) -> None:
         return
     probe.progress_written = now
     try:
-        _write_text("progress.json", json.dumps({"steps": len(probe.steps), "max_steps": _MAX_STEPS,
+        _write_text(PROGRESS_NAME, json.dumps({"steps": len(probe.steps), "max_steps": _MAX_STEPS,
                                                  "wall": time.time()}))
     except OSError as error:  # progress is a courtesy; the run goes on
         if not any(e.startswith("progress file") for e in probe.errors):
@@ -450,7 +457,7 @@ def _patch_loader_iter(probe: _Probe) -> None:
     original_iter = dl.DataLoader.__iter__
 
     def loader_iter(self):
-        with probe.stage("data"):
+        with probe.stage(_DATA):
             replay = not _is_worker_process(probe) and replays(self)
             iterator = replay_iterator(self) if replay else original_iter(self)
         iterator._perfloop_loader = getattr(self, "_perfloop_id", -1)
@@ -497,7 +504,7 @@ def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True
     is_step = probe.step_source == "loader" and loader_id == probe.step_loader
     fresh = getattr(iterator, "_perfloop_fresh", False)
     iterator._perfloop_fresh = False
-    started = probe.enter("data")
+    started = probe.enter(_DATA)
     call_start = time.perf_counter()
     try:
         batch = original_next(iterator)
@@ -505,18 +512,18 @@ def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True
         # StopIteration (end of epoch) keeps the current step open across the boundary,
         # so this wait belongs to it.
         if started:
-            probe.leave("data")
+            probe.leave(_DATA)
         raise
     if started:
         # A batch starts a new step at this call: its wait is added to the new step below.
-        probe.leave("data", accumulate=not is_step)
+        probe.leave(_DATA, accumulate=not is_step)
     if is_step:
         wait_ms = (time.perf_counter() - call_start) * 1000.0
         if probe.current is not None:
             probe.close_step(call_start)
         probe.open_step(call_start, loader_id)
-        probe.current["data_ms"] += wait_ms
-        probe.span("data", call_start, call_start + wait_ms / 1000.0)
+        probe.current[_DATA + "_ms"] += wait_ms
+        probe.span(_DATA, call_start, call_start + wait_ms / 1000.0)
         probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
         own = probe.own_start()
         _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
@@ -934,8 +941,8 @@ def _timed_collate(collate_fn):
 def _start_worker(probe: _Probe) -> None:
     """Open this worker's record file and start its sampler (threads do not survive fork)."""
     pid = os.getpid()
-    probe.worker_file = open(os.path.join(_OUT_DIR, f"worker-{pid}.jsonl"), "a", encoding="utf-8")
-    _write_text(f"worker-facts-{pid}.json", json.dumps(worker_facts()))
+    probe.worker_file = open(os.path.join(_OUT_DIR, worker_log_name(pid)), "a", encoding="utf-8")
+    _write_text(worker_facts_name(pid), json.dumps(worker_facts()))
     if _MODE != "full":
         return
     # perf_counter is the system's monotonic clock, so the install anchor a forked worker inherits still holds.
@@ -945,10 +952,10 @@ def _start_worker(probe: _Probe) -> None:
     written = [-1]  # timestamped samples in the last samples-<pid>.json: rewrite it only when they grew
 
     def dump() -> None:
-        _write_text(f"stacks-{pid}.json", json.dumps(sampler.snapshot()))
+        _write_text(stacks_name(pid), json.dumps(sampler.snapshot()))
         if len(sampler.timed) != written[0]:
             written[0] = len(sampler.timed)
-            _write_text(f"samples-{pid}.json", json.dumps(sampler.timed_samples()))
+            _write_text(samples_name(pid), json.dumps(sampler.timed_samples()))
 
     def dump_every_quarter_second() -> None:
         while True:
@@ -1037,7 +1044,7 @@ def _start_watchdog(probe: _Probe) -> None:
                          "of start; stopping the run\n")
         sys.stderr.flush()
         probe.finish("no_step")
-        os._exit(_NO_STEP_EXIT_CODE)
+        os._exit(Defaults.NO_STEP_EXIT_CODE)
 
     threading.Thread(target=watch, name="perfloop-watchdog", daemon=True).start()
 

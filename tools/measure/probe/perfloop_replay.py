@@ -5,18 +5,18 @@ hands out the stored batches in order (cycling) without building anything, so wh
 the step is the training loop itself. ``headspace = (step - replay step) / step`` is then the most
 any data-side change can gain (tools/measure/headspace.py).
 
-Environment:
-  PERFLOOP_REPLAY_KEEP      in a full run, keep up to this many batch elements for replay
-                            (default 2e7; 0 keeps none)
-  PERFLOOP_REPLAY_FROM      a replay file written by a full run; replay its batches
+Environment: ``Env.REPLAY_KEEP`` (a full run keeps up to this many batch elements; 0 keeps
+none) and ``Env.REPLAY_FROM`` (replay that file's batches), in ``perfloop_layout``.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-_KEEP_ELEMENTS = int(float(os.environ.get("PERFLOOP_REPLAY_KEEP", "2e7") or 0))
-_REPLAY_FROM = os.environ.get("PERFLOOP_REPLAY_FROM", "")
+from perfloop_layout import Defaults, Env, replay_name
+
+_KEEP_ELEMENTS = int(float(os.environ.get(Env.REPLAY_KEEP, str(Defaults.REPLAY_KEEP)) or 0))
+_REPLAY_FROM = os.environ.get(Env.REPLAY_FROM, "")
 _KEPT: dict = {"batches": [], "elements": 0, "full": False, "why_not": ""}
 _REPLAY: dict = {"batches": None, "loader": None}
 
@@ -44,7 +44,7 @@ def save_replay(out_dir: str, rank: str) -> dict:
     if not batches:
         return {"batches": 0, "why_not": _KEPT["why_not"] or "no DataLoader batch was kept"}
     torch = sys.modules["torch"]
-    path = os.path.join(out_dir, f"replay-rank{rank}.pt")
+    path = os.path.join(out_dir, replay_name(rank))
     try:
         torch.save(batches, path)
     except Exception as error:  # an unpicklable batch: replay is impossible, say so

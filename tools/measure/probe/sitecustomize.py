@@ -29,12 +29,14 @@ def _chain_load_next_sitecustomize() -> None:
 
 _chain_load_next_sitecustomize()
 
-if os.environ.get("PERFLOOP_PROBE_DIR"):
+from perfloop_layout import Env  # noqa: E402  (after the chain-load: the user's set-up runs first)
+
+if os.environ.get(Env.PROBE_DIR):
     import perfloop_probe
 
     perfloop_probe.install()
 
-if os.environ.get("PERFLOOP_CAPTURE"):
+if os.environ.get(Env.CAPTURE):
     # Function-level replay's argument capture (tools/check/replay.py); optional, so a
     # failure to arm it is reported and the pipeline runs on.
     try:

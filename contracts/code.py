@@ -1,0 +1,26 @@
+"""Code named by the profile: a function by qualified name, file and line."""
+import re
+
+from pydantic import BaseModel, Field
+
+_INNER = re.compile(r"(\.<locals>)?\.<(listcomp|dictcomp|setcomp|genexpr|lambda)>$")
+
+
+class FunctionRef(BaseModel):
+    """A function in the target's source, as the profile found it."""
+
+    name: str = Field(description="Qualified name, e.g. 'frame_energy' or 'Frames.__getitem__'.")
+    file: str = Field(description="Path relative to the target folder when inside it.")
+    line: int = Field(description="Line where the function is defined.")
+
+    def where(self) -> str:
+        """Say it as people read it: ``name (file:line)``."""
+        return f"{self.name} ({self.file}:{self.line})"
+
+    @property
+    def defining_name(self) -> str:
+        """The function that holds the code: a comprehension or lambda belongs to its enclosing function."""
+        return _INNER.sub("", self.name)
+
+
+__all__ = ["FunctionRef"]

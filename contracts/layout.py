@@ -1,0 +1,57 @@
+"""The probe's layout (environment variables, file names, defaults), as perfloop imports it.
+
+The declarations live in the probe's own stdlib-only file,
+``perfloop/tools/measure/probe/perfloop_layout.py``, because the probe reads them inside the
+user's interpreter where perfloop's packages are not imported; this module re-exports them.
+"""
+from perfloop.tools.measure.probe.perfloop_layout import (
+    CALL_GLOB,
+    ENV_PREFIX,
+    PROGRESS_NAME,
+    RECORD_GLOB,
+    REPLAY_REPORT_PREFIX,
+    SAMPLES_GLOB,
+    STACKS_GLOB,
+    WORKER_FACTS_GLOB,
+    WORKER_LOG_GLOB,
+    Defaults,
+    Env,
+    call_name,
+    capture_notes_name,
+    kept_batches_name,
+    probe_error_name,
+    record_name,
+    replay_name,
+    samples_name,
+    stacks_name,
+    worker_facts_name,
+    worker_log_name,
+)
+
+RECORD_NAME = record_name(0)
+"""The main process's record in a single-process run (rank 0 under torchrun)."""
+
+__all__ = [
+    "CALL_GLOB",
+    "ENV_PREFIX",
+    "PROGRESS_NAME",
+    "RECORD_GLOB",
+    "RECORD_NAME",
+    "REPLAY_REPORT_PREFIX",
+    "SAMPLES_GLOB",
+    "STACKS_GLOB",
+    "WORKER_FACTS_GLOB",
+    "WORKER_LOG_GLOB",
+    "Defaults",
+    "Env",
+    "call_name",
+    "capture_notes_name",
+    "kept_batches_name",
+    "probe_error_name",
+    "record_name",
+    "replay_name",
+    "samples_name",
+    "stacks_name",
+    "worker_facts_name",
+    "worker_log_name",
+]

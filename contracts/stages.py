@@ -1,0 +1,16 @@
+"""The step-time ledger's stages: the probe's ``Stage`` enum, and the sums the knowledge base adds."""
+from perfloop.tools.measure.probe.perfloop_layout import TIMED_STAGES, Stage
+
+SUMS: dict[str, tuple[Stage, ...]] = {
+    "input": (Stage.DATA_WAIT, Stage.H2D),
+    "compute": (Stage.FORWARD, Stage.BACKWARD, Stage.OPTIMIZER),
+}
+"""Stage sums the knowledge base names: input (TF profiler's input %) and compute."""
+
+METRIC_STAGES: tuple[str, ...] = ("data_wait", "h2d", "input", "forward", "backward", "optimizer", "compute",
+                                  "other")
+"""Every stage or sum with a ``<name>_share`` metric (and a derived ``<name>_ms``), in reading order."""
+
+assert set(METRIC_STAGES) == {str(stage) for stage in Stage} | set(SUMS), "METRIC_STAGES names every stage and sum"
+
+__all__ = ["METRIC_STAGES", "SUMS", "TIMED_STAGES", "Stage"]
