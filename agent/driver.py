@@ -8,7 +8,7 @@ from pathlib import Path
 
 from perfloop.agent.audit import AuditWriteError
 from perfloop.agent.runs import find_run, new_run_id, register_run
-from perfloop.agent.state import LoopState, Settings
+from perfloop.agent.state import ApprovalAnswer, ApprovalRequest, LoopState, Settings
 from perfloop.agent.summary import PausedSummary
 from perfloop.agent.ui.approval import ask_user
 from perfloop.agent.ui.console import EXIT_OK, InternalError, emit_json, save_traceback, say
@@ -86,18 +86,19 @@ def _drive(state_dir: Path, run_id: str, graph_input, as_json: bool, answer_pend
         with _compiled(state_dir) as graph:
             if answer_pending:  # resuming at a proposal: ask first
                 snapshot = graph.get_state(config)
-                request = next(t.interrupts[0].value for t in snapshot.tasks if t.interrupts)
+                request = ApprovalRequest.model_validate(
+                    next(t.interrupts[0].value for t in snapshot.tasks if t.interrupts))
                 answer = ask_user(request)
                 if answer is None:
                     return _paused(state_dir, run_id, request, as_json)
-                graph_input = Command(resume=answer)
+                graph_input = Command(resume=answer.model_dump(mode="json"))
             result = graph.invoke(graph_input, config)
             while result.get("__interrupt__"):
-                request = result["__interrupt__"][0].value
+                request = ApprovalRequest.model_validate(result["__interrupt__"][0].value)
                 answer = ask_user(request)
                 if answer is None:
                     return _paused(state_dir, run_id, request, as_json)
-                result = graph.invoke(Command(resume=answer), config)
+                result = graph.invoke(Command(resume=answer.model_dump(mode="json")), config)
         state = LoopState.model_validate({k: v for k, v in result.items() if not k.startswith("__")})
         _release_worktrees(state)
         summary = json.loads((state_dir / "summary.json").read_text())
@@ -113,9 +114,9 @@ def _drive(state_dir: Path, run_id: str, graph_input, as_json: bool, answer_pend
     return EXIT_OK
 
 
-def _paused(state_dir: Path, run_id: str, request: dict, as_json: bool) -> int:
+def _paused(state_dir: Path, run_id: str, request: ApprovalRequest, as_json: bool) -> int:
     """Leave the run waiting for a decision (stdin closed); `perfloop resume` asks again."""
-    say(f"no answer on stdin: run {run_id} is paused at proposal {request['proposal_id']}; "
+    say(f"no answer on stdin: run {run_id} is paused at proposal {request.proposal_id}; "
         f"`perfloop resume {run_id}` asks again (add --auto-approve to accept proposals unattended)")
     if as_json:
         emit_json(PausedSummary(run_id=run_id, branch=f"perfloop/{run_id}", audit_log=str(state_dir / "audit.jsonl"),
@@ -191,8 +192,8 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
         if pending and not auto_approve:
             return _drive(state_dir, run_id, None, as_json, answer_pending=True)
         if pending:
-            return _drive(state_dir, run_id, Command(resume={"decision": "approve", "by": "auto-approve"}),
-                          as_json)
+            unattended = ApprovalAnswer(decision="approve", by="auto-approve")
+            return _drive(state_dir, run_id, Command(resume=unattended.model_dump(mode="json")), as_json)
         say(f"resuming run {run_id} at {', '.join(snapshot.next)}")
         return _drive(state_dir, run_id, None, as_json)
 

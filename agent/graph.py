@@ -1,6 +1,6 @@
-"""Build the loop: prepare → profile → diagnose → optimize → approve → verify → (profile | diagnose) → report.
+"""Build the loop: prepare → profile → diagnose → schedule → optimize → approve → verify → … → final_check.
 
-`perfloop profile` runs the same graph with ``Settings.profile_only``: it ends after diagnose.
+`perfloop profile` runs the same graph with ``Settings.profile_only``: it ends after the first diagnosis.
 """
 from __future__ import annotations
 
@@ -10,49 +10,56 @@ from langgraph.graph import END, START, StateGraph
 
 from perfloop.agent.nodes.approve import approve
 from perfloop.agent.nodes.diagnose import diagnose
+from perfloop.agent.nodes.final_check import final_check
 from perfloop.agent.nodes.optimize import optimize
 from perfloop.agent.nodes.prepare import prepare
 from perfloop.agent.nodes.profile import profile
-from perfloop.agent.nodes.report import report
+from perfloop.agent.nodes.schedule import schedule
 from perfloop.agent.nodes.verify import verify
 from perfloop.agent.state import LoopState
 
-# Each rejected remedy loops diagnose → optimize once; leave room for many of them.
+# Each rejected remedy loops schedule → optimize once; leave room for many of them.
 RECURSION_LIMIT = 500
+LEGACY_NODES = {"report": final_check}
+"""Node names of earlier perfloops, kept so their checkpoints resume (``report`` was final_check)."""
 
 
-def route_after_diagnose(state: LoopState) -> Literal["optimize", "report", "__end__"]:
+def route_after_schedule(state: LoopState) -> Literal["optimize", "final_check", "__end__"]:
     if state.settings.profile_only:
         return END
-    return "report" if state.stop_reason else "optimize"
+    return "final_check" if state.stop_reason else "optimize"
 
 
-def route_after_optimize(state: LoopState) -> Literal["approve", "diagnose"]:
-    return "approve" if state.proposal else "diagnose"
+def route_after_optimize(state: LoopState) -> Literal["approve", "schedule"]:
+    return "approve" if state.proposal else "schedule"
 
 
-def route_after_approve(state: LoopState) -> Literal["verify", "diagnose", "report"]:
+def route_after_approve(state: LoopState) -> Literal["verify", "schedule", "final_check"]:
     if state.stop_reason:
-        return "report"
-    return "verify" if state.decision == "approve" else "diagnose"
+        return "final_check"
+    return "verify" if state.decision == "approve" else "schedule"
 
 
-def route_after_verify(state: LoopState) -> Literal["profile", "diagnose"]:
+def route_after_verify(state: LoopState) -> Literal["profile", "schedule"]:
     accepted = state.history and state.history[-1].verdict.verdict == "accepted"
-    return "profile" if accepted else "diagnose"
+    return "profile" if accepted else "schedule"
 
 
 def build_graph(checkpointer=None):
     """Compile the loop with ``checkpointer`` (SQLite in the CLI, in-memory in tests)."""
     graph = StateGraph(LoopState)
-    for node in (prepare, profile, diagnose, optimize, approve, verify, report):
+    for node in (prepare, profile, diagnose, schedule, optimize, approve, verify, final_check):
         graph.add_node(node.__name__, node)
+    for name, node in LEGACY_NODES.items():
+        graph.add_node(name, node)
+        graph.add_edge(name, END)
     graph.add_edge(START, "prepare")
     graph.add_edge("prepare", "profile")
     graph.add_edge("profile", "diagnose")
-    graph.add_conditional_edges("diagnose", route_after_diagnose)
+    graph.add_edge("diagnose", "schedule")
+    graph.add_conditional_edges("schedule", route_after_schedule)
     graph.add_conditional_edges("optimize", route_after_optimize)
     graph.add_conditional_edges("approve", route_after_approve)
     graph.add_conditional_edges("verify", route_after_verify)
-    graph.add_edge("report", END)
+    graph.add_edge("final_check", END)
     return graph.compile(checkpointer=checkpointer)

@@ -1,47 +1,93 @@
 """The verification rule a proposal is held to: the remedy's declaration, with the change's own on top.
 
-verify's cascade and the approval prompt both read it from here, so what the user is shown is
-what the stages enforce.
+Decided once, in optimize, when the proposal is made (``decide_rule``); the proposal carries it
+(``Proposal.rule``), and approve, verify, the approval prompt and the report read it from there,
+so what the user is shown is what the stages enforce. ``resolve_remedy`` is the one lookup of a
+scheduled remedy, including the general "fix this bottleneck" remedy ``--proposer llm`` adds.
 """
 from __future__ import annotations
 
-from perfloop.agent.state import LoopState, Proposal
+from perfloop.agent.state import (
+    DataPolicy,
+    EnforcedPolicy,
+    LoopState,
+    LossPolicy,
+    Proposal,
+    ProposalRule,
+    RemedyRef,
+    SideOutputPolicy,
+)
 from perfloop.contracts.tolerances import DTYPE_TOLERANCE, LOSS_TOLERANCE
-from perfloop.knowledge_base import Verification, load_entries
+from perfloop.knowledge_base import Diagnosis, Remedy, Verification, load_entries
+
+GENERAL_REMEDY = "fix_bottleneck"
+"""The remedy id of the general LLM instruction ``--proposer llm`` tries first on every diagnosis."""
 
 
-def declared_rule(state: LoopState, proposal: Proposal) -> tuple[Verification, str | None]:
-    """Return the verification enforced on the proposal, and where its tolerance came from when not the remedy.
+def general_remedy(diagnosis: Diagnosis) -> Remedy:
+    """A general "fix this bottleneck" LLM remedy, built from the entry's summary and evidence.
 
-    The one place the effective rule is decided: the remedy's declaration, with what the change
-    itself declares on top. A change that declares a tolerance (the vectoriser mapping math.exp
-    to np.exp) is judged within its atol/rtol for data and loss, so the class is derived again
-    from those rules (reorder, where the remedy said exact): the verdict's tolerance_class names
-    what was enforced, and the second value says whose declaration it was.
+    For entries that list only codemods or knobs, so a strong model is asked first. The change
+    must keep the batches the model sees and the loss as the baseline's (a float reordering
+    within the default loss tolerance is allowed).
     """
-    rule = _remedy_rule(state, proposal)
+    evidence = ", ".join(f"{name}={value:.3g}" if isinstance(value, float) else f"{name}={value}"
+                         for name, value in diagnosis.evidence.items())
+    return Remedy(
+        id=GENERAL_REMEDY, kind="llm", summary=f"fix the {diagnosis.entry_id} bottleneck",
+        instructions=(f"The profile diagnoses {diagnosis.entry_id}: {diagnosis.summary} (evidence: {evidence}). "
+                      "Make the change that removes this bottleneck, wherever in the editable files it is; "
+                      "the knowledge base's own remedies for it are: "
+                      + "; ".join(r.summary for r in diagnosis.remedies) + "."),
+        verification=Verification(data="identical", loss="within_tolerance",
+                                  caveats=["a general instruction: the model chose the change"]),
+    )
+
+
+def resolve_remedy(state: LoopState, ref: RemedyRef) -> tuple[Diagnosis, Remedy]:
+    """Return the diagnosis and remedy ``ref`` names among the state's diagnoses (the one lookup)."""
+    diagnosis = next(d for d in state.diagnoses if d.entry_id == ref.diagnosis)
+    if ref.remedy == GENERAL_REMEDY:
+        return diagnosis, general_remedy(diagnosis)
+    return diagnosis, next(r for r in diagnosis.remedies if r.id == ref.remedy)
+
+
+def decide_rule(remedy: Verification, proposal: Proposal) -> ProposalRule:
+    """Return the rule enforced on ``proposal``: ``remedy``'s declaration with what the change declares on top.
+
+    A change that declares a tolerance (the vectoriser mapping math.exp to np.exp) is judged
+    within its atol/rtol for data and loss, so the class is derived again from those rules
+    (reorder, where the remedy said exact): the verdict's tolerance_class names what was
+    enforced, and ``tolerance_source`` says whose declaration it was.
+    """
     update: dict = {}
-    source = None
     if proposal.atol is not None:
-        rtol = proposal.rtol if proposal.rtol is not None else rule.rtol
+        rtol = proposal.rtol if proposal.rtol is not None else remedy.rtol
         update.update(data="within_tolerance", loss="within_tolerance", atol=proposal.atol, rtol=rtol)
-        if rule.tolerance_class != "changes-data":  # never auto-approved: a tolerance does not lift that
+        if remedy.tolerance_class != "changes-data":  # never auto-approved: a tolerance does not lift that
             update["tolerance_class"] = None
-    if proposal.one_off_cost_s is not None and not rule.one_off_cost:
+    if proposal.one_off_cost_s is not None and not remedy.one_off_cost:
         update["one_off_cost"] = f"{proposal.one_off_cost_s:g} s declared by the change"
-    if not update:
-        return rule, None
-    applied = Verification.model_validate({**rule.model_dump(), **update})
+    enforced = Verification.model_validate({**remedy.model_dump(), **update}) if update else remedy
+    source = None
     if proposal.atol is not None:
         why = proposal.tolerance_reason or f"the {proposal.source} change"
         source = (f"tolerance from the change's own declaration ({why}; remedy {proposal.diagnosis}/"
-                  f"{proposal.remedy}): atol {applied.atol:g} rtol {applied.rtol:g}, class "
-                  f"{applied.tolerance_class} where the remedy declares {rule.tolerance_class}")
-    return applied, source
+                  f"{proposal.remedy}): atol {enforced.atol:g} rtol {enforced.rtol:g}, class "
+                  f"{enforced.tolerance_class} where the remedy declares {remedy.tolerance_class}")
+    return ProposalRule(remedy=remedy, enforced=enforced, tolerance_source=source,
+                        policy=_policy(enforced, declared_by_change=proposal.atol is not None))
+
+
+def rule_of(state: LoopState, proposal: Proposal) -> ProposalRule:
+    """The proposal's rule; for a proposal checkpointed before rules travelled with it, derive it again."""
+    if proposal.rule is not None:
+        return proposal.rule
+    return decide_rule(_remedy_rule(state, proposal), proposal)
 
 
 def _remedy_rule(state: LoopState, proposal: Proposal) -> Verification:
-    """Return the remedy's declared verification (tolerances, side-output changes, one-off cost)."""
+    """The remedy's declared verification, for proposals that carry no rule (older checkpoints)."""
     for diagnosis in state.diagnoses:
         for remedy in diagnosis.remedies:
             if diagnosis.entry_id == proposal.diagnosis and remedy.id == proposal.remedy:
@@ -53,26 +99,20 @@ def _remedy_rule(state: LoopState, proposal: Proposal) -> Verification:
     return Verification(data=proposal.data_rule, loss=proposal.loss_rule, caveats=proposal.caveats)
 
 
-def enforced_policy(state: LoopState, proposal: Proposal) -> dict:
-    """Return the tolerances the cascade will enforce on ``proposal``, as _data, _loss and _side apply them.
-
-    The approval prompt shows these numbers, so they come from the same rule the checks read.
-    """
-    rule, _ = declared_rule(state, proposal)
+def _policy(rule: Verification, declared_by_change: bool) -> EnforcedPolicy:
+    """The tolerances the cascade enforces under ``rule``, as its data, loss and side-output stages apply them."""
     tolerant = rule.data == "within_tolerance"
     source = "the remedy's"
-    if proposal.atol is not None:
+    if declared_by_change:
         source = "declared by the change"
     elif dtype := next((name for name, pair in DTYPE_TOLERANCE.items() if pair == (rule.atol, rule.rtol)), None):
         source = f"the {dtype} row of the dtype table"
-    return {
-        "tolerance_class": rule.tolerance_class,
-        "enforced": rule.tolerance_class != "changes-data",
-        "data": {"rule": rule.data, "atol": rule.atol if tolerant else None,
-                 "rtol": rule.rtol if tolerant else None, "source": source if tolerant else None},
-        "loss": {"rule": rule.loss, "atol": rule.loss_atol, "rtol": rule.loss_rtol,
-                 "default": (rule.loss_atol, rule.loss_rtol) == LOSS_TOLERANCE},
-        "side_outputs": {"compared": ["stdout lines", "stderr lines", "files written"],
-                         "rtol": rule.loss_rtol if rule.loss == "within_tolerance" else 0.0,
-                         "may_change": list(rule.side_output_changes)},
-    }
+    return EnforcedPolicy(
+        tolerance_class=rule.tolerance_class, enforced=rule.tolerance_class != "changes-data",
+        data=DataPolicy(rule=rule.data, atol=rule.atol if tolerant else None, rtol=rule.rtol if tolerant else None,
+                        source=source if tolerant else None),
+        loss=LossPolicy(rule=rule.loss, atol=rule.loss_atol, rtol=rule.loss_rtol,
+                        default=(rule.loss_atol, rule.loss_rtol) == LOSS_TOLERANCE),
+        side_outputs=SideOutputPolicy(compared=["stdout lines", "stderr lines", "files written"],
+                                      rtol=rule.loss_rtol if rule.loss == "within_tolerance" else 0.0,
+                                      may_change=list(rule.side_output_changes)))

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfloop.agent.redact import has_credentials
-from perfloop.knowledge_base import Diagnosis
+from perfloop.knowledge_base import Diagnosis, Verification
 from perfloop.tools.check.datacheck import CheckResult
 from perfloop.tools.check.sideoutputs import SideOutputCheck
 from perfloop.tools.check.stats import SpeedCheck, StartupCheck
@@ -20,6 +20,8 @@ VerdictName = Literal["accepted", "rejected", "declined"]
 Decision = Literal["approve", "reject", "quit"]
 """What the user (or --auto-approve) answered at a proposal."""
 DECISIONS: tuple[Decision, ...] = ("approve", "reject", "quit")
+ProposerChoice = Literal["auto", "codemod", "llm"]
+"""Who proposes changes (--proposer): auto (each remedy's own kind), codemods only, or the LLM first."""
 
 
 class Settings(BaseModel):
@@ -34,17 +36,22 @@ class Settings(BaseModel):
                                 "each is replayed, the best survivor alone reaches the pipeline.")
     profile_only: bool = Field(False, description="Stop after the first diagnosis (`perfloop profile`).")
     retry_rejected: bool = Field(False, description="Propose remedies an earlier run rejected at this same head.")
+    proposer: ProposerChoice = Field("auto", description="auto: each remedy as its entry lists it (codemods and "
+                                     "knobs offline, LLM remedies when an endpoint is set); codemod: never ask "
+                                     "the LLM; llm: ask the LLM first on every diagnosis, codemods after.")
 
     def model_post_init(self, _context) -> None:
         if bool(self.llm_base_url) != bool(self.llm_model):
             raise ValueError("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
+        if self.proposer == "llm" and not self.llm_base_url:
+            raise ValueError("--proposer llm needs an LLM: give --llm-base-url and --llm-model")
         if has_credentials(self.llm_base_url):  # the CLI strips them: settings are checkpointed and logged
             raise ValueError("llm_base_url must not carry user:password@ (they would be stored with the run)")
 
     @property
     def llm_ready(self) -> bool:
-        """Tell whether LLM remedies can be proposed."""
-        return bool(self.llm_base_url and self.llm_model)
+        """Tell whether LLM remedies can be proposed (an endpoint is set and --proposer allows it)."""
+        return bool(self.llm_base_url and self.llm_model) and self.proposer != "codemod"
 
 
 class RemedyRef(BaseModel):
@@ -80,6 +87,59 @@ class Skip(BaseModel):
         return self.reason.startswith("needs an LLM")
 
 
+class DataPolicy(BaseModel):
+    """How the batches are compared."""
+
+    rule: Literal["identical", "within_tolerance"]
+    atol: float | None = Field(None, description="Set when the rule is within_tolerance.")
+    rtol: float | None = None
+    source: str | None = Field(None, description="Where the tolerance comes from, e.g. 'the float32 row of the "
+                                                 "dtype table' or 'declared by the change'.")
+
+
+class LossPolicy(BaseModel):
+    """How the loss curve is compared."""
+
+    rule: Literal["identical", "within_tolerance"]
+    atol: float
+    rtol: float
+    default: bool = Field(description="The default loss tolerance (contracts.tolerances.LOSS_TOLERANCE).")
+
+
+class SideOutputPolicy(BaseModel):
+    """How what the pipeline prints and writes is compared."""
+
+    compared: list[str]
+    rtol: float = Field(description="Printed numbers within this relative tolerance; 0 = to the digit.")
+    may_change: list[str] = Field(default_factory=list, description="Patterns the remedy declares may differ.")
+
+
+class EnforcedPolicy(BaseModel):
+    """The numbers the cascade enforces on a proposal, as the approval prompt shows them."""
+
+    tolerance_class: str
+    enforced: bool = Field(description="False for changes-data: the checks are reported, not enforced.")
+    data: DataPolicy
+    loss: LossPolicy
+    side_outputs: SideOutputPolicy
+
+
+class ProposalRule(BaseModel):
+    """What a proposal is held to, decided once when it is made (agent/rule.py)."""
+
+    remedy: Verification = Field(description="The remedy's declaration in the knowledge base.")
+    enforced: Verification = Field(description="What the cascade enforces: the remedy's declaration with the "
+                                               "change's own (a tolerance, a one-off cost) on top.")
+    tolerance_source: str | None = Field(None, description="Set when the change declared its own tolerance: "
+                                                           "whose declaration, its atol/rtol, the remedy's class.")
+    policy: EnforcedPolicy
+
+    @property
+    def needs_explicit_approval(self) -> bool:
+        """A changes-data remedy is never auto-approved."""
+        return self.enforced.needs_explicit_approval
+
+
 class Proposal(BaseModel):
     """One change, as a patch against the branch head, and why it is worth trying."""
 
@@ -105,6 +165,35 @@ class Proposal(BaseModel):
                                                           "(torch.compile's first compile).")
     notes: list[str] = Field(default_factory=list, description="What the proposer says a reviewer should know "
                                                                "(loops left alone and why, numerics caveats).")
+    rule: ProposalRule | None = Field(None, description="What verification holds it to; None in proposals made "
+                                                        "before the rule travelled with them (then re-derived).")
+
+
+class ApprovalRequest(BaseModel):
+    """What the user needs to decide on a proposal (the approval interrupt's payload, the paused summary's pending)."""
+
+    proposal_id: str
+    change: str
+    source: str
+    diff: str
+    diagnosis: str
+    why: str = Field("", description="The diagnosis's summary.")
+    evidence: dict = Field(default_factory=dict)
+    expected_speedup: float
+    verification: list[str] | str = Field(description="The policy in plain lines (one string in requests paused "
+                                                       "by an older perfloop).")
+    policy: EnforcedPolicy | None = Field(None, description="The same numbers; None in older paused requests.")
+    caveats: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class ApprovalAnswer(BaseModel):
+    """The answer to an ApprovalRequest: from the terminal, or --auto-approve."""
+
+    decision: Decision
+    by: str = Field("user", description="'user' or 'auto-approve'.")
+    reason: str = ""
+    edited_patch: str | None = Field(None, description="The patch as the user edited it (approve only).")
 
 
 class Verdict(BaseModel):

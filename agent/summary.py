@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from perfloop.agent.state import Iteration, LoopState, StopReason
+from perfloop.agent.state import ApprovalRequest, Iteration, LoopState, StopReason
 from perfloop.sandbox.isolation import ObservedIsolation
 from perfloop.tools.measure.models import Profile
 
@@ -108,4 +108,4 @@ class PausedSummary(BaseModel):
     branch: str
     audit_log: str
     stop_reason: StopReason = "awaiting_approval"
-    pending: dict = Field(description="The approval request: proposal, diff, evidence, verification.")
+    pending: ApprovalRequest = Field(description="The approval request: proposal, diff, evidence, verification.")

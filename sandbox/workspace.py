@@ -139,6 +139,26 @@ class Workspace:
         return git("diff", "--binary", "--no-ext-diff", "--no-textconv", "--no-renames",
                    "--src-prefix=a/", "--dst-prefix=b/", "HEAD", cwd=tree)
 
+    def diff_files(self, files: dict[str, str]) -> str:
+        """Return the diff from the branch head to the head with ``files`` written; no worktree is touched.
+
+        ``files`` maps paths relative to the target folder to their new text. The new texts are
+        staged in a private index over the head (blobs hashed as ``git add`` would, attributes
+        applied), so two proposers computing diffs never share a checkout.
+        """
+        head = self.head()
+        with tempfile.TemporaryDirectory(dir=self.state_dir) as scratch:
+            env = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
+            git("read-tree", head, cwd=self.repo_root, env=env)
+            for relative, text in sorted(files.items()):
+                path = (PurePosixPath(self.target_subdir) / relative).as_posix() if self.target_subdir else relative
+                listed = git("ls-tree", head, "--", path, cwd=self.repo_root).split()
+                mode = listed[0] if listed else "100644"
+                blob = git("hash-object", "-w", "--stdin", f"--path={path}", cwd=self.repo_root, stdin=text).strip()
+                git("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", cwd=self.repo_root, env=env)
+            return git("diff", "--cached", "--binary", "--no-ext-diff", "--no-textconv", "--no-renames",
+                       "--src-prefix=a/", "--dst-prefix=b/", head, cwd=self.repo_root, env=env)
+
     def reset_candidate(self) -> None:
         """Put the candidate back at the branch head: no edits, no outputs, inputs still linked."""
         self._set_candidate(self.head(), None)

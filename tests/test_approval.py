@@ -90,7 +90,7 @@ def test_prompt_shows_evidence_gain_and_the_tolerances_enforced(tmp_path):
 def test_policy_names_a_data_tolerance_and_where_it_comes_from():
     from types import SimpleNamespace
 
-    from perfloop.agent.rule import enforced_policy
+    from perfloop.agent.rule import rule_of
     from perfloop.agent.state import Proposal
 
     def proposal(**extra) -> Proposal:
@@ -98,11 +98,31 @@ def test_policy_names_a_data_tolerance_and_where_it_comes_from():
                         change="vectorise", patch="", touched=[], expected_speedup=2.0, base_head="x",
                         data_rule="within_tolerance", loss_rule="within_tolerance", **extra)
 
-    state = SimpleNamespace(diagnoses=[])  # the rule then comes from the knowledge base's entry
-    data = enforced_policy(state, proposal())["data"]
-    assert (data["atol"], data["rtol"], data["source"]) == (1e-5, 1e-5, "the float32 row of the dtype table")
-    declared = enforced_policy(state, proposal(atol=1e-3, rtol=1e-4))["data"]
-    assert (declared["atol"], declared["rtol"], declared["source"]) == (1e-3, 1e-4, "declared by the change")
+    # A proposal checkpointed without its rule: it is derived again from the knowledge base's entry.
+    state = SimpleNamespace(diagnoses=[])
+    data = rule_of(state, proposal()).policy.data
+    assert (data.atol, data.rtol, data.source) == (1e-5, 1e-5, "the float32 row of the dtype table")
+    declared = rule_of(state, proposal(atol=1e-3, rtol=1e-4)).policy.data
+    assert (declared.atol, declared.rtol, declared.source) == (1e-3, 1e-4, "declared by the change")
+
+
+def test_the_prompt_shows_the_rule_the_proposal_carries():
+    from types import SimpleNamespace
+
+    from perfloop.agent.nodes.approve import approval_request
+    from perfloop.agent.rule import decide_rule
+    from perfloop.agent.state import Proposal
+    from perfloop.knowledge_base import Verification
+
+    proposal = Proposal(id="p1", diagnosis="no_such_entry", remedy="no_such_remedy", source="codemod",
+                        change="c", patch="", touched=[], expected_speedup=2.0, base_head="x")
+    carried = decide_rule(Verification(data="within_tolerance", loss="within_tolerance", atol=1e-3, rtol=1e-2),
+                          proposal)
+    state = SimpleNamespace(diagnoses=[], proposal=proposal.model_copy(update={"rule": carried}),
+                            profile=SimpleNamespace(noise_pct=2.0), target=SimpleNamespace(ab_runs=3, min_gain_pct=5.0))
+    request = approval_request(state)  # no knowledge-base lookup: the entry does not exist
+    assert request.policy == carried.policy and (request.policy.data.atol, request.policy.data.rtol) == (1e-3, 1e-2)
+    assert "batch data: within atol 0.001 rtol 0.01 of the baseline's (the remedy's)" in request.verification
 
 
 def test_the_proposers_notes_reach_the_prompt():
@@ -120,7 +140,7 @@ def test_the_proposers_notes_reach_the_prompt():
     state = SimpleNamespace(diagnoses=[], proposal=proposal, profile=SimpleNamespace(noise_pct=2.0),
                             target=SimpleNamespace(ab_runs=3, min_gain_pct=5.0))
     request = approval_request(state)
-    assert request["notes"] == [note]
+    assert request.notes == [note]
     screen = io.StringIO()
     show_request(request, err=screen)
     assert f"Note: {note}" in screen.getvalue().splitlines()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from perfloop.agent.nodes.optimize import codemod_facts
+from perfloop.agent.proposers.codemod import codemod_facts
 from perfloop.knowledge_base import diagnose
 from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
 from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed

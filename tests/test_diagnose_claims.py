@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from perfloop.agent.nodes.diagnose import diagnose
+from perfloop.agent.nodes.schedule import schedule
 from perfloop.agent.state import Iteration, LoopState, Proposal, Settings, Verdict
 from perfloop.knowledge_base import diagnose as match_entries
 from perfloop.tools.contract.target import load_target
@@ -29,6 +30,14 @@ def _state(tmp_path: Path, before, after, accepted: str = "dataloader_starved/ra
                      history=[Iteration(proposal=proposal, verdict=verdict)])
 
 
+def diagnose_and_schedule(state: LoopState) -> dict:
+    """Run the two nodes as the graph does (skips from both, by the state's reducer); return the merged updates."""
+    ranked = diagnose(state)
+    after = state.model_copy(update={**ranked, "skipped": state.skipped + ranked["skipped"]})
+    chosen = schedule(after)
+    return {**ranked, **chosen, "skipped": ranked["skipped"] + chosen.get("skipped", [])}
+
+
 def _diagnoses_event(state: LoopState) -> dict:
     lines = (Path(state.state_dir) / "audit.jsonl").read_text().splitlines()
     return next(r for r in map(json.loads, lines) if r["event"] == "diagnoses")["data"]
@@ -40,7 +49,7 @@ def test_a_change_that_left_the_bottleneck_in_place_is_not_followed_by_more_of_i
     after = _profile(num_workers=4, data_wait_ms=12.0, build_ms=40.0, step_ms=16.0).model_copy(
         update={"epoch_stall_share": 0.2})
     state = _state(tmp_path, before, after)
-    updates = diagnose(state)
+    updates = diagnose_and_schedule(state)
     assert updates["next_remedy"] is not None
     assert str(updates["next_remedy"]) == "worker_startup_every_epoch/keep_workers_alive"
     held = [s for s in updates["skipped"] if "did not move the dominant bottleneck" in s.reason]
@@ -56,7 +65,7 @@ def test_a_change_that_moved_the_bottleneck_leaves_every_remedy_open(tmp_path):
     after = _profile(num_workers=4, data_wait_ms=5.0, build_ms=40.0, step_ms=20.0)
     ledger = after.ledger.model_copy(update={"forward_ms": 2.0, "backward_ms": 2.0, "other_ms": 11.0})
     state = _state(tmp_path, before, after.model_copy(update={"ledger": ledger}))
-    updates = diagnose(state)
+    updates = diagnose_and_schedule(state)
     change = _diagnoses_event(state)["bottleneck_change"]
     assert change.startswith("bottleneck moved: was input-bound 80% (dataloader_starved), now host-bound 55% (per_step_python_overhead)")
     assert not any("did not move" in s.reason for s in updates["skipped"])
@@ -69,7 +78,7 @@ def test_no_accepted_change_means_no_comparison(tmp_path):
     history = [state.history[0].model_copy(update={"verdict": state.history[0].verdict.model_copy(
         update={"verdict": "rejected", "commit": None})})]
     state = state.model_copy(update={"history": history})
-    updates = diagnose(state)
+    updates = diagnose_and_schedule(state)
     assert "bottleneck_change" not in _diagnoses_event(state)
     assert str(updates["next_remedy"]) == "dataloader_starved/raise_num_workers"
 
@@ -87,11 +96,11 @@ def test_an_edit_tried_under_one_entry_is_not_tried_again_under_another(tmp_path
     tried = Attempt(head="h1", remedy=RemedyRef(diagnosis="transform_hotspot", remedy="vectorize_loops"))
     state = state.model_copy(update={"diagnoses": contention[:1], "needs_diagnosis": False, "history": [],
                                      "tried": [tried]})
-    updates = diagnose(state)
+    updates = diagnose_and_schedule(state)
     assert updates["next_remedy"] is None  # the LLM remedy is left, and no LLM is configured
     reasons = {str(s.remedy): s.reason for s in updates["skipped"]}
     assert reasons["hidden_input_contention/vectorize_batch_building"] == (
         "the same edit as transform_hotspot/vectorize_loops, already tried at this head")
     # Untried anywhere, it is the entry's first choice.
     fresh = state.model_copy(update={"tried": []})
-    assert str(diagnose(fresh)["next_remedy"]) == "hidden_input_contention/vectorize_batch_building"
+    assert str(diagnose_and_schedule(fresh)["next_remedy"]) == "hidden_input_contention/vectorize_batch_building"

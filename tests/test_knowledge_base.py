@@ -591,10 +591,10 @@ def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
 
 def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
     # Memory and "tried" are per (entry, remedy): the diagnose node treats remedies making the same
-    # edit as one (perfloop.agent.nodes.diagnose.same_edit), so an edit is tried once per head. Sharing stays
+    # edit as one (perfloop.agent.nodes.schedule.same_edit), so an edit is tried once per head. Sharing stays
     # deliberate: only the vectoriser, for batch building that is slow (transform_hotspot) or that
     # contends with the loop (hidden_input_contention).
-    from perfloop.agent.nodes.diagnose import same_edit
+    from perfloop.agent.nodes.schedule import same_edit
     from perfloop.agent.state import RemedyRef
 
     owners: dict[str, list[str]] = {}

@@ -13,7 +13,7 @@ Bottom to top (each may import those below it, never those above):
     agent                the loop: graph, nodes, proposers, UI, audit log (the only langgraph user)
 
 Inside agent/, ``ui`` (what a person reads) and ``proposers`` (codemods and the LLM behind one
-interface) never import ``nodes``; the nodes use both.
+interface) never import ``nodes``; the nodes use both, and proposers report through ``ui``.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ ALLOWED = {
     "tools.change": {"tools.change", "tools.contract", "sandbox", "contracts"},
     "tools.check": {"tools.check", "tools.measure", "tools.change", "tools.contract", "sandbox", "contracts"},
     "agent.ui": {"agent.ui", "agent", "tools", "sandbox", "knowledge_base", "contracts"},
-    "agent.proposers": {"agent.proposers", "agent", "tools", "sandbox", "knowledge_base", "contracts"},
+    "agent.proposers": {"agent.proposers", "agent", "agent.ui", "tools", "sandbox", "knowledge_base", "contracts"},
 }
 PROJECT = {"agent", "tools", "sandbox", "knowledge_base", "evals", "contracts"}
 

@@ -13,8 +13,8 @@ from perfloop.agent.proposers.llm import (
     Endpoint,
     LLMUnavailable,
     chat,
-    redacted_url,
 )
+from perfloop.agent.redact import redacted_url
 from perfloop.tools.change.codemods import NotApplicable
 from tests.fake_llm import Reply, ScriptedLLM
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from perfloop.agent.nodes.optimize import codemod_facts
+from perfloop.agent.proposers.codemod import codemod_facts
 from perfloop.tools.change.codemods import CodemodContext, apply_codemod
 from perfloop.tools.change.codemods.base import Tolerance
 from perfloop.tools.check.replay import capture_calls, check_rewrite, replay

@@ -7,84 +7,66 @@ from perfloop.agent.context import RunContext
 from perfloop.agent.events import Approval, ProposalEdited
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import remember
-from perfloop.agent.state import DECISIONS, Iteration, LoopState, Verdict
+from perfloop.agent.rule import rule_of
+from perfloop.agent.state import ApprovalAnswer, ApprovalRequest, EnforcedPolicy, Iteration, LoopState, Verdict
 from perfloop.agent.ui.console import say
 from perfloop.tools.change.patching import touched_paths
 
 
-def approval_request(state: LoopState) -> dict:
+def approval_request(state: LoopState) -> ApprovalRequest:
     """Return what the user needs to decide: the diff, the evidence, the gain, how it is verified."""
-    from perfloop.agent.rule import enforced_policy
-
     p = state.proposal
+    rule = rule_of(state, p)
     diagnosis = next((d for d in state.diagnoses if d.entry_id == p.diagnosis), None)
-    policy = enforced_policy(state, p)
-    return {
-        "proposal_id": p.id, "change": p.change, "source": p.source, "diff": p.patch,
-        "diagnosis": p.diagnosis, "why": diagnosis.summary if diagnosis else "",
-        "evidence": p.evidence, "expected_speedup": p.expected_speedup,
-        "verification": policy_lines(policy, state), "policy": policy,
-        "caveats": p.caveats + ([f"NOT EQUIVALENT: {rule.equivalence}; approve only if you accept that"]
-                                if (rule := _remedy_verification(state)) is not None and rule.needs_explicit_approval
-                                else []),
-        "notes": p.notes,
-    }
+    caveats = list(p.caveats)
+    if rule.needs_explicit_approval:
+        caveats.append(f"NOT EQUIVALENT: {rule.enforced.equivalence}; approve only if you accept that")
+    return ApprovalRequest(
+        proposal_id=p.id, change=p.change, source=p.source, diff=p.patch, diagnosis=p.diagnosis,
+        why=diagnosis.summary if diagnosis else "", evidence=p.evidence, expected_speedup=p.expected_speedup,
+        verification=policy_lines(rule.policy, state), policy=rule.policy, caveats=caveats, notes=p.notes)
 
 
-def policy_lines(policy: dict, state: LoopState) -> list[str]:
+def policy_lines(policy: EnforcedPolicy, state: LoopState) -> list[str]:
     """Say the verification policy in plain lines, with the tolerances it enforces."""
-    data, loss, side = policy["data"], policy["loss"], policy["side_outputs"]
-    if data["rule"] == "identical":
+    data, loss, side = policy.data, policy.loss, policy.side_outputs
+    if data.rule == "identical":
         data_line = "batch data: bit-identical to the baseline's, row for row"
     else:
-        data_line = (f"batch data: within atol {data['atol']:g} rtol {data['rtol']:g} of the baseline's "
-                     f"({data['source']})")
-    slack = f"rtol {loss['rtol']:g} atol {loss['atol']:g}"
-    if loss["rule"] == "identical":
+        data_line = f"batch data: within atol {data.atol:g} rtol {data.rtol:g} of the baseline's ({data.source})"
+    slack = f"rtol {loss.rtol:g} atol {loss.atol:g}"
+    if loss.rule == "identical":
         loss_line = (f"loss: bit-identical to the baseline's at every step (when the baseline's own runs differ, "
                      f"inside their spread widened by {slack})")
     else:
         loss_line = (f"loss: within {slack} of the baseline's at every step"
-                     + (" (the default loss tolerance)" if loss["default"] else ""))
-    numbers = f"printed numbers within rtol {side['rtol']:g}" if side["rtol"] else "printed numbers to the digit"
-    side_line = (f"side outputs: {', '.join(side['compared'][:-1])} and {side['compared'][-1]} compared with the "
+                     + (" (the default loss tolerance)" if loss.default else ""))
+    numbers = f"printed numbers within rtol {side.rtol:g}" if side.rtol else "printed numbers to the digit"
+    side_line = (f"side outputs: {', '.join(side.compared[:-1])} and {side.compared[-1]} compared with the "
                  f"baseline's ({numbers})")
-    if side["may_change"]:
-        side_line += "; may change: " + ", ".join(side["may_change"])
+    if side.may_change:
+        side_line += "; may change: " + ", ".join(side.may_change)
     lines = [data_line, loss_line, side_line,
              f"speed: in an isolated worktree, {state.target.ab_runs} interleaved A/B runs must beat the noise floor "
              f"({state.profile.noise_pct:.1f}%) and {state.target.min_gain_pct:.0f}%"]
-    if not policy["enforced"]:
+    if not policy.enforced:
         lines.append("not equivalent by design: the data, loss and side-output checks are reported, not enforced")
     return lines
 
 
-def _remedy_verification(state: LoopState):
-    p = state.proposal
-    return next((r.verification for d in state.diagnoses if d.entry_id == p.diagnosis
-                 for r in d.remedies if r.id == p.remedy), None)
-
-
-def _needs_a_person(state: LoopState) -> bool:
-    """A changes-data remedy is never auto-approved: a person must accept that the data change."""
-    rule = _remedy_verification(state)
-    return bool(rule is not None and rule.needs_explicit_approval)
-
-
 def approve(state: LoopState) -> dict:
     """Get a decision; side effects come after interrupt() because the node re-runs on resume."""
-    answer = {"decision": "approve", "by": "auto-approve"}
-    if not state.settings.auto_approve or _needs_a_person(state):
-        answer = interrupt(approval_request(state))
-        # The driver only resumes with an answer it read; anything else is a bug, not user input.
-        assert isinstance(answer, dict) and answer.get("decision") in DECISIONS, f"bad approval answer {answer!r}"
-    decision, by, reason = answer["decision"], answer.get("by", "user"), answer.get("reason", "")
+    answer = ApprovalAnswer(decision="approve", by="auto-approve")
+    if not state.settings.auto_approve or rule_of(state, state.proposal).needs_explicit_approval:
+        # The driver only resumes with an answer it read; one that does not validate is a bug, not user input.
+        answer = ApprovalAnswer.model_validate(interrupt(approval_request(state).model_dump(mode="json")))
+    decision, by, reason = answer.decision, answer.by, answer.reason
     ctx = RunContext(state, "approve")
     ctx.record(Approval(proposal=state.proposal.id, decision=decision, by=by, reason=reason))
     fault_point("at_approval")
     updates: dict = {"decision": decision, "decided_by": by}
     if decision == "approve":
-        edited = answer.get("edited_patch")
+        edited = answer.edited_patch
         if edited:
             original = state.proposal
             ctx.record(ProposalEdited(proposal=original.id, original_patch=original.patch, edited_patch=edited))

@@ -8,7 +8,7 @@ from perfloop.agent.context import RunContext
 from perfloop.agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import remember
-from perfloop.agent.rule import declared_rule
+from perfloop.agent.rule import rule_of
 from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict
 from perfloop.agent.ui.console import say
 from perfloop.knowledge_base import Verification
@@ -260,8 +260,8 @@ def cascade_markdown() -> str:
 
 def _start(ctx: RunContext, proposal: Proposal) -> _Cascade:
     state = ctx.state
-    rule, tolerance_source = declared_rule(state, proposal)
-    return _Cascade(ctx=ctx, proposal=proposal, rule=rule, tolerance_source=tolerance_source,
+    rule = rule_of(state, proposal)
+    return _Cascade(ctx=ctx, proposal=proposal, rule=rule.enforced, tolerance_source=rule.tolerance_source,
                     run_steps=state.target.run_steps,
                     baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
 

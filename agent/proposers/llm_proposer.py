@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import LlmAnswerUnusable, LlmCallFailed, LlmCandidateChecked, LlmExchange
+from perfloop.agent.proposers.base import ProposedChange
 from perfloop.agent.proposers.llm import (
     MAX_ATTEMPTS,
     MAX_TOKENS,
@@ -200,8 +202,17 @@ def _best(survivors: list[Candidate]) -> Candidate:
     return min(survivors, key=lambda c: (not c.replayed, -(c.speedup or 0.0), c.index))
 
 
-def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> tuple[str, str]:
-    """Ask for up to K candidates (one more round with the failures fed back); return the best one's (change, diff).
+class LlmProposer:
+    """Ask the model behind the OpenAI-compatible endpoint for candidate edits; propose the best survivor."""
+
+    source: Literal["llm"] = "llm"
+
+    def propose(self, ctx: RunContext, diagnosis, remedy) -> ProposedChange:
+        return propose_with_llm(ctx, diagnosis, remedy)
+
+
+def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> ProposedChange:
+    """Ask for up to K candidates (one more round with the failures fed back); return the best one's files.
 
     Raises LLMUnavailable (a NotApplicable) when the endpoint fails, NotApplicable when
     no candidate survives. Each answer's token usage and latency go to its
@@ -250,13 +261,8 @@ def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> tuple[str, str]:
                     outcome="chosen" if candidate is best else "survived", speedup=candidate.speedup,
                     function=hot.function if hot else None, replay_verdict="passed" if candidate.replayed else None,
                     reason="passed replay" if candidate.replayed else "not replayed"))
-            try:
-                for relative, text in best.texts.items():
-                    (root / relative).write_text(text, encoding="utf-8")
-                patch = ws.diff_candidate()
-            finally:
-                ws.reset_candidate()
-            return best.answer.summary.splitlines()[0], patch
+            ws.reset_candidate()  # what the capture run left
+            return ProposedChange(source="llm", change=best.answer.summary.splitlines()[0], files=best.texts)
         ctx.record(LlmAnswerUnusable(attempt=attempt, reason="; ".join(reasons)))
         messages += [{"role": "assistant", "content": content},
                      {"role": "user", "content": "None of those candidates can be used:\n- " + "\n- ".join(reasons)

@@ -14,8 +14,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from perfloop.agent.state import ApprovalAnswer, ApprovalRequest
+
 _COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
 _RESET = "\033[0m"
+
 
 
 def colour_diff(diff: str, enabled: bool) -> str:
@@ -34,27 +37,27 @@ def _fmt(value) -> str:
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-def show_request(request: dict, err=None) -> None:
+def show_request(request: ApprovalRequest, err=None) -> None:
     """Print what the user needs to decide on ``err`` (stderr by default)."""
     err = err or sys.stderr
     tty = err.isatty()
     print("\n" + "=" * 72, file=err)
-    print(f"Proposal {request['proposal_id']} ({request['source']}): {request['change']}", file=err)
-    print(f"Why: {request['diagnosis']}: {request['why']}", file=err)
-    print(f"Expected gain: up to {request['expected_speedup']:.2f}x", file=err)
-    print("Evidence: " + ", ".join(f"{k}={_fmt(v)}" for k, v in request["evidence"].items()), file=err)
-    policy = request["verification"]
+    print(f"Proposal {request.proposal_id} ({request.source}): {request.change}", file=err)
+    print(f"Why: {request.diagnosis}: {request.why}", file=err)
+    print(f"Expected gain: up to {request.expected_speedup:.2f}x", file=err)
+    print("Evidence: " + ", ".join(f"{k}={_fmt(v)}" for k, v in request.evidence.items()), file=err)
+    policy = request.verification
     if isinstance(policy, str):  # a request paused by an older perfloop
         print(f"Verification: {policy}", file=err)
     else:
         print("Verification:", file=err)
         for line in policy:
             print(f"  {line}", file=err)
-    for caveat in request.get("caveats", []):
+    for caveat in request.caveats:
         print(f"Caveat: {caveat}", file=err)
-    for note in request.get("notes", []):
+    for note in request.notes:
         print(f"Note: {note}", file=err)
-    print("-" * 72 + "\n" + colour_diff(request["diff"].rstrip(), tty) + "\n" + "-" * 72, file=err)
+    print("-" * 72 + "\n" + colour_diff(request.diff.rstrip(), tty) + "\n" + "-" * 72, file=err)
 
 
 def edit_patch(patch: str) -> str:
@@ -69,7 +72,7 @@ def edit_patch(patch: str) -> str:
         return path.read_text(encoding="utf-8")
 
 
-def ask_user(request: dict, stream_in=None, err=None) -> dict | None:
+def ask_user(request: ApprovalRequest, stream_in=None, err=None) -> ApprovalAnswer | None:
     """Show the proposal and return the answer, or None when no one can answer (closed or non-TTY stdin).
 
     With file descriptor 0 closed at start-up Python sets ``sys.stdin`` to None: no one can answer either.
@@ -86,23 +89,23 @@ def ask_user(request: dict, stream_in=None, err=None) -> dict | None:
             return None
         choice = line.strip().lower()[:1]
         if choice == "a":
-            return {"decision": "approve", "by": "user"}
+            return ApprovalAnswer(decision="approve")
         if choice == "q":
-            return {"decision": "quit", "by": "user"}
+            return ApprovalAnswer(decision="quit")
         if choice == "r":
             print("reason (optional, Enter to skip): ", end="", file=err, flush=True)
-            return {"decision": "reject", "by": "user", "reason": stream_in.readline().strip()}
+            return ApprovalAnswer(decision="reject", reason=stream_in.readline().strip())
         if choice == "e":
             try:
-                edited = edit_patch(request["diff"])
+                edited = edit_patch(request.diff)
             except OSError as error:
                 print(f"could not edit: {error}", file=err)
                 continue
             if not edited.strip():
                 print("the edited patch is empty; nothing to verify", file=err)
                 continue
-            if edited == request["diff"]:
+            if edited == request.diff:
                 print("no change made; approve, reject or edit again", file=err)
                 continue
             print("-" * 72 + "\n" + colour_diff(edited.rstrip(), err.isatty()) + "\n" + "-" * 72, file=err)
-            return {"decision": "approve", "by": "user", "edited_patch": edited}
+            return ApprovalAnswer(decision="approve", edited_patch=edited)

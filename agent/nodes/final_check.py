@@ -1,4 +1,4 @@
-"""report: re-measure the original against the final head (interleaved) and write the summary."""
+"""final_check: re-time the original against the final head (interleaved), then write the summary and end."""
 from __future__ import annotations
 
 import json
@@ -44,9 +44,9 @@ def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | No
     return final, speedup, [low, high]
 
 
-def report(state: LoopState) -> dict:
-    """Write summary.json next to the audit log and record the end of the run."""
-    ctx = RunContext(state, "report")
+def final_check(state: LoopState) -> dict:
+    """Re-time original and final head, write summary.json next to the audit log, record the end of the run."""
+    ctx = RunContext(state, "final_check")
     final, speedup, ci = _final_comparison(ctx)
     fault_point("mid_report")
     state = state.model_copy(update={"runs_used": ctx.runs_used})

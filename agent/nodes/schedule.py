@@ -1,0 +1,122 @@
+"""schedule: pick the next remedy to try at this head, or stop the run (budget spent, nothing left)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from perfloop.agent.context import RunContext
+from perfloop.agent.events import RemedyChosen, RemedySkipped, Stopped
+from perfloop.agent.faults import fault_point
+from perfloop.agent.memory import Memory
+from perfloop.agent.rule import GENERAL_REMEDY
+from perfloop.agent.state import LoopState, RemedyRef, Skip
+from perfloop.agent.ui.console import say
+from perfloop.knowledge_base import Diagnosis, Remedy, load_entries
+
+
+def same_edit(ref: RemedyRef) -> list[RemedyRef]:
+    """Return ``ref`` and every codemod remedy of another entry that makes the same edit (codemod and params).
+
+    "Tried" and memory are per (entry, remedy); an edit two entries offer (e.g. vectorize_hot_function
+    under transform_hotspot and hidden_input_contention) must still be tried once per head.
+    """
+    edits = _codemod_edits()
+    key = edits.get((ref.diagnosis, ref.remedy))
+    if key is None:
+        return [ref]
+    return [ref] + [RemedyRef(diagnosis=entry, remedy=rid) for (entry, rid), k in edits.items()
+                    if k == key and (entry, rid) != (ref.diagnosis, ref.remedy)]
+
+
+@lru_cache(maxsize=1)
+def _codemod_edits() -> dict[tuple[str, str], str]:
+    """(entry, remedy) -> the edit a codemod remedy makes: its codemod and params."""
+    return {(e.id, r.id): f"{r.codemod} {sorted(r.params.items())}"
+            for e in load_entries() for r in e.remedies if r.kind == "codemod"}
+
+
+def _remembered_rejection(state: LoopState, memory: Memory, ref: RemedyRef) -> str | None:
+    """Say why an earlier run's rejection of ``ref`` at this head still holds, or None."""
+    if state.settings.retry_rejected:
+        return None
+    for same in same_edit(ref):
+        earlier = memory.rejected_here(str(state.target.repo_root), state.target.subdir, state.head,
+                                       same.diagnosis, same.remedy)
+        if earlier is None or earlier.run_id == state.run_id:
+            continue
+        as_ = "" if same == ref else f" as {same}"
+        return (f"rejected{as_} at {earlier.stage} by run {earlier.run_id} on this same commit ({earlier.reason}); "
+                "--retry-rejected tries it again")
+    return None
+
+
+def _in_order(state: LoopState, diagnosis: Diagnosis, memory: Memory) -> list[tuple[RemedyRef, str]]:
+    """The diagnosis's remedies as (ref, kind), in the order --proposer asks for.
+
+    Within an entry, remedies that worked elsewhere go first and the entry's own order breaks
+    ties. With --proposer llm, the LLM goes first: the entry's LLM remedies, or, where it lists
+    none, the general "fix this bottleneck" instruction; its codemods and knobs come after.
+    """
+    track = memory.acceptance(diagnosis.entry_id)
+    remedies: list[Remedy] = sorted(diagnosis.remedies, key=lambda r: -track.get(r.id, 0.5))
+    ordered = [(RemedyRef(diagnosis=diagnosis.entry_id, remedy=r.id), r.kind) for r in remedies]
+    if state.settings.proposer != "llm":
+        return ordered
+    llm = [item for item in ordered if item[1] == "llm"]
+    if not llm:
+        llm = [(RemedyRef(diagnosis=diagnosis.entry_id, remedy=GENERAL_REMEDY), "llm")]
+    return llm + [item for item in ordered if item[1] != "llm"]
+
+
+def _why_not(state: LoopState, memory: Memory, ref: RemedyRef, kind: str) -> str | None:
+    """Say why ``ref`` is passed over at this head, or None when it can be tried."""
+    twin = next((t for t in same_edit(ref)[1:] if state.was_tried(t)), None)
+    if twin is not None:
+        return f"the same edit as {twin}, already tried at this head"
+    if kind == "llm" and not state.settings.llm_ready:
+        if state.settings.proposer == "codemod":
+            return "needs an LLM, and --proposer codemod asks none"
+        return "needs an LLM (--llm-base-url/--llm-model)"
+    return _remembered_rejection(state, memory, ref)
+
+
+def schedule(state: LoopState) -> dict:
+    """Choose the first untried remedy the loop can produce, by expected gain; else stop with a typed reason."""
+    ctx = RunContext(state, "schedule")
+    # Checked after ranking, so the summary's bottleneck is the final profile's.
+    if len(state.history) >= state.settings.max_iters:
+        ctx.record(Stopped(reason="max_iterations", iterations=len(state.history)))
+        return {"stop_reason": "max_iterations", "next_remedy": None,
+                "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
+    if state.settings.profile_only:
+        return {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
+    memory = Memory()
+    skipped: list[Skip] = []
+    for d in state.diagnoses:
+        for ref, kind in _in_order(state, d, memory):
+            if state.was_tried(ref) or any(s.remedy == ref for s in skipped):
+                continue
+            reason = _why_not(state, memory, ref, kind)
+            if reason is not None:
+                if not reason.startswith("needs an LLM"):
+                    say(f"{ref}: skipped, {reason}")
+                    ctx.record(RemedySkipped(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=reason))
+                skipped.append(Skip(head=state.head, remedy=ref, reason=reason))
+                continue
+            ctx.record(RemedyChosen(diagnosis=d.entry_id, remedy=ref.remedy, expected_speedup=d.expected_speedup))
+            fault_point("after_diagnose")
+            return {"next_remedy": ref, "skipped": skipped}
+    return _nothing_actionable(ctx, state, skipped)
+
+
+def _nothing_actionable(ctx: RunContext, state: LoopState, skipped: list[Skip]) -> dict:
+    if state.diagnoses:
+        top = state.diagnoses[0]
+        detail = f"top diagnosis {top.entry_id}: {top.summary}; no untried remedy the loop can apply"
+        if any(s.needs_llm for s in state.skipped + skipped) and not state.settings.llm_ready:
+            detail += (" (LLM remedies were not asked: --proposer codemod)" if state.settings.proposer == "codemod"
+                       else " offline (LLM remedies need --llm-base-url/--llm-model)")
+    else:
+        detail = "no knowledge-base entry matches the profile"
+    all_skipped = [s.model_dump(mode="json") for s in state.skipped + skipped]
+    ctx.record(Stopped(reason="nothing_actionable", detail=detail, skipped=all_skipped))
+    return {"next_remedy": None, "skipped": skipped, "stop_reason": "nothing_actionable", "stop_detail": detail}

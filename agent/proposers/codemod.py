@@ -1,0 +1,81 @@
+"""The codemod proposer: a deterministic rewrite, replayed on captured calls before any pipeline run."""
+from __future__ import annotations
+
+from typing import Literal
+
+from perfloop.agent.context import RunContext
+from perfloop.agent.events import ReplayChecked
+from perfloop.agent.proposers.base import DeclaredTolerance, ProposedChange
+from perfloop.agent.ui.console import say
+from perfloop.knowledge_base import Diagnosis, Remedy
+from perfloop.tools.change.codemods import (
+    CodemodContext,
+    CodemodResult,
+    DataLoaderSite,
+    NotApplicable,
+    ProfileFacts,
+    apply_codemod,
+)
+from perfloop.tools.measure.models import Profile
+
+
+def codemod_facts(profile: Profile) -> ProfileFacts:
+    """The slice of the profile a codemod reads: the hot function as an object, the loader's numbers."""
+    metrics = profile.typed_metrics()
+    return ProfileFacts(hot_function=profile.transform_hot_function(), num_workers=metrics.num_workers,
+                        workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count)
+
+
+def _sites(profile: Profile) -> list[DataLoaderSite]:
+    if profile.loader is None:
+        return []
+    loader = profile.loader
+    return [DataLoaderSite(file=loader.file, line=loader.line, kwargs={
+        "num_workers": loader.num_workers, "batch_size": loader.batch_size, "pin_memory": loader.pin_memory,
+        "persistent_workers": loader.persistent_workers, "prefetch_factor": loader.prefetch_factor})]
+
+
+def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
+    """Replay a source rewrite on captured real calls of the function it changed; NotApplicable when it differs.
+
+    A rewrite that fails replay is never run in the pipeline. Where no call could be captured
+    (a method whose ``self`` is too large to keep), the data check of the pipeline runs decides.
+    """
+    from perfloop.tools.check.replay import check_rewrite
+    from perfloop.tools.measure.profiler import ProbeSettings
+
+    settings = ProbeSettings(steps=2, warmup_steps=0, limits=ctx.protected(ctx.workspace.candidate_tree).limits,
+                             first_step_timeout_s=ctx.state.target.first_step_timeout_s)
+    outcome = check_rewrite(result, root, ctx.state.target.rendered_command(), ctx.next_run("replay"), settings)
+    ctx.record(ReplayChecked(file=result.replay.file, function=result.replay.function, ok=outcome.ok,
+                             verdict=outcome.verdict, reason=outcome.reason, num_calls=outcome.num_calls,
+                             speedup=outcome.speedup))
+    say(f"replay of {result.replay.function}: {outcome.reason}")
+    if not outcome.ok and outcome.verdict != "no_calls":
+        raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
+
+
+class CodemodProposer:
+    """Run the remedy's codemod on the branch head's files (read from the candidate worktree, not written)."""
+
+    source: Literal["codemod"] = "codemod"
+
+    def propose(self, ctx: RunContext, diagnosis: Diagnosis, remedy: Remedy) -> ProposedChange:
+        ws = ctx.workspace
+        ws.reset_candidate()  # the head's files, and nothing a pipeline run left there
+        root = ws.target_dir(ws.candidate_tree)
+        profile = ctx.state.profile
+        codemod_ctx = CodemodContext(root=root, config_path=ctx.state.target.config, sites=_sites(profile),
+                                     profile=codemod_facts(profile), params=dict(remedy.params))
+        result = apply_codemod(remedy.codemod, codemod_ctx)
+        if result.replay is not None:
+            try:
+                _replayed(ctx, result, root)
+            finally:
+                ws.reset_candidate()  # the capture run's outputs
+        tolerance = None
+        if result.tolerance is not None:  # the change itself needs a tolerance (a reordered reduction)
+            tolerance = DeclaredTolerance(atol=result.tolerance.atol, rtol=result.tolerance.rtol,
+                                          reason=f"codemod {remedy.codemod}: {result.tolerance.reason}")
+        return ProposedChange(source="codemod", change=result.summary, files=result.files, tolerance=tolerance,
+                              one_off_cost_s=result.one_off_cost_s, notes=list(result.notes))
