@@ -7,14 +7,13 @@ from pathlib import Path
 
 from perfloop.agent.audit import AuditLog
 from perfloop.agent.events import Event, IsolationObserved
+from perfloop.agent.runs import RunFolder
 from perfloop.agent.state import LoopState
 from perfloop.agent.ui.progress import run_progress
 from perfloop.sandbox.isolation import Isolation, ObservedIsolation, observe
 from perfloop.sandbox.workspace import Workspace
+from perfloop.tools.measure.folder import ProbeFolder
 from perfloop.tools.measure.profiler import PipelineError, ProbeRun, ProbeSettings, run_probed, settings_for
-
-ISOLATION_FILE = "isolation.json"
-"""In a run folder: the ObservedIsolation of its pipeline runs so far (the summary reports it)."""
 
 
 class RunContext:
@@ -28,7 +27,8 @@ class RunContext:
         self.state = state
         self.node = node
         self.workspace = Workspace(state.target.repo_root, state.run_id, state.target.subdir)
-        self.audit = AuditLog(Path(state.state_dir) / "audit.jsonl")
+        self.folder = RunFolder(state.state_dir)
+        self.audit = AuditLog(self.folder.audit_log)
         self.probe: ProbeSettings = settings_for(state.target)
         self.runs_used = state.runs_used
 
@@ -36,9 +36,9 @@ class RunContext:
         """Append ``event`` to the audit log (durably) as this node's."""
         return self.audit.append(event.name, self.node, **event.model_dump(mode="json"))
 
-    def next_run(self, label: str) -> Path:
+    def next_run(self, label: str) -> ProbeFolder:
         """Return the probe folder for the next pipeline run, e.g. ``007-ab-candidate``."""
-        folder = Path(self.state.state_dir) / "probe" / f"{self.runs_used:03d}-{label}"
+        folder = self.folder.probe(self.runs_used, label)
         self.runs_used += 1
         return folder
 
@@ -75,8 +75,8 @@ class RunContext:
         """Fold a run's reported isolation into ISOLATION_FILE; record it in the audit log when that changes."""
         if isolation is None:  # the command never started
             return
-        path = Path(self.state.state_dir) / ISOLATION_FILE
-        seen = observed_isolation(Path(self.state.state_dir))
+        path = self.folder.isolation
+        seen = observed_isolation(self.folder.path)
         merged = observe(isolation, seen)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(merged.model_dump(mode="json"), indent=1))
@@ -89,7 +89,7 @@ class RunContext:
 
 def observed_isolation(state_dir: Path) -> ObservedIsolation | None:
     """Return the weakest isolation the sandbox reported over the run's pipeline runs (None before any)."""
-    path = Path(state_dir) / ISOLATION_FILE
+    path = RunFolder(state_dir).isolation
     if not path.exists():
         return None
     return ObservedIsolation.model_validate_json(path.read_text())

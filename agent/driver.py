@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from perfloop.agent.audit import AuditWriteError
-from perfloop.agent.runs import find_run, new_run_id, register_run
+from perfloop.agent.runs import RunFolder, find_run, new_run_id, register_run
 from perfloop.agent.state import ApprovalAnswer, ApprovalRequest, LoopState, Settings
 from perfloop.agent.summary import PausedSummary
 from perfloop.agent.ui.approval import ask_user
@@ -62,7 +62,7 @@ def _compiled(state_dir: Path):
 
     from perfloop.agent.graph import build_graph
 
-    connection = sqlite3.connect(state_dir / "checkpoints.sqlite", check_same_thread=False)
+    connection = sqlite3.connect(RunFolder(state_dir).checkpoints, check_same_thread=False)
     # Only our own state types may be revived from a checkpoint file.
     serde = JsonPlusSerializer(allowed_msgpack_modules=sorted(checkpoint_types()))
     try:
@@ -101,7 +101,7 @@ def _drive(state_dir: Path, run_id: str, graph_input, as_json: bool, answer_pend
                 result = graph.invoke(Command(resume=answer.model_dump(mode="json")), config)
         state = LoopState.model_validate({k: v for k, v in result.items() if not k.startswith("__")})
         _release_worktrees(state)
-        summary = json.loads((state_dir / "summary.json").read_text())
+        summary = json.loads(RunFolder(state_dir).summary.read_text())
     for item in summary["iterations"]:
         speed = f"{item['speedup']:.2f}x" if item["speedup"] else "not timed"
         say(f"  {item['proposal_id']} {item['verdict']:8s} {item['change']} — {speed}, data "
@@ -119,7 +119,7 @@ def _paused(state_dir: Path, run_id: str, request: ApprovalRequest, as_json: boo
     say(f"no answer on stdin: run {run_id} is paused at proposal {request.proposal_id}; "
         f"`perfloop resume {run_id}` asks again (add --auto-approve to accept proposals unattended)")
     if as_json:
-        emit_json(PausedSummary(run_id=run_id, branch=f"perfloop/{run_id}", audit_log=str(state_dir / "audit.jsonl"),
+        emit_json(PausedSummary(run_id=run_id, branch=f"perfloop/{run_id}", audit_log=str(RunFolder(state_dir).audit_log),
                                 pending=request).model_dump(mode="json"))
     return EXIT_OK
 
@@ -162,7 +162,7 @@ def _discard_failed_start(target: Target, run_id: str) -> None:
     if ws.head() == head_of(target.repo_root):
         ws.cleanup()
         ws.delete_branch()
-        say(f"nothing was changed; the failed run's audit log stays at {ws.state_dir / 'audit.jsonl'}")
+        say(f"nothing was changed; the failed run's audit log stays at {RunFolder(ws.state_dir).audit_log}")
 
 
 def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
@@ -185,7 +185,7 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
     if finished:
         say(f"run {run_id} already finished")
         if as_json:
-            emit_json(json.loads((state_dir / "summary.json").read_text()))
+            emit_json(json.loads(RunFolder(state_dir).summary.read_text()))
         return EXIT_OK
     pending = any(t.interrupts for t in snapshot.tasks)
     with RunLock(repo_root, run_id):
@@ -212,11 +212,11 @@ def profile_target(target: Target, as_json: bool, trace: str | None = None) -> i
         with _bugs_reported(Path(state.state_dir), state.run_id):
             result = build_graph().invoke(state, {"recursion_limit": 20})
             final = LoopState.model_validate(result)
-            payload = {"run_id": state.run_id, "audit_log": str(Path(state.state_dir) / "audit.jsonl"),
+            payload = {"run_id": state.run_id, "audit_log": str(RunFolder(state.state_dir).audit_log),
                        **final.profile.model_dump(mode="json"), "metrics": final.profile.metrics(),
                        "diagnoses": [d.model_dump(mode="json") for d in final.diagnoses],
                        "isolation": _observed(Path(state.state_dir))}
-            Path(state.state_dir, "profile.json").write_text(json.dumps(payload, indent=2))
+            RunFolder(state.state_dir).profile_summary.write_text(json.dumps(payload, indent=2))
             if trace:
                 from perfloop.agent.ui.trace import write_profile_trace
 

@@ -8,6 +8,66 @@ import uuid
 from pathlib import Path
 
 from perfloop.sandbox.errors import BadInput
+from perfloop.tools.measure.folder import ProbeFolder
+
+
+class RunFolder:
+    """Where one run keeps its things (in the repository's git dir, never the working tree), by name."""
+
+    AUDIT_LOG = "audit.jsonl"
+    CHECKPOINTS = "checkpoints.sqlite"
+    SUMMARY = "summary.json"
+    PROFILE = "profile.json"
+    ISOLATION = "isolation.json"
+    REPORT = "report.html"
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunFolder) and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
+    def __repr__(self) -> str:
+        return f"RunFolder({str(self.path)!r})"
+
+    @property
+    def audit_log(self) -> Path:
+        """The hash-chained audit log."""
+        return self.path / self.AUDIT_LOG
+
+    @property
+    def checkpoints(self) -> Path:
+        """LangGraph's SQLite checkpoints (what `perfloop resume` continues from)."""
+        return self.path / self.CHECKPOINTS
+
+    @property
+    def summary(self) -> Path:
+        """The --json summary of a finished run."""
+        return self.path / self.SUMMARY
+
+    @property
+    def profile_summary(self) -> Path:
+        """What `perfloop profile` found (a run that only profiled)."""
+        return self.path / self.PROFILE
+
+    @property
+    def isolation(self) -> Path:
+        """The weakest isolation the sandbox reported over the run's pipeline runs."""
+        return self.path / self.ISOLATION
+
+    @property
+    def report(self) -> Path:
+        return self.path / self.REPORT
+
+    def probe(self, number: int, label: str) -> ProbeFolder:
+        """The folder of the run's pipeline run ``number`` (e.g. ``007-ab-candidate``)."""
+        return ProbeFolder(self.path / "probe" / f"{number:03d}-{label}")
 
 
 def state_home() -> Path:

@@ -1,4 +1,4 @@
-"""Run perfloop's evaluation suite: `python -m evals [--only NAME ...] [--runs K] ...` (see evals/README.md)."""
+"""Run perfloop's evaluation suite: `python -m perfloop.evals [--only NAME ...] [--runs K] ...` (see evals/README.md)."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +12,7 @@ from perfloop.evals import harness, table, workspace
 
 def build_parser() -> argparse.ArgumentParser:
     """Describe the suite's flags."""
-    parser = argparse.ArgumentParser(prog="python -m evals", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m perfloop.evals", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", metavar="NAME", default=[], help="targets to run (default: all)")
     parser.add_argument("--repeat", type=int, default=1, help="agent runs per target; rows are labelled NAME#i")
     parser.add_argument("--runs", type=int, default=3, help="re-measuring runs per variant, interleaved (K)")

@@ -1,6 +1,6 @@
 """A perfect proposer: a scripted OpenAI-compatible server that answers with the target's own oracle.patch.
 
-`python -m evals --proposer oracle` starts one per target and points the agent at it, so
+`python -m perfloop.evals --proposer oracle` starts one per target and points the agent at it, so
 the eval measures how much of the oracle's gain the loop keeps when the proposer is
 perfect. The patch's hunks become search/replace edits (each search grown with more of
 the original file until it is unique); a new or deleted file cannot be said that way and

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from perfloop.agent.runs import RunFolder
+from perfloop.tools.measure.folder import ProbeFolder
 from tests.conftest import ROOT, git, make_repo, perfloop, user_view
 
 FAST = ["--steps", "8", "--warmup-steps", "2", "--noise-runs", "2"]
@@ -66,6 +68,12 @@ def test_run_auto_approve_leaves_user_tree_alone(tiny_repo):
     numbers = [name.split("-")[0] for name in folders]
     assert len(set(numbers)) == len(numbers) == summary["runs_used"], folders
     assert any(name.endswith("-replay") for name in folders), folders
+    # The value objects name what a run left: every probe folder holds the run's streams, a full one its record.
+    run_folder = RunFolder(Path(summary["audit_log"]).parent)
+    assert run_folder.audit_log == Path(summary["audit_log"]) and run_folder.summary.exists()
+    full = next(run_folder.path / "probe" / name for name in folders if name.endswith("-profile-full"))
+    probe = ProbeFolder(full)
+    assert probe.record.exists() and probe.stdout.exists() and probe.stderr.exists() and probe.written.exists()
 
     log = perfloop("log", summary["run_id"], "--diff")
     assert log.returncode == 0, log.stderr

@@ -117,8 +117,8 @@ def make_targets(root: Path) -> Path:
 
 
 def run_evals(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """Run `python -m evals` from ``cwd`` (outside the project, as a user would with perfloop installed)."""
-    return subprocess.run([sys.executable, "-m", "evals", *args], cwd=cwd, capture_output=True, text=True,
+    """Run `python -m perfloop.evals` from ``cwd`` (outside the project, as a user would with perfloop installed)."""
+    return subprocess.run([sys.executable, "-m", "perfloop.evals", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=900, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 

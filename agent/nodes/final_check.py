@@ -8,6 +8,7 @@ from pathlib import Path
 from perfloop.agent.context import RunContext, observed_isolation
 from perfloop.agent.events import FinalCheck, RunFinished
 from perfloop.agent.faults import fault_point
+from perfloop.agent.runs import RunFolder
 from perfloop.agent.state import LoopState
 from perfloop.agent.summary import Numbers, build_summary
 from perfloop.agent.ui.console import say
@@ -55,7 +56,7 @@ def final_check(state: LoopState) -> dict:
     if summary.base_moved:
         say(f"note: your HEAD moved during the run ({summary.base[:10]} → {summary.base_now[:10]}); "
             f"{summary.branch} still grows from {summary.base[:10]}: rebase or cherry-pick its commits")
-    Path(state.state_dir, "summary.json").write_text(json.dumps(summary.model_dump(mode="json"), indent=2))
+    RunFolder(state.state_dir).summary.write_text(json.dumps(summary.model_dump(mode="json"), indent=2))
     ctx.record(RunFinished(summary=summary.model_dump(mode="json")))
     accepted = [i for i in summary.iterations if i.verdict == "accepted"]
     say(f"done ({summary.stop_reason}): {len(accepted)} change(s) accepted on {summary.branch}; "

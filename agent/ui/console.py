@@ -7,6 +7,8 @@ import time
 import traceback
 from pathlib import Path
 
+from perfloop.agent.runs import RunFolder
+
 EXIT_OK = 0
 EXIT_USAGE = 2  # bad input: the message names the file or value and what to do
 EXIT_PIPELINE = 3  # the user's pipeline failed; its stderr tail is shown
@@ -45,7 +47,7 @@ class InternalError(Exception):
 
     def __init__(self, run_id: str, state_dir: Path, trace_path: Path) -> None:
         super().__init__(f"internal error in run {run_id}; traceback saved to {trace_path}; audit log "
-                         f"{state_dir / 'audit.jsonl'}; `perfloop resume {run_id}` retries from the last checkpoint")
+                         f"{RunFolder(state_dir).audit_log}; `perfloop resume {run_id}` retries from the last checkpoint")
         self.run_id, self.state_dir, self.trace_path = run_id, state_dir, trace_path
 
 

@@ -24,7 +24,7 @@ from perfloop.agent.events import (
     VerifyStage,
     parse_record,
 )
-from perfloop.agent.runs import find_run
+from perfloop.agent.runs import RunFolder, find_run
 from perfloop.agent.ui.report_charts import LEDGER_STAGES, ledger_bars, speed_intervals, step_gantt
 from perfloop.contracts.layout import RECORD_NAME
 
@@ -339,8 +339,8 @@ def write_report(ref: str, output: str | None = None) -> Path:
     from perfloop.agent.audit import AuditLog
 
     state_dir = find_run(ref)
-    log = AuditLog(state_dir / "audit.jsonl")
-    path = Path(output) if output else state_dir / "report.html"
+    log = AuditLog(RunFolder(state_dir).audit_log)
+    path = Path(output) if output else RunFolder(state_dir).report
     raw = list(log.records())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(raw, log.verify(), trace_links(state_dir, raw, path.parent)), encoding="utf-8")

@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from perfloop.agent.events import RunStarted, parse_record
-from perfloop.agent.runs import state_home
+from perfloop.agent.runs import RunFolder, state_home
 from perfloop.agent.ui.console import EXIT_OK
 
 
@@ -30,15 +30,15 @@ class RunLine(BaseModel):
 def _line(run_id: str, folder: Path) -> RunLine:
     from perfloop.agent.audit import AuditLog
 
-    log = AuditLog(folder / "audit.jsonl")
+    log = AuditLog(RunFolder(folder).audit_log)
     records = list(log.records()) if log.path.exists() else []
     start = next((e for e in (parse_record(r).event for r in records[:3]) if isinstance(e, RunStarted)), None)
     target = start.target.get("target_dir", "?") if start else "?"
-    summary_path = folder / "summary.json"
+    summary_path = RunFolder(folder).summary
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
     if summary:
         outcome, speedup = summary["stop_reason"], summary.get("speedup")
-    elif (folder / "profile.json").exists():
+    elif RunFolder(folder).profile_summary.exists():
         outcome, speedup = "profile", None
     else:
         outcome, speedup = "unfinished" if records else "no records", None

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from perfloop.contracts.layout import kept_batches_name
+from perfloop.tools.measure.folder import as_probe_folder
 from perfloop.tools.measure.record import ProbeRecord
 
 
@@ -229,7 +229,7 @@ def _kept_batches(probe_dir: str) -> dict[int, dict[str, object]]:
     """Return the batches the probe kept: step index -> {leaf path -> value}."""
     import torch
 
-    path = Path(probe_dir) / kept_batches_name(0)
+    path = as_probe_folder(probe_dir).kept_batches
     if not probe_dir or not path.exists():
         return {}
     return {step: dict(leaves) for step, leaves in torch.load(path, weights_only=True)}

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from perfloop.contracts.layout import CALL_GLOB, REPLAY_REPORT_PREFIX, Defaults, Env
 from perfloop.sandbox.runner import RunLimits, run_command
 from perfloop.tools.change.codemods.base import CodemodResult, Tolerance
+from perfloop.tools.measure.folder import ProbeFolder
 from perfloop.tools.measure.profiler import PROBE_DIR, ProbeSettings
 
 CHILD = Path(__file__).resolve().parent / "replay_child.py"
@@ -85,7 +86,7 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
     }
     (out_dir / "probe").mkdir()
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
-                         stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
+                         stdout_path=ProbeFolder(out_dir).stdout, stderr_path=ProbeFolder(out_dir).stderr)
     notes = [line for path in sorted(calls_dir.glob("notes-*.txt")) for line in path.read_text().splitlines()]
     if result.timed_out or result.memory_exceeded:
         notes.append("the capture run was stopped at its time or memory limit")

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from perfloop.tools.measure.folder import ProbeFolder
 from perfloop.tools.measure.written import MANIFEST
 
-STREAMS = ("stdout.txt", "stderr.txt")
+STREAMS = ProbeFolder.STREAMS
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # The head and the candidate run in two worktrees; a path printed in a warning or a traceback
 # names its own one, which is no difference in behaviour.

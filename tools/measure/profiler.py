@@ -14,6 +14,7 @@ from perfloop.contracts.layout import RECORD_NAME, WORKER_FACTS_GLOB, WORKER_LOG
 from perfloop.sandbox.runner import RunLimits, RunResult, run_command
 from perfloop.tools.contract.target import Target
 from perfloop.tools.measure import written
+from perfloop.tools.measure.folder import ProbeFolder
 from perfloop.tools.measure.headspace import headspace_fields
 from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
 from perfloop.tools.measure.models import (
@@ -97,7 +98,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
     }
     before = written.snapshot(target_dir)
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,
-                         stdout_path=out_dir / "stdout.txt", stderr_path=out_dir / "stderr.txt")
+                         stdout_path=ProbeFolder(out_dir).stdout, stderr_path=ProbeFolder(out_dir).stderr)
     written.record_written(target_dir, before, out_dir)  # files the run wrote, for the side-output check
     record_path = out_dir / RECORD_NAME
     write_error = result.input_write_error()

@@ -27,7 +27,7 @@ import ast
 from dataclasses import dataclass
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loop_checks import RANDOM_CALL
+from perfloop.tools.change.codemods.loop_checks import refuse_effects
 from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, names_loaded
 
 _PURE_CALLS = {"len", "range", "enumerate", "int", "float"}
@@ -53,7 +53,8 @@ def is_gather(loop: ast.For) -> bool:
 def gather_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite:
     """Rewrite the gather loop nest `fn_body[k]`, or raise NotApplicable with the reason."""
     loop = fn_body[k]
-    _refuse_effects(loop)
+    refuse_effects(loop, pure_calls=_PURE_CALLS, math_calls=False, tolist=True, subscript_writes=True,
+                   calls_allowed="a gather loop only reads arrays (len, range, enumerate, .tolist(), int, float)")
     levels, stmts, loop_vars = _levels(loop)
     taken = set(names) | {"np"}
     writes = []
@@ -102,26 +103,6 @@ def gather_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
             lines += [f"{tmp} = {values}",
                       f"{base}[{shape}] = {tmp} if isinstance({base}, np.ndarray) else {tensor}"]
     return LoopRewrite(start=k, end=k, lines=lines, rule="gather")
-
-
-def _refuse_effects(loop: ast.For) -> None:
-    for sub in ast.walk(loop):
-        where = f"line {getattr(sub, 'lineno', '?')}"
-        if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)):
-            raise NotApplicable(f"{where}: early exit ({type(sub).__name__.lower()}) inside the loop; every "
-                                "element must be computed")
-        if isinstance(sub, ast.Call):
-            name = dotted(sub.func)
-            if RANDOM_CALL.search(name) or ".random." in f".{name}":
-                raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
-                                    "the order of draws")
-            if isinstance(sub.func, ast.Attribute) and sub.func.attr == "tolist" and not sub.args:
-                continue
-            if isinstance(sub.func, ast.Name) and name in _PURE_CALLS:
-                continue
-            raise NotApplicable(f"{where}: call to {name or ast.unparse(sub.func)}() inside the loop may have side "
-                                "effects; a gather loop only reads arrays (len, range, enumerate, .tolist(), "
-                                "int, float)")
 
 
 def _levels(loop: ast.For) -> tuple[list[_Level], list[ast.stmt], set[str]]:

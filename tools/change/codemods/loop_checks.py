@@ -1,4 +1,4 @@
-"""Refuse loops that cannot become array code: early exits, random draws, side effects."""
+"""Refuse loops that cannot become array code: early exits, random draws, side effects (every loop rewrite)."""
 from __future__ import annotations
 
 import ast
@@ -9,11 +9,22 @@ from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, dotte
 
 RANDOM_CALL = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
                      r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss)$")
-_PURE_BUILTINS = {"abs", "min", "max", "float", "int", "len", "round", "bool"}
+PURE_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "len", "round", "bool"})
 
 
-def refuse_effects(node: ast.AST, list_names: set[str]) -> None:
-    """Refuse early exits, random draws and side effects anywhere under `node`."""
+LOOP_CALLS = "only arithmetic, abs/min/max/float and math.* are vectorised"
+
+
+def refuse_effects(node: ast.AST, appends_to: set[str] = frozenset(), *, pure_calls: set[str] = PURE_BUILTINS,
+                   math_calls: bool = True, tolist: bool = False, subscript_writes: bool = False,
+                   calls_allowed: str = LOOP_CALLS) -> None:
+    """Refuse early exits, random draws and side effects anywhere under `node`: the one refusal of loop rewrites.
+
+    The element-wise translator and the gather rewrite both ask it; they differ only in what
+    they let through: which calls are pure (``pure_calls``, ``math.*``, an argument-less
+    ``.tolist()``), appends to the lists a loop builds, and writes to subscripts (a gather's
+    own output).
+    """
     for sub in ast.walk(node):
         where = f"line {getattr(sub, 'lineno', '?')}"
         if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)):
@@ -23,21 +34,30 @@ def refuse_effects(node: ast.AST, list_names: set[str]) -> None:
                             ast.While)):
             raise NotApplicable(f"{where}: `{type(sub).__name__}` inside the loop is not an element-wise computation")
         if isinstance(sub, ast.Call):
-            name = dotted(sub.func)
-            if RANDOM_CALL.search(name) or ".random." in f".{name}":
-                raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
-                                    "the order of draws")
-            if isinstance(sub.func, ast.Attribute) and sub.func.attr == "append" and name.split(".")[0] in list_names:
-                continue
-            if name in _PURE_BUILTINS or (name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH):
-                continue
-            if isinstance(sub.func, ast.Name) and name in ("range", "zip", "enumerate"):
-                continue
-            raise NotApplicable(f"{where}: call to {name or ast.unparse(sub.func)}() inside the loop may have "
-                                "side effects; only arithmetic, abs/min/max/float and math.* are vectorised")
+            _refuse_call(sub, where, appends_to, pure_calls, math_calls, tolist, calls_allowed)
         for target in _targets(sub):
-            if not isinstance(target, (ast.Name, ast.Tuple)):
-                raise NotApplicable(f"{where}: side effect: the loop writes `{ast.unparse(target)}`")
+            if isinstance(target, (ast.Name, ast.Tuple)) or (subscript_writes and isinstance(target, ast.Subscript)):
+                continue
+            raise NotApplicable(f"{where}: side effect: the loop writes `{ast.unparse(target)}`")
+
+
+def _refuse_call(call: ast.Call, where: str, appends_to: set[str], pure_calls: set[str], math_calls: bool,
+                 tolist: bool, calls_allowed: str) -> None:
+    name = dotted(call.func)
+    if RANDOM_CALL.search(name) or ".random." in f".{name}":
+        raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
+                            "the order of draws")
+    if isinstance(call.func, ast.Attribute):
+        if call.func.attr == "append" and name.split(".")[0] in appends_to:
+            return
+        if tolist and call.func.attr == "tolist" and not call.args:
+            return
+    if name in pure_calls or (math_calls and name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH):
+        return
+    if isinstance(call.func, ast.Name) and name in ("range", "zip", "enumerate"):
+        return
+    raise NotApplicable(f"{where}: call to {name or ast.unparse(call.func)}() inside the loop may have "
+                        f"side effects; {calls_allowed}")
 
 
 def _targets(node: ast.AST) -> list[ast.AST]:

@@ -26,7 +26,6 @@ from perfloop.tools.change.codemods.hot_function import (
     python_files,
     qualname_of,
 )
-from perfloop.tools.change.codemods.loop_body import Translator
 from perfloop.tools.change.codemods.loop_checks import refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
@@ -39,6 +38,7 @@ from perfloop.tools.change.codemods.loops import (
     names_stored,
 )
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
+from perfloop.tools.change.codemods.translator import Translator
 
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
                  "reads and writes); values outside the target dtype's range raised in the loop, the array copy "

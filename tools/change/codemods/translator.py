@@ -1,0 +1,597 @@
+"""Translate one loop of a function into numpy statements: one Translator owns the loop's bindings.
+
+Analysis runs on `ast`; the result is new statement text per loop, which `vectorize.py`
+splices into the file with libcst. Every loop axis becomes an array axis: the outer loop
+axis 0 (a 1-D array), an inner reduction loop the last axis (a 2-D array, reduced away).
+Sums are written as `np.cumsum(...)[..., -1]`, which adds left to right like the loop, so
+results stay bit-identical; a loop that needs anything else is refused with the reason
+(`NotApplicable`).
+
+The class reads in the order a loop is translated: names and hoisting, expressions and
+calls, loop headers (outer ranges, enumerate/zip, tuple rows as columns, inner reduction
+loops as ranges or sliding windows), then statements (assignments, if/elif/else, appends,
+reductions).
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.loops import (
+    EXACT_MATH,
+    INEXACT_MATH,
+    Val,
+    additive_terms,
+    dotted,
+    is_atomic,
+    is_inf,
+    is_number_literal,
+    names_loaded,
+    names_stored,
+)
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.Pow: "**"}
+_PRECEDENCE = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2, ast.Pow: 4}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+class Translator:
+    """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
+
+    def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
+        self.taken = set(func_names) | {"np"}
+        self.exact = exact
+        self.float_ctx = float_ctx
+        self.env: dict[str, Val] = {}
+        self.dead: set[str] = set()     # inner-loop names: their last value is gone
+        self.carried: set[str] = set()  # assigned in the loop: reading one before it is set is carried
+        self.hoists: list[tuple[str, str]] = []
+        self.hoisted: dict[str, str] = {}
+        self.lines: list[str] = []
+        self.init_nodes: dict[str, ast.AST] = {}
+        self.written: set[str] = set()
+        self.inexact: list[str] = []
+        self.notes: list[str] = []
+        self.outer_range: tuple[str, str, str, str] | None = None  # var, start, stop, step
+        self.depth = 1
+
+    # names and hoisting -------------------------------------------------------------
+    def fresh(self, base: str) -> str:
+        base = re.sub(r"\W", "_", base).strip("_") or "values"
+        name, k = base, 2
+        while name in self.taken:
+            name, k = f"{base}_{k}", k + 1
+        self.taken.add(name)
+        return name
+
+    def as_array(self, node: ast.AST) -> str:
+        """Hoist `np.asarray(<invariant>)` once per source expression; return its name."""
+        text = ast.unparse(node)
+        if names_loaded(node) & (set(self.env) | self.carried):
+            raise NotApplicable(f"line {node.lineno}: `{text}` changes inside the loop; only loop-invariant "
+                                "arrays are indexed or iterated")
+        if text not in self.hoisted:
+            key = re.search(r"\[['\"](\w+)['\"]\]$", text)
+            base = key.group(1) if key else text.split(".")[-1].split("[")[0]
+            name = self.fresh(f"{base}_arr")
+            dtype = ", dtype=np.float64" if self.float_ctx else ""
+            self.hoists.append((name, f"np.asarray({text}{dtype})"))
+            self.hoisted[text] = name
+        return self.hoisted[text]
+
+    def render(self, val: Val) -> str:
+        """Spell a value for use at the current depth (outer 1-D values gain a trailing axis)."""
+        if val.depth == 1 and self.depth == 2:
+            return f"{self.atom(val.src)}[:, None]"
+        return val.src
+
+    def operand(self, node: ast.AST, val: Val, parent: ast.operator, right: bool) -> str:
+        """Parenthesise a binary operand only where Python's precedence needs it."""
+        if isinstance(node, ast.BinOp) and type(node.op) in _PRECEDENCE and not isinstance(parent, ast.Pow):
+            mine, theirs = _PRECEDENCE[type(node.op)], _PRECEDENCE[type(parent)]
+            if mine > theirs or (mine == theirs and not right):
+                return val.src
+        return self.atom(val.src)
+
+    @staticmethod
+    def atom(src: str) -> str:
+        """Parenthesise `src` unless it is a name, a call, an index or already in parentheses."""
+        return src if is_atomic(src) else f"({src})"
+
+    # expressions ------------------------------------------------------------------
+    def expr(self, node: ast.AST) -> Val:
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
+            return Val(repr(node.value), 0)
+        if isinstance(node, ast.Name):
+            if node.id in self.env:
+                return Val(self.render(self.env[node.id]), self.env[node.id].depth)
+            if node.id in self.dead:
+                raise NotApplicable(f"line {node.lineno}: `{node.id}` is read after the inner loop that sets it "
+                                    "(it would hold only the last element)")
+            if node.id in self.carried:
+                raise NotApplicable(f"line {node.lineno}: loop-carried dependency: `{node.id}` is read before "
+                                    "this iteration sets it, so each element depends on the previous one")
+            return Val(node.id, 0)
+        if isinstance(node, ast.Attribute):
+            if names_loaded(node) & (set(self.env) | self.carried | self.dead):
+                raise NotApplicable(f"line {node.lineno}: attribute `{ast.unparse(node)}` of a loop value")
+            return Val(ast.unparse(node), 0)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            left, right = self.expr(node.left), self.expr(node.right)
+            if left.depth == right.depth == 0:
+                return Val(ast.unparse(node), 0)
+            op = _BINOPS[type(node.op)]
+            return Val(f"{self.operand(node.left, left, node.op, False)} {op} "
+                       f"{self.operand(node.right, right, node.op, True)}", max(left.depth, right.depth))
+        if isinstance(node, ast.UnaryOp):
+            inner = self.expr(node.operand)
+            if inner.depth == 0:
+                return Val(ast.unparse(node), 0)
+            if isinstance(node.op, ast.USub):
+                return Val(f"-{self.atom(inner.src)}", inner.depth)
+            if isinstance(node.op, ast.UAdd):
+                return inner
+            if isinstance(node.op, ast.Not):
+                return Val(f"np.logical_not({inner.src})", inner.depth)
+        if isinstance(node, ast.Compare):
+            parts, left = [], node.left
+            for op, right in zip(node.ops, node.comparators):
+                if type(op) not in _CMPOPS:
+                    break
+                a, b = self.expr(left), self.expr(right)
+                parts.append(Val(f"{self.atom(a.src)} {_CMPOPS[type(op)]} {self.atom(b.src)}",
+                                 max(a.depth, b.depth)))
+                left = right
+            else:
+                if all(p.depth == 0 for p in parts):
+                    return Val(ast.unparse(node), 0)
+                return self.combine("np.logical_and", parts)
+        if isinstance(node, ast.BoolOp):
+            parts = [self.expr(v) for v in node.values]
+            if all(p.depth == 0 for p in parts):
+                return Val(ast.unparse(node), 0)
+            return self.combine("np.logical_and" if isinstance(node.op, ast.And) else "np.logical_or", parts)
+        if isinstance(node, ast.IfExp):
+            test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
+            return Val(f"np.where({test.src}, {body.src}, {orelse.src})", max(test.depth, body.depth, orelse.depth))
+        if isinstance(node, ast.Call) and not node.keywords:
+            return self.call(node)
+        if isinstance(node, ast.ListComp) and self.depth == 1:
+            return self.row_comprehension(node)
+        if isinstance(node, ast.Subscript):
+            index = self.expr(node.slice) if not isinstance(node.slice, ast.Slice) else None
+            if index is None or index.depth == 0:
+                if names_loaded(node) & (set(self.env) | self.carried | self.dead):
+                    raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a loop value")
+                return Val(ast.unparse(node), 0)
+            return Val(f"{self.as_array(node.value)}[{index.src}]", index.depth)
+        raise NotApplicable(f"line {getattr(node, 'lineno', '?')}: `{ast.unparse(node)}` has no numpy "
+                            "equivalent the vectoriser knows")
+
+    def combine(self, func: str, parts: list[Val]) -> Val:
+        src = parts[0].src
+        for part in parts[1:]:
+            src = f"{func}({src}, {part.src})"
+        return Val(src, max(p.depth for p in parts))
+
+    def call(self, node: ast.Call) -> Val:
+        name = dotted(node.func)
+        args = [self.expr(a) for a in node.args]
+        depth = max((a.depth for a in args), default=0)
+        if depth == 0:
+            return Val(ast.unparse(node), 0)
+        srcs = [a.src for a in args]
+        if name.startswith("math."):
+            fname = name[5:]
+            if fname in EXACT_MATH:
+                return Val(f"np.{EXACT_MATH[fname]}({', '.join(srcs)})", depth)
+            if fname in INEXACT_MATH:
+                self.inexact.append(f"math.{fname} -> np.{INEXACT_MATH[fname]} may differ in the last bit")
+                return Val(f"np.{INEXACT_MATH[fname]}({', '.join(srcs)})", depth)
+        if name == "abs" and len(args) == 1:
+            return Val(f"np.abs({srcs[0]})", depth)
+        if name == "float" and len(args) == 1:
+            if self.float_ctx and srcs[0] in self.hoisted.values():
+                return args[0]  # already read as float64
+            return Val(f"np.asarray({srcs[0]}, dtype=np.float64)", depth)
+        if name == "int" and len(args) == 1:
+            if self.float_ctx and srcs[0] in self.hoisted.values():
+                raise NotApplicable(f"line {node.lineno}: int() of values read as float64 (the loop computes in "
+                                    "floats) would round integers beyond 2**53")
+            # Truncates toward zero like int() (finite values; int() of inf or nan raised).
+            self.notes.append("int() → .astype(np.int64): truncates toward zero like int(); where int() raised "
+                              "(nan, inf, values beyond int64) the array cast does not; an empty list made "
+                              "torch.tensor float32, the int64 array makes it int64")
+            return Val(f"{self.atom(srcs[0])}.astype(np.int64)", depth)
+        if name in ("min", "max") and len(args) == 2:
+            inner = node.args[0]
+            # min(max(x, lo), hi) is exactly what np.clip computes.
+            if name == "min" and isinstance(inner, ast.Call) and dotted(inner.func) == "max" \
+                    and len(inner.args) == 2 and not inner.keywords:
+                x, lo = self.expr(inner.args[0]), self.expr(inner.args[1])
+                return Val(f"np.clip({x.src}, {lo.src}, {srcs[1]})", depth)
+            return Val(f"np.{'minimum' if name == 'min' else 'maximum'}({srcs[0]}, {srcs[1]})", depth)
+        raise NotApplicable(f"line {node.lineno}: call to {name or ast.unparse(node.func)}() on loop values has "
+                            "no numpy equivalent the vectoriser knows")
+
+    # loop headers -----------------------------------------------------------------
+    def bind_outer(self, target: ast.AST, iterable: ast.AST) -> None:
+        """Bind the loop target(s) of a depth-1 loop or comprehension to 1-D arrays."""
+        call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
+        name = dotted(call.func) if call else ""
+        if name == "range" and isinstance(target, ast.Name):
+            bounds = [ast.unparse(a) for a in call.args]
+            if names_loaded(call) & (set(self.env) | self.carried):
+                raise NotApplicable(f"line {iterable.lineno}: the range depends on the loop")
+            start, stop, step = (["0"] + bounds + ["1"])[:3] if len(bounds) == 1 else (bounds + ["1"])[:3]
+            # The loop variable's name now holds every index; nothing reads it after the loop.
+            self.hoists.append((target.id, f"np.arange({', '.join(bounds)})"))
+            self.env[target.id] = Val(target.id, 1)
+            self.outer_range = (target.id, start, stop, step)
+            return
+        if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and len(call.args) == 1 and all(isinstance(e, ast.Name) for e in target.elts):
+            array = self.as_array(call.args[0])
+            index = target.elts[0].id
+            self.hoists.append((index, f"np.arange(len({array}))"))
+            self.env[index] = Val(index, 1)
+            self.env[target.elts[1].id] = Val(array, 1)
+            return
+        if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
+                and all(isinstance(e, ast.Name) for e in target.elts):
+            for elt, arg in zip(target.elts, call.args):
+                self.env[elt.id] = Val(self.as_array(arg), 1)
+            return
+        if isinstance(target, ast.Name) and not call:
+            self.env[target.id] = Val(self.as_array(iterable), 1)
+            return
+        if isinstance(target, ast.Tuple) and target.elts and all(isinstance(e, ast.Name) for e in target.elts) \
+                and not call:
+            self.bind_columns(target, iterable)
+            return
+        raise NotApplicable(f"line {iterable.lineno}: loop over `{ast.unparse(iterable)}` with target "
+                            f"`{ast.unparse(target)}` is not a form the vectoriser knows")
+
+    # rows and columns -------------------------------------------------------------
+    def bind_columns(self, target: ast.Tuple, iterable: ast.AST) -> None:
+        """`for a, b in pairs`: each position of the tuples is a column array, read with its own dtype.
+
+        `zip(*pairs, strict=True)` unpacks like the loop did (a tuple of another length
+        raises); each column keeps its element type (ints stay ints), so `float()` of one
+        converts explicitly. An empty `pairs` raises where the loop did nothing: the
+        rewrite's notes say so.
+        """
+        text = ast.unparse(iterable)
+        if names_loaded(iterable) & (set(self.env) | self.carried):
+            raise NotApplicable(f"line {iterable.lineno}: `{text}` changes inside the loop")
+        columns = [self.fresh(f"{elt.id}_col") for elt in target.elts]
+        self.hoists.append((", ".join(columns) + ("," if len(columns) == 1 else ""),
+                            f"zip(*{text}, strict=True)"))
+        for elt, column in zip(target.elts, columns):
+            name = self.fresh(f"{elt.id}_arr")
+            self.hoists.append((name, f"np.asarray({column})"))
+            self.env[elt.id] = Val(name, 1)
+        names = ", ".join(elt.id for elt in target.elts)
+        self.notes.append(f"`for {names} in {text}` reads columns with zip(*{text}): "
+                          f"assumes {text} is never empty")
+
+    def row_comprehension(self, node: ast.ListComp) -> Val:
+        """`[f(v) for v in row]` over a loop value's row is `f` of the whole row, element by element.
+
+        Every loop value is an array whose first axis is the loop, so iterating one
+        element's row walks the trailing axes; `f` may read only the comprehension's own
+        variables and constants (anything else could broadcast differently).
+        """
+        gen = node.generators[0] if len(node.generators) == 1 else None
+        if gen is None or gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name):
+            raise NotApplicable(f"line {node.lineno}: only `[f(v) for v in row]` comprehensions (one `for`, "
+                                "no `if`) of a loop value are vectorised")
+        row = self.expr(gen.iter)
+        if row.depth != 1:
+            raise NotApplicable(f"line {node.lineno}: the comprehension iterates `{ast.unparse(gen.iter)}`, "
+                                "which is not a row of the loop's values")
+        own = {n.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
+               for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+        called = {dotted(c.func).split(".")[0] for c in ast.walk(node.elt) if isinstance(c, ast.Call)}
+        others = names_loaded(node.elt) - own - called
+        if others:
+            raise NotApplicable(f"line {node.lineno}: the comprehension reads `{sorted(others)[0]}`; only "
+                                "element-wise functions of the row itself are vectorised")
+        saved = self.env.get(gen.target.id)
+        self.env[gen.target.id] = row
+        try:
+            value = self.expr(node.elt)
+        finally:
+            if saved is None:
+                self.env.pop(gen.target.id, None)
+            else:
+                self.env[gen.target.id] = saved
+        if value.depth != 1:
+            raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary along the row")
+        return value
+
+    # inner loops: ranges and sliding windows ---------------------------------------
+    def bind_inner(self, target: ast.AST, iterable: ast.AST) -> None:
+        """Bind the target(s) of an inner reduction loop to values along the last axis."""
+        call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
+        name = dotted(call.func) if call else ""
+        if name == "range" and isinstance(target, ast.Name):
+            if len(call.args) == 1 and self.expr(call.args[0]).depth == 0:
+                self.env[target.id] = Val(f"np.arange({ast.unparse(call.args[0])})", 2)
+                return
+            if len(call.args) == 2:
+                width = self._offset(call.args[0], call.args[1])
+                if width is not None:
+                    low = self.expr(call.args[0])
+                    self.env[target.id] = Val(f"{self.atom(low.src)} + np.arange({width})", 2)
+                    return
+        if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
+                and all(isinstance(e, ast.Name) for e in target.elts):
+            for elt, arg in zip(target.elts, call.args):
+                self.env[elt.id] = self.window_value(arg)
+            return
+        if isinstance(target, ast.Name) and not call:
+            if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice):
+                self.env[target.id] = self.window_value(iterable)
+                return
+            if self.expr(iterable).depth == 0:  # the same values for every outer element
+                self.env[target.id] = Val(self.as_array(iterable), 2)
+                return
+        raise NotApplicable(f"line {iterable.lineno}: inner loop over `{ast.unparse(iterable)}` is not a "
+                            "range, a window slice of the outer index or a fixed array")
+
+    def _offset(self, low: ast.AST, high: ast.AST) -> str | None:
+        """Return the source of `high - low` when high is written `low + w`, else None."""
+        if isinstance(high, ast.BinOp) and isinstance(high.op, ast.Add) \
+                and ast.dump(high.left) == ast.dump(low) and self.expr(high.right).depth == 0:
+            return ast.unparse(high.right)
+        return None
+
+    def window_value(self, node: ast.AST) -> Val:
+        """Name the windows once (a view, no copy) so every use reads the same rows."""
+        src = self.window(node)
+        if src not in self.hoisted:
+            name = self.fresh("windows")
+            self.lines.append(f"{name} = {src}")
+            self.hoisted[src] = name
+        return Val(self.hoisted[src], 2)
+
+    def window(self, node: ast.AST) -> str:
+        """Spell `x[s + a:s + b]` (s the outer range variable) as rows of a sliding window view."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)
+                and node.slice.step is None and self.outer_range):
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is not a slice of a loop-invariant "
+                                "array at the outer range index")
+        var, start, stop, step = self.outer_range
+        low = self._shift(node.slice.lower, var)
+        high = self._shift(node.slice.upper, var)
+        if low is None or high is None:
+            raise NotApplicable(f"line {node.lineno}: slice `{ast.unparse(node.slice)}` is not `{var} + a:{var} + b`")
+        width = high if low == "0" else f"{self.atom(high)} - {self.atom(low)}"
+        first = start if low == "0" else low if start == "0" else f"{self.atom(start)} + {self.atom(low)}"
+        last = stop if low == "0" else f"{self.atom(stop)} + {self.atom(low)}"
+        step_text = "" if step == "1" else f":{step}"
+        first_text = "" if first == "0" else first
+        array = self.as_array(node.value)
+        return f"np.lib.stride_tricks.sliding_window_view({array}, {width})[{first_text}:{last}{step_text}]"
+
+    @staticmethod
+    def _shift(node: ast.AST | None, var: str) -> str | None:
+        """Return the offset c when `node` is `var + c` written as any chain of + and -; else None."""
+        if node is None:
+            return None
+        terms = additive_terms(node, 1)
+        hits = [term for term in terms if isinstance(term[1], ast.Name) and term[1].id == var]
+        if len(hits) != 1 or hits[0][0] != 1:
+            return None
+        rest = [term for term in terms if term is not hits[0]]
+        if any(var in names_loaded(n) for _, n in rest):
+            return None
+        text = ""
+        for sign, n in rest:
+            part = ast.unparse(n)
+            part = part if is_atomic(part) else f"({part})"
+            text += f" {'+' if sign > 0 else '-'} {part}"
+        return "0" if not text else (text[3:] if text.startswith(" + ") else "-" + text[3:])
+
+    # statements -------------------------------------------------------------------
+    def statements(self, stmts: list[ast.stmt], lists: set[str], appended: dict[str, Val]) -> None:
+        """Translate a loop body at the current depth, emitting numpy statements in order."""
+        for stmt in stmts:
+            if isinstance(stmt, ast.Pass):
+                continue
+            if self._append(stmt, lists, appended):
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
+                self.init_nodes[name] = stmt.value
+                if is_number_literal(stmt.value) or is_inf(stmt.value):
+                    # A start value (acc = 0.0): inlined where read, never an array.
+                    self.env[name] = Val(ast.unparse(stmt.value), 0)
+                    self.carried.discard(name)
+                else:
+                    self.assign(name, self.expr(stmt.value))
+                continue
+            if isinstance(stmt, ast.If):
+                for name, val in self.branches(stmt, lists).items():
+                    if name.startswith("\0"):
+                        appended[name[1:]] = val
+                    else:
+                        self.assign(name, val)
+                continue
+            if isinstance(stmt, ast.For) and self.depth == 1 and not stmt.orelse:
+                self.inner_loop(stmt)
+                continue
+            raise NotApplicable(f"line {stmt.lineno}: statement `{ast.unparse(stmt).splitlines()[0]}` is not "
+                                "an assignment, an append or an if/elif/else of them")
+
+    def assign(self, name: str, val: Val) -> None:
+        if self.depth == 2 and val.depth < 2:
+            raise NotApplicable(f"`{name}` is set inside the inner loop but does not vary along it")
+        target = self.target_name(name)
+        self.lines.append(f"{target} = {val.src}")
+        self.env[name] = Val(target, val.depth)
+        self.carried.discard(name)
+
+    def target_name(self, name: str) -> str:
+        """Keep `name` for its first array; a second one gets a fresh name, since earlier values may read the first."""
+        if name in self.written:
+            return self.fresh(name)
+        self.written.add(name)
+        return name
+
+    def _append(self, stmt: ast.stmt, lists: set[str], appended: dict[str, Val]) -> bool:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+                and isinstance(call.func.value, ast.Name) and call.func.value.id in lists):
+            return False
+        name = call.func.value.id
+        if self.depth != 1 or len(call.args) != 1 or name in appended:
+            raise NotApplicable(f"line {stmt.lineno}: `{name}` is appended more than once per element or "
+                                "inside an inner loop")
+        appended[name] = self.expr(call.args[0])
+        return True
+
+    def branches(self, stmt: ast.If, lists: set[str]) -> dict[str, Val]:
+        """Merge if/elif/else assignments (and appends) into np.where values."""
+        test = self.expr(stmt.test)
+        saved_env, saved_lines = dict(self.env), list(self.lines)
+        results = []
+        for block in (stmt.body, stmt.orelse):
+            self.env, self.lines = dict(saved_env), []
+            if len(block) == 1 and isinstance(block[0], ast.If):
+                results.append(self.branches(block[0], lists))
+                continue
+            values: dict[str, Val] = {}
+            for sub in block:
+                appended: dict[str, Val] = {}
+                if self._append(sub, lists, appended):
+                    values.update({f"\0{k}": v for k, v in appended.items()})
+                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
+                    val = self.expr(sub.value)
+                    values[sub.targets[0].id] = val
+                    self.env[sub.targets[0].id] = val
+                elif not isinstance(sub, ast.Pass):
+                    raise NotApplicable(f"line {sub.lineno}: only assignments and appends are vectorised "
+                                        "inside if/elif/else")
+            results.append(values)
+        self.env, self.lines = saved_env, saved_lines
+        merged = {}
+        for name in dict.fromkeys([*results[0], *results[1]]):
+            sides = []
+            for values in results:
+                if name in values:
+                    sides.append(values[name])
+                elif name in self.env:
+                    sides.append(self.env[name])
+                else:
+                    raise NotApplicable(f"line {stmt.lineno}: `{name.lstrip(chr(0))}` is not set on every branch "
+                                        "of the if/elif/else")
+            merged[name] = Val(f"np.where({test.src}, {sides[0].src}, {sides[1].src})",
+                               max(test.depth, sides[0].depth, sides[1].depth, 1))
+        return merged
+
+    # reductions -------------------------------------------------------------------
+    def reduction(self, stmt: ast.stmt, accs: set[str]) -> tuple[str, str, Val] | None:
+        """Recognise `acc += t`, `acc = acc + t`, `acc *= t`, `acc = max(acc, t)`, `if t > acc: acc = t`."""
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in accs:
+            ops = {ast.Add: "sum", ast.Sub: "sum", ast.Mult: "prod"}
+            if type(stmt.op) not in ops:
+                return None
+            term = self.expr(stmt.value)
+            if isinstance(stmt.op, ast.Sub):
+                term = Val(f"-{self.atom(term.src)}", term.depth)
+            return stmt.target.id, ops[type(stmt.op)], term
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id in accs:
+            acc, value = stmt.targets[0].id, stmt.value
+            if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+                kind = "sum" if isinstance(value.op, ast.Add) else "prod"
+                for mine, other in ((value.left, value.right), (value.right, value.left)):
+                    if isinstance(mine, ast.Name) and mine.id == acc:
+                        return acc, kind, self.expr(other)
+            if isinstance(value, ast.Call) and dotted(value.func) in ("max", "min") and len(value.args) == 2:
+                for mine, other in ((value.args[0], value.args[1]), (value.args[1], value.args[0])):
+                    if isinstance(mine, ast.Name) and mine.id == acc:
+                        return acc, dotted(value.func), self.expr(other)
+        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], ast.Assign) and isinstance(stmt.test, ast.Compare) \
+                and len(stmt.test.ops) == 1 and isinstance(stmt.body[0].targets[0], ast.Name):
+            acc = stmt.body[0].targets[0].id
+            left, right, op = stmt.test.left, stmt.test.comparators[0], stmt.test.ops[0]
+            new = ast.dump(stmt.body[0].value)
+            if acc in accs and isinstance(op, (ast.Gt, ast.Lt)):
+                if isinstance(right, ast.Name) and right.id == acc and ast.dump(left) == new:
+                    return acc, "max" if isinstance(op, ast.Gt) else "min", self.expr(left)
+                if isinstance(left, ast.Name) and left.id == acc and ast.dump(right) == new:
+                    return acc, "min" if isinstance(op, ast.Gt) else "max", self.expr(right)
+        return None
+
+    def reduce(self, acc: str, kind: str, term: Val, init: ast.AST | None, init_val: Val | None) -> None:
+        """Emit the statement that replaces a loop's accumulation into `acc` (at depth self.depth)."""
+        if term.depth != self.depth + 1:
+            raise NotApplicable(f"the term added to `{acc}` does not vary along the loop")
+        last = "[-1]" if self.depth == 0 else "[:, -1]"
+        where = f"`{acc}`"
+        if kind in ("sum", "prod"):
+            unit = 0 if kind == "sum" else 1
+            if init is None or not is_number_literal(init) or ast.literal_eval(init) != unit:
+                raise NotApplicable(f"{where} starts at {ast.unparse(init) if init else 'a computed value'}; "
+                                    f"only {'sums from 0' if unit == 0 else 'products from 1'} keep the loop's "
+                                    "order of operations")
+            is_float = isinstance(ast.literal_eval(init), float)
+            dtype = ", dtype=np.float64" if is_float else ""
+            if kind == "sum" and not self.exact:
+                self.inexact.append(f"the sum into {where} is reordered (pairwise)")
+                expr = f"{self.atom(term.src)}.sum(axis=-1{dtype})"
+            else:
+                func = "np.cumsum" if kind == "sum" else "np.cumprod"
+                # cumsum adds left to right like the loop, so the last column is bit-identical.
+                expr = f"{func}({term.src}, axis=-1{dtype}){last}"
+            if self.depth == 0:
+                terms = self.fresh(f"{acc}_terms")
+                self.lines.append(f"{terms} = {term.src}")
+                expr = expr.replace(term.src, terms, 1)
+                expr = f"{expr} if {terms}.shape[-1] else {ast.unparse(init)}"
+        else:
+            func = "np.max" if kind == "max" else "np.min"
+            if init is not None and is_inf(init):
+                expr = f"{func}({term.src}, axis=-1, initial={ast.unparse(init)})"
+            elif init_val is not None:
+                pair = "np.maximum" if kind == "max" else "np.minimum"
+                expr = f"{pair}({init_val.src}, {func}({term.src}, axis=-1))"
+            else:
+                raise NotApplicable(f"{where} has no starting value the vectoriser can read")
+        target = self.target_name(acc)
+        self.lines.append(f"{target} = {expr}")
+        self.env[acc] = Val(target, self.depth)
+
+    def inner_loop(self, loop: ast.For) -> None:
+        """Translate a reduction loop nested in the outer loop: its values live on the last axis."""
+        stored = names_stored(loop.body) | names_stored([loop.target])
+        accs = {name for name in stored if name in self.env}
+        saved = {name: self.env.pop(name) for name in accs}
+        self.carried |= stored
+        self.depth = 2
+        self.bind_inner(loop.target, loop.iter)
+        found: dict[str, tuple[str, Val]] = {}
+        for stmt in loop.body:
+            hit = self.reduction(stmt, accs)
+            if hit:
+                if hit[0] in found:
+                    raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
+                found[hit[0]] = hit[1:]
+            else:
+                self.statements([stmt], set(), {})
+        for name in stored - set(found):
+            self.env.pop(name, None)
+            self.dead.add(name)
+        self.depth = 1
+        missing = accs - set(found)
+        if missing:
+            raise NotApplicable(f"line {loop.lineno}: loop-carried dependency on `{sorted(missing)[0]}`")
+        for acc, (kind, term) in found.items():
+            self.reduce(acc, kind, term, self.init_nodes.get(acc), saved[acc])
+        self.carried -= stored
