@@ -7,10 +7,8 @@ Sums are written as `np.cumsum(...)[..., -1]`, which adds left to right like the
 results stay bit-identical; a loop that needs anything else is refused with the reason
 (`NotApplicable`).
 
-The class reads in the order a loop is translated: names and hoisting, expressions and
-calls, loop headers (outer ranges, enumerate/zip, tuple rows as columns, inner reduction
-loops as ranges or sliding windows), then statements (assignments, if/elif/else, appends,
-reductions).
+The class reads in translation order: names, expressions, loop headers (rows, inner loops,
+windows), then statements (assignments, if/elif/else, appends, reductions).
 """
 from __future__ import annotations
 
@@ -254,7 +252,6 @@ class Translator:
         raise NotApplicable(f"line {iterable.lineno}: loop over `{ast.unparse(iterable)}` with target "
                             f"`{ast.unparse(target)}` is not a form the vectoriser knows")
 
-    # rows and columns -------------------------------------------------------------
     def bind_columns(self, target: ast.Tuple, iterable: ast.AST) -> None:
         """`for a, b in pairs`: each position of the tuples is a column array, read with its own dtype.
 
@@ -312,7 +309,6 @@ class Translator:
             raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary along the row")
         return value
 
-    # inner loops: ranges and sliding windows ---------------------------------------
     def bind_inner(self, target: ast.AST, iterable: ast.AST) -> None:
         """Bind the target(s) of an inner reduction loop to values along the last axis."""
         call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
@@ -576,15 +572,7 @@ class Translator:
         self.carried |= stored
         self.depth = 2
         self.bind_inner(loop.target, loop.iter)
-        found: dict[str, tuple[str, Val]] = {}
-        for stmt in loop.body:
-            hit = self.reduction(stmt, accs)
-            if hit:
-                if hit[0] in found:
-                    raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
-                found[hit[0]] = hit[1:]
-            else:
-                self.statements([stmt], set(), {})
+        found = self.loop_body(loop.body, accs, set(), {})
         for name in stored - set(found):
             self.env.pop(name, None)
             self.dead.add(name)
@@ -595,3 +583,17 @@ class Translator:
         for acc, (kind, term) in found.items():
             self.reduce(acc, kind, term, self.init_nodes.get(acc), saved[acc])
         self.carried -= stored
+
+    def loop_body(self, body: list[ast.stmt], accs: set[str], lists: set[str],
+                  appended: dict[str, Val]) -> dict[str, tuple[str, Val]]:
+        """Translate a loop's body: each accumulator's one reduction, every other statement in order."""
+        found: dict[str, tuple[str, Val]] = {}
+        for stmt in body:
+            hit = self.reduction(stmt, accs)
+            if hit:
+                if hit[0] in found:
+                    raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
+                found[hit[0]] = hit[1:]
+            else:
+                self.statements([stmt], lists, appended)
+        return found

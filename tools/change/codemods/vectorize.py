@@ -161,16 +161,8 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
     t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
-    found: dict[str, tuple[str, Val]] = {}
     appended: dict[str, Val] = {}
-    for stmt in loop.body:
-        hit = t.reduction(stmt, accs)
-        if hit:
-            if hit[0] in found:
-                raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
-            found[hit[0]] = hit[1:]
-        else:
-            t.statements([stmt], lists, appended)
+    found = t.loop_body(loop.body, accs, lists, appended)
     if not found and not appended:
         raise NotApplicable(f"line {loop.lineno}: the loop builds no list and no sum, product, max or min")
     t.depth = 0
