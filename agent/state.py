@@ -124,6 +124,16 @@ class EnforcedPolicy(BaseModel):
     side_outputs: SideOutputPolicy
 
 
+class ChangedSetting(BaseModel):
+    """What a codemod changed, as data: the option, its values before and after, and where."""
+
+    knob: str = Field(description="The option, e.g. 'num_workers' or 'torch.compile'.")
+    old_value: object = Field(None, description="Its value before (the run-time value where the source held an "
+                                                "expression).")
+    new_value: object = None
+    location: str = Field("", description="'relative/path:line' of the edit.")
+
+
 class ProposalRule(BaseModel):
     """What a proposal is held to, decided once when it is made (agent/rule.py)."""
 
@@ -165,6 +175,7 @@ class Proposal(BaseModel):
                                                           "(torch.compile's first compile).")
     notes: list[str] = Field(default_factory=list, description="What the proposer says a reviewer should know "
                                                                "(loops left alone and why, numerics caveats).")
+    setting: ChangedSetting | None = Field(None, description="What a codemod changed, as data (None for an LLM edit).")
     rule: ProposalRule | None = Field(None, description="What verification holds it to; None in proposals made "
                                                         "before the rule travelled with them (then re-derived).")
 
@@ -185,6 +196,7 @@ class ApprovalRequest(BaseModel):
     policy: EnforcedPolicy | None = Field(None, description="The same numbers; None in older paused requests.")
     caveats: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    where: str = Field("", description="Where a codemod's edit is, and the values it changes.")
 
 
 class ApprovalAnswer(BaseModel):

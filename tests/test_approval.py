@@ -61,6 +61,7 @@ def test_reject_with_a_reason_is_recorded(tmp_path):
     assert code == 0, screen
     summary = _summary(out)
     assert "--- a/configs/train.yaml" in screen and "\x1b[32m+" in screen  # the diff, coloured
+    assert "Where: configs/train.yaml:" in screen  # the codemod's edit, as data: file:line and the values
     [item] = summary["iterations"]
     assert item["verdict"] == "declined" and "not during the release freeze" in item["reason"]
     [approval] = _events(summary, "approval")

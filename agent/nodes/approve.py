@@ -8,7 +8,15 @@ from perfloop.agent.events import Approval, ProposalEdited
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import remember
 from perfloop.agent.rule import rule_of
-from perfloop.agent.state import ApprovalAnswer, ApprovalRequest, EnforcedPolicy, Iteration, LoopState, Verdict
+from perfloop.agent.state import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    EnforcedPolicy,
+    Iteration,
+    LoopState,
+    Proposal,
+    Verdict,
+)
 from perfloop.agent.ui.console import say
 from perfloop.tools.change.patching import touched_paths
 
@@ -24,7 +32,15 @@ def approval_request(state: LoopState) -> ApprovalRequest:
     return ApprovalRequest(
         proposal_id=p.id, change=p.change, source=p.source, diff=p.patch, diagnosis=p.diagnosis,
         why=diagnosis.summary if diagnosis else "", evidence=p.evidence, expected_speedup=p.expected_speedup,
-        verification=policy_lines(rule.policy, state), policy=rule.policy, caveats=caveats, notes=p.notes)
+        verification=policy_lines(rule.policy, state), policy=rule.policy, caveats=caveats, notes=p.notes,
+        where=_where(p))
+
+
+def _where(p: Proposal) -> str:
+    setting = p.setting
+    if setting is None or not setting.location:
+        return ""
+    return f"{setting.location} ({setting.knob}: {setting.old_value!r} → {setting.new_value!r})"
 
 
 def policy_lines(policy: EnforcedPolicy, state: LoopState) -> list[str]:

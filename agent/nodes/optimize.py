@@ -41,7 +41,7 @@ def optimize(state: LoopState) -> dict:
         source=proposed.source, change=proposed.change, patch=patch, touched=touched_paths(patch),
         expected_speedup=diagnosis.expected_speedup, evidence=diagnosis.evidence,
         data_rule=remedy.verification.data, loss_rule=remedy.verification.loss,
-        caveats=list(remedy.verification.caveats), notes=proposed.notes,
+        caveats=list(remedy.verification.caveats), notes=proposed.notes, setting=proposed.setting,
         one_off_cost_s=proposed.one_off_cost_s, base_head=ctx.workspace.head()).model_copy(update=declared)
     proposal = proposal.model_copy(update={"rule": decide_rule(remedy.verification, proposal)})
     ctx.record(ProposalMade(proposal=proposal))

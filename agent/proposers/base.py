@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from perfloop.agent.state import ChangedSetting
+
 if TYPE_CHECKING:
     from perfloop.agent.context import RunContext
     from perfloop.knowledge_base import Diagnosis, Remedy
@@ -32,6 +34,7 @@ class ProposedChange(BaseModel):
     tolerance: DeclaredTolerance | None = Field(None, description="None: data and loss must stay as the remedy says.")
     one_off_cost_s: float | None = Field(None, description="A one-off start-up cost the change declares.")
     notes: list[str] = Field(default_factory=list, description="What a reviewer should know.")
+    setting: ChangedSetting | None = Field(None, description="What a codemod changed, as data.")
 
 
 class Proposer(Protocol):

@@ -6,6 +6,7 @@ from typing import Literal
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import ReplayChecked
 from perfloop.agent.proposers.base import DeclaredTolerance, ProposedChange
+from perfloop.agent.state import ChangedSetting
 from perfloop.agent.ui.console import say
 from perfloop.knowledge_base import Diagnosis, Remedy
 from perfloop.tools.change.codemods import (
@@ -78,4 +79,6 @@ class CodemodProposer:
             tolerance = DeclaredTolerance(atol=result.tolerance.atol, rtol=result.tolerance.rtol,
                                           reason=f"codemod {remedy.codemod}: {result.tolerance.reason}")
         return ProposedChange(source="codemod", change=result.summary, files=result.files, tolerance=tolerance,
-                              one_off_cost_s=result.one_off_cost_s, notes=list(result.notes))
+                              one_off_cost_s=result.one_off_cost_s, notes=list(result.notes),
+                              setting=ChangedSetting(knob=result.knob, old_value=result.old_value,
+                                                     new_value=result.new_value, location=result.location))

@@ -44,6 +44,8 @@ def show_request(request: ApprovalRequest, err=None) -> None:
     print("\n" + "=" * 72, file=err)
     print(f"Proposal {request.proposal_id} ({request.source}): {request.change}", file=err)
     print(f"Why: {request.diagnosis}: {request.why}", file=err)
+    if request.where:
+        print(f"Where: {request.where}", file=err)
     print(f"Expected gain: up to {request.expected_speedup:.2f}x", file=err)
     print("Evidence: " + ", ".join(f"{k}={_fmt(v)}" for k, v in request.evidence.items()), file=err)
     policy = request.verification

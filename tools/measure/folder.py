@@ -8,38 +8,23 @@ name of another's. It is path-like: ``Path(folder)`` and ``folder / name`` work.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from perfloop.contracts.layout import PROGRESS_NAME, RECORD_NAME, kept_batches_name, replay_name
 from perfloop.tools.measure.written import MANIFEST
 
 
-@dataclass(frozen=True)
-class ProbeFolder:
-    """The output folder of one probed pipeline run."""
-
-    path: Path
+class ProbeFolder(type(Path())):
+    """The output folder of one probed pipeline run: a Path that also names the files in it."""
 
     STDOUT = "stdout.txt"
     STDERR = "stderr.txt"
     STREAMS = (STDOUT, STDERR)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "path", Path(self.path))
-
-    def __fspath__(self) -> str:
-        return str(self.path)
-
-    def __truediv__(self, name: str) -> Path:
-        return self.path / name
-
-    def __str__(self) -> str:
-        return str(self.path)
-
     @property
-    def name(self) -> str:
-        return self.path.name
+    def path(self) -> Path:
+        """The folder as a plain Path."""
+        return Path(self)
 
     @property
     def stdout(self) -> Path:
@@ -71,9 +56,6 @@ class ProbeFolder:
     def written(self) -> Path:
         """The manifest of files the run created or changed (``measure.written``)."""
         return self.path / MANIFEST
-
-    def exists(self) -> bool:
-        return self.path.is_dir()
 
 
 def as_probe_folder(path: str | os.PathLike) -> ProbeFolder:
