@@ -11,7 +11,7 @@ from perfloop.agent.nodes.optimize import optimize
 from perfloop.agent.nodes.prepare import prepare
 from perfloop.agent.nodes.profile import profile
 from perfloop.agent.nodes.verify import verify
-from perfloop.agent.proposers.llm import BadAnswer, EditAnswer, apply_edits, parse_answer, render_prompt
+from perfloop.agent.proposers.llm import BadAnswer, EditAnswer, apply_edits, parse_candidates, render_prompt
 from perfloop.agent.runs import new_run_id
 from perfloop.agent.state import LoopState, RemedyRef, Settings
 from perfloop.knowledge_base import describe, load_entries
@@ -24,6 +24,11 @@ SLOW_LINE = "            total += values[(i + j) % len(values)] ** 2\n"
 
 def edit(search: str, replace: str, file: str = "train.py", summary: str = "edit") -> str:
     return json.dumps({"summary": summary, "edits": [{"file": file, "search": search, "replace": replace}]})
+
+
+def parse_answer(content: str) -> EditAnswer:
+    """One answer, as the proposer reads it (a bare answer is one candidate)."""
+    return parse_candidates(content, 1)[0]
 
 
 def test_parse_answer_accepts_fenced_json_and_rejects_prose():

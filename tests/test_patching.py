@@ -2,7 +2,6 @@
 import pytest
 
 from perfloop.tools.change.patching import (
-    adds_symlink,
     forbidden_paths,
     matches_any,
     scope_problems,
@@ -44,10 +43,10 @@ def test_forbidden_outside_subdir_or_not_editable():
     assert forbidden_paths([".git/config"], "", ["**"]) == [".git/config"]
 
 
-def test_symlink_patches_are_spotted():
+def test_symlink_patches_are_refused_by_gits_own_reading():
     link = "diff --git a/data b/data\nnew file mode 120000\n--- /dev/null\n+++ b/data\n@@ -0,0 +1 @@\n+/etc\n"
-    assert adds_symlink(link)
-    assert not adds_symlink(PATCH)
+    [problem] = scope_problems(link, "", ["**"])
+    assert "mode 120000" in problem and "only plain files" in problem
 
 
 # Each of these passed the old header-regex check (which saw no or only editable paths).

@@ -239,19 +239,6 @@ def render_prompt(**values) -> str:
     return env.get_template("propose_edit.j2").render(**values)
 
 
-def parse_answer(content: str) -> EditAnswer:
-    """Read the JSON object out of the reply (a ```json fence is tolerated)."""
-    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", content, re.DOTALL)
-    text = fenced.group(1) if fenced else content.strip()
-    try:
-        return EditAnswer.model_validate(json.loads(text))
-    except json.JSONDecodeError as error:
-        raise BadAnswer(f"the answer is not one JSON object ({error})") from None
-    except ValidationError as error:
-        raise BadAnswer(f"the JSON does not match the answer format: {error.errors()[0]['msg']} at "
-                        f"{'.'.join(map(str, error.errors()[0]['loc']))}") from None
-
-
 class CandidatesAnswer(BaseModel):
     """What the model must answer when asked for several candidates."""
 

@@ -69,11 +69,6 @@ def forbidden_paths(paths: list[str], subdir: str, editable: list[str]) -> list[
     return bad
 
 
-def adds_symlink(patch: str) -> bool:
-    """Tell whether the patch creates a symbolic link (which could point outside the tree)."""
-    return bool(re.search(r"^(?:new file mode|new mode) 120000", patch, re.MULTILINE))
-
-
 def scope_problems(patch: str, subdir: str, editable: list[str]) -> list[str]:
     """Return why the patch is out of scope, one sentence each; empty when it is a plain edit in scope.
 
