@@ -124,21 +124,6 @@ class Workspace:
         self._set_candidate(head, patch)
         return touched
 
-    def diff_candidate(self) -> str:
-        """Return the candidate's diff from its HEAD: tracked edits and new files not ignored."""
-        tree = self.candidate_tree
-        linked = self._linked_repo_paths(tree)
-        untracked = git("ls-files", "--others", "--exclude-standard", "-z", cwd=tree)
-        new_files = [
-            path for path in split_z(untracked)
-            if not any(path == link or path.startswith(link + "/") for link in linked)
-        ]
-        if new_files:
-            # Intent-to-add makes `git diff` show new files; this index is the candidate's own.
-            git("--literal-pathspecs", "add", "--intent-to-add", "--", *new_files, cwd=tree)
-        return git("diff", "--binary", "--no-ext-diff", "--no-textconv", "--no-renames",
-                   "--src-prefix=a/", "--dst-prefix=b/", "HEAD", cwd=tree)
-
     def diff_files(self, files: dict[str, str]) -> str:
         """Return the diff from the branch head to the head with ``files`` written; no worktree is touched.
 
@@ -354,12 +339,6 @@ class Workspace:
         record = self._link_records().get(str(tree))
         if record:
             link_inputs(Path(record["source"]), self.target_dir(tree), record["links"])
-
-    def _linked_repo_paths(self, tree: Path) -> list[str]:
-        """Return the repo-relative paths of the links recorded for `tree`."""
-        record = self._link_records().get(str(tree)) or {"links": []}
-        return [PurePosixPath(self.target_subdir, rel.rstrip("/")).as_posix()
-                for rel in record["links"]]
 
 
 def _terminated(patch: str) -> str:

@@ -155,15 +155,13 @@ def test_a_patch_that_does_not_apply_raises_patch_error_with_gits_reason(repo):
     assert ws.head() == run_git(repo, "rev-parse", "HEAD").strip()
 
 
-def test_diff_candidate_holds_edits_and_new_files_but_no_outputs_or_links(repo):
+def test_diff_files_is_the_edit_alone_whatever_the_candidate_holds(repo):
     ws = Workspace(repo, "r1")
     ws.create()
     ws.link_ignored_inputs(repo, ws.candidate_tree)
-    (ws.candidate_tree / "train.py").write_text("import config\nWORKERS = 4\n")
-    (ws.candidate_tree / "fast.py").write_text("FAST = True\n")
     (ws.candidate_tree / "out").mkdir()
-    (ws.candidate_tree / "out" / "ckpt.pt").write_bytes(b"new")
-    diff = ws.diff_candidate()
+    (ws.candidate_tree / "out" / "ckpt.pt").write_bytes(b"new")  # a pipeline run's output
+    diff = ws.diff_files({"train.py": "import config\nWORKERS = 4\n", "fast.py": "FAST = True\n"})
     assert "+WORKERS = 4" in diff and "b/fast.py" in diff
     assert "ckpt.pt" not in diff and "x.npy" not in diff
     ws.reset_candidate()
