@@ -6,16 +6,15 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from perfloop.contracts.layout import ENV_PREFIX
+from perfloop.contracts.layout import ENV_PREFIX, PROBE_MODULES
 from perfloop.sandbox.git import GitError, git
 
 _DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(?P<path>\S+)", re.MULTILINE)
 _HEADER_PATHS = re.compile(r"^(?:diff --git a/(?P<old>\S+) b/(?P<new>\S+)|(?:rename|copy) (?:from|to) (?P<moved>\S+))$",
                            re.MULTILINE)
-# What a patch may not mention: the probe's bootstrap, its modules and perfloop's environment
+# What a patch may not mention: the probe's modules and bootstrap, and perfloop's environment
 # variables. A pipeline that imports the probe or sets PERFLOOP_* can change what is measured.
-# The match ignores case, so the prefix also covers every probe module (perfloop_probe, ...).
-PROBE_REFERENCES = ("sitecustomize", ENV_PREFIX)
+PROBE_REFERENCES = (*PROBE_MODULES, "sitecustomize", ENV_PREFIX)
 _PLAIN_MODE = "100644"
 
 
