@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,6 +56,19 @@ def checkpoint_types(model=LoopState, found: set | None = None) -> set[tuple[str
     return found
 
 
+LEGACY_MODULES = ("agent.", "tools.", "sandbox.", "knowledge_base.")
+"""Where perfloop's types lived before the one import name: checkpoints of older runs name them."""
+
+
+class _LegacyTypesRevivedFromData(logging.Filter):
+    """Keep quiet about older runs' state types: the checkpointer hands back their data, which LoopState validates
+    into today's types (a resumed run carries on); a type of any other module is still reported."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (args and isinstance(args[0], str) and args[0].startswith(LEGACY_MODULES))
+
+
 @contextmanager
 def _compiled(state_dir: Path):
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -62,6 +76,9 @@ def _compiled(state_dir: Path):
 
     from perfloop.agent.graph import build_graph
 
+    quiet = logging.getLogger("langgraph.checkpoint.serde.jsonplus")
+    if not any(isinstance(f, _LegacyTypesRevivedFromData) for f in quiet.filters):
+        quiet.addFilter(_LegacyTypesRevivedFromData())
     connection = sqlite3.connect(RunFolder(state_dir).checkpoints, check_same_thread=False)
     # Only our own state types may be revived from a checkpoint file.
     serde = JsonPlusSerializer(allowed_msgpack_modules=sorted(checkpoint_types()))

@@ -69,3 +69,20 @@ def test_a_repo_with_its_own_tools_agent_and_evals_packages(tmp_path):
     assert "dataloader_starved" in [d["entry_id"] for d in profile["diagnoses"]]
     hot = profile["hot_functions"][0]
     assert (hot["name"], hot["file"]) == ("frame_energy", "tools/energy.py"), profile["hot_functions"][:3]
+
+
+def test_older_runs_state_types_are_revived_from_their_data_quietly():
+    # Checkpoints written before the one import name name `tools.target.Target`, `agent.state.Settings`, ...;
+    # the checkpointer hands back their data (LoopState validates it into today's types), and says nothing.
+    import logging
+
+    from perfloop.agent.driver import _LegacyTypesRevivedFromData
+
+    def record(*args):
+        return logging.LogRecord("langgraph", logging.WARNING, __file__, 1, "Blocked deserialization of %s.%s", args,
+                                 None)
+
+    quiet = _LegacyTypesRevivedFromData()
+    assert not quiet.filter(record("tools.target", "Target", "tools.target", "Target"))
+    assert not quiet.filter(record("agent.state", "Settings", "agent.state", "Settings"))
+    assert quiet.filter(record("somebody.else", "Thing", "somebody.else", "Thing"))
