@@ -7,10 +7,9 @@ SUMS: dict[str, tuple[Stage, ...]] = {
 }
 """Stage sums the knowledge base names: input (TF profiler's input %) and compute."""
 
-METRIC_STAGES: tuple[str, ...] = ("data_wait", "h2d", "input", "forward", "backward", "optimizer", "compute",
-                                  "other")
-"""Every stage or sum with a ``<name>_share`` metric (and a derived ``<name>_ms``), in reading order."""
-
-assert set(METRIC_STAGES) == {str(stage) for stage in Stage} | set(SUMS), "METRIC_STAGES names every stage and sum"
+METRIC_STAGES: tuple[str, ...] = tuple(
+    name for stage in Stage for name in (str(stage), *(s for s, parts in SUMS.items() if parts[-1] is stage)))
+"""Every stage or sum with a ``<name>_share`` metric (and a derived ``<name>_ms``), in reading order: each sum
+follows the last stage it adds (data_wait, h2d, input, forward, backward, optimizer, compute, other)."""
 
 __all__ = ["METRIC_STAGES", "SUMS", "TIMED_STAGES", "Stage"]
