@@ -9,6 +9,9 @@ from pathlib import Path
 
 from perfloop.evals import harness, table, workspace
 
+EVALS_DIR = Path(__file__).resolve().parent
+SUITES = {"targets": EVALS_DIR / "targets", "blind": EVALS_DIR / "blind"}
+
 
 def build_parser() -> argparse.ArgumentParser:
     """Describe the suite's flags."""
@@ -26,7 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="oracle: a scripted endpoint on 127.0.0.1 answers the agent's LLM remedies with each "
                              "target's oracle.patch as search/replace edits (the loop's ceiling)")
     parser.add_argument("--agent-args", help="more `perfloop run` flags in one string, e.g. \"--steps 8 --ab-runs 2\"")
-    parser.add_argument("--targets-dir", type=Path, default=harness.TARGETS_DIR, help="folder of targets")
+    parser.add_argument("--suite", choices=sorted(SUITES), default="targets",
+                        help="targets: evals/targets (the suite perfloop was developed against); blind: evals/blind "
+                             "(written without reading the codemods, frozen after its first measurement)")
+    parser.add_argument("--targets-dir", type=Path, help="folder of targets (overrides --suite)")
     parser.add_argument("--work-dir", type=Path, help="where copies and checkouts go (default: a new temp dir)")
     parser.add_argument("--pipeline-timeout", type=float, default=600.0, help="seconds per re-measuring run")
     parser.add_argument("--agent-timeout", type=float, default=3600.0, help="seconds per agent run")
@@ -39,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_options(argv: list[str] | None) -> tuple[harness.Options, Path]:
     """Parse and check the flags; raise ValueError naming the bad one."""
     args = build_parser().parse_args(argv)
+    args.targets_dir = args.targets_dir or SUITES[args.suite]
     known = workspace.target_names(args.targets_dir)
     if not known:
         raise ValueError(f"no targets (folders with perfloop.toml) in {args.targets_dir}")
