@@ -746,13 +746,6 @@ def test_comprehensions_over_a_row_become_whole_array_expressions(tmp_path, name
 
 
 ROW_REFUSED = {
-    "reads `scale`": """
-        def f(rows, scales):
-            out = []
-            for row, scale in zip(rows, scales):
-                out.append([v * scale for v in row])
-            return out
-    """,
     "one `for`, no `if`": """
         def f(rows):
             out = []

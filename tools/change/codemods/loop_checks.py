@@ -10,9 +10,11 @@ from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, dotte
 RANDOM_CALL = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
                      r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss)$")
 PURE_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "len", "round", "bool"})
+# What the element-wise translator also reads without side effects: reductions and sorts of rows.
+PURE_REDUCTIONS = frozenset({"sum", "sorted", "statistics.median"})
 
 
-LOOP_CALLS = "only arithmetic, abs/min/max/float and math.* are vectorised"
+LOOP_CALLS = "only arithmetic, abs/min/max/float, sum/sorted/statistics.median of rows and math.* are vectorised"
 
 
 def refuse_effects(node: ast.AST, appends_to: set[str] = frozenset(), *, pure_calls: set[str] = PURE_BUILTINS,

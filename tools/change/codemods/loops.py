@@ -19,10 +19,17 @@ INEXACT_MATH = {name: name for name in (
 
 @dataclass
 class Val:
-    """A translated value: numpy source text and the deepest loop axis it varies along (0: none)."""
+    """A translated value: numpy source text and the deepest loop axis it varies along (0: none).
+
+    ``row``: each element is a whole row (a sorted copy, a comprehension over a row, a
+    slice of one) rather than a number: its array has one more trailing axis, it is never
+    broadcast with ``[:, None]``, and arithmetic on it is refused (Python's ``+`` would
+    concatenate the lists).
+    """
 
     src: str
     depth: int
+    row: bool = False
 
 
 @dataclass

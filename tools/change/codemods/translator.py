@@ -15,12 +15,12 @@ from __future__ import annotations
 import ast
 import re
 
+from perfloop.tools.change.codemods.axes import ROW_CALLS, AxisRules
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loops import (
     EXACT_MATH,
     INEXACT_MATH,
     Val,
-    additive_terms,
     dotted,
     is_atomic,
     is_inf,
@@ -35,7 +35,7 @@ _PRECEDENCE = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2,
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator:
+class Translator(AxisRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -54,6 +54,7 @@ class Translator:
         self.notes: list[str] = []
         self.outer_range: tuple[str, str, str, str] | None = None  # var, start, stop, step
         self.depth = 1
+        self.mask: str | None = None  # inner axis entries that exist (ragged ranges, `if` filters)
 
     # names and hoisting -------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -82,8 +83,14 @@ class Translator:
     def render(self, val: Val) -> str:
         """Spell a value for use at the current depth (outer 1-D values gain a trailing axis)."""
         if val.depth == 1 and self.depth == 2:
+            if val.row:
+                raise NotApplicable("a whole row is used where the loop reads one number")
             return f"{self.atom(val.src)}[:, None]"
         return val.src
+
+    def invariant(self, node: ast.AST) -> bool:
+        """Whether `node` reads nothing the loop binds, so Python computes it as written."""
+        return not names_loaded(node) & (set(self.env) | self.carried | self.dead)
 
     def operand(self, node: ast.AST, val: Val, parent: ast.operator, right: bool) -> str:
         """Parenthesise a binary operand only where Python's precedence needs it."""
@@ -117,15 +124,19 @@ class Translator:
                 raise NotApplicable(f"line {node.lineno}: attribute `{ast.unparse(node)}` of a loop value")
             return Val(ast.unparse(node), 0)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            left, right = self.expr(node.left), self.expr(node.right)
-            if left.depth == right.depth == 0:
+            left = self.expr(node.left)
+            right = self.expr(node.right) if not left.row else left
+            if left.row or right.row:
+                raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` does arithmetic on a whole row; "
+                                    "on Python lists + concatenates and * repeats")
+            if left.depth == right.depth == 0 and self.invariant(node):
                 return Val(ast.unparse(node), 0)
             op = _BINOPS[type(node.op)]
             return Val(f"{self.operand(node.left, left, node.op, False)} {op} "
                        f"{self.operand(node.right, right, node.op, True)}", max(left.depth, right.depth))
         if isinstance(node, ast.UnaryOp):
             inner = self.expr(node.operand)
-            if inner.depth == 0:
+            if inner.depth == 0 and self.invariant(node):
                 return Val(ast.unparse(node), 0)
             if isinstance(node.op, ast.USub):
                 return Val(f"-{self.atom(inner.src)}", inner.depth)
@@ -143,12 +154,12 @@ class Translator:
                                  max(a.depth, b.depth)))
                 left = right
             else:
-                if all(p.depth == 0 for p in parts):
+                if all(p.depth == 0 for p in parts) and self.invariant(node):
                     return Val(ast.unparse(node), 0)
                 return self.combine("np.logical_and", parts)
         if isinstance(node, ast.BoolOp):
             parts = [self.expr(v) for v in node.values]
-            if all(p.depth == 0 for p in parts):
+            if all(p.depth == 0 for p in parts) and self.invariant(node):
                 return Val(ast.unparse(node), 0)
             return self.combine("np.logical_and" if isinstance(node.op, ast.And) else "np.logical_or", parts)
         if isinstance(node, ast.IfExp):
@@ -158,12 +169,19 @@ class Translator:
             return self.call(node)
         if isinstance(node, ast.ListComp) and self.depth == 1:
             return self.row_comprehension(node)
+        if isinstance(node, ast.Subscript) and self.raw(node.value) is not None:
+            return self.row_subscript(node, self.raw(node.value))
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript):
+            chained = self.chained_subscript(node)
+            if chained is not None:
+                return chained
         if isinstance(node, ast.Subscript):
             index = self.expr(node.slice) if not isinstance(node.slice, ast.Slice) else None
             if index is None or index.depth == 0:
                 if names_loaded(node) & (set(self.env) | self.carried | self.dead):
                     raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a loop value")
                 return Val(ast.unparse(node), 0)
+            index = self.index(node.slice)
             return Val(f"{self.as_array(node.value)}[{index.src}]", index.depth)
         raise NotApplicable(f"line {getattr(node, 'lineno', '?')}: `{ast.unparse(node)}` has no numpy "
                             "equivalent the vectoriser knows")
@@ -176,9 +194,13 @@ class Translator:
 
     def call(self, node: ast.Call) -> Val:
         name = dotted(node.func)
+        if len(node.args) == 1 and name in ROW_CALLS:
+            reduced = self.row_call(node, name)
+            if reduced is not None:
+                return reduced
         args = [self.expr(a) for a in node.args]
         depth = max((a.depth for a in args), default=0)
-        if depth == 0:
+        if depth == 0 and self.invariant(node):
             return Val(ast.unparse(node), 0)
         srcs = [a.src for a in args]
         if name.startswith("math."):
@@ -214,184 +236,6 @@ class Translator:
         raise NotApplicable(f"line {node.lineno}: call to {name or ast.unparse(node.func)}() on loop values has "
                             "no numpy equivalent the vectoriser knows")
 
-    # loop headers -----------------------------------------------------------------
-    def bind_outer(self, target: ast.AST, iterable: ast.AST) -> None:
-        """Bind the loop target(s) of a depth-1 loop or comprehension to 1-D arrays."""
-        call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
-        name = dotted(call.func) if call else ""
-        if name == "range" and isinstance(target, ast.Name):
-            bounds = [ast.unparse(a) for a in call.args]
-            if names_loaded(call) & (set(self.env) | self.carried):
-                raise NotApplicable(f"line {iterable.lineno}: the range depends on the loop")
-            start, stop, step = (["0"] + bounds + ["1"])[:3] if len(bounds) == 1 else (bounds + ["1"])[:3]
-            # The loop variable's name now holds every index; nothing reads it after the loop.
-            self.hoists.append((target.id, f"np.arange({', '.join(bounds)})"))
-            self.env[target.id] = Val(target.id, 1)
-            self.outer_range = (target.id, start, stop, step)
-            return
-        if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
-                and len(call.args) == 1 and all(isinstance(e, ast.Name) for e in target.elts):
-            array = self.as_array(call.args[0])
-            index = target.elts[0].id
-            self.hoists.append((index, f"np.arange(len({array}))"))
-            self.env[index] = Val(index, 1)
-            self.env[target.elts[1].id] = Val(array, 1)
-            return
-        if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
-                and all(isinstance(e, ast.Name) for e in target.elts):
-            for elt, arg in zip(target.elts, call.args):
-                self.env[elt.id] = Val(self.as_array(arg), 1)
-            return
-        if isinstance(target, ast.Name) and not call:
-            self.env[target.id] = Val(self.as_array(iterable), 1)
-            return
-        if isinstance(target, ast.Tuple) and target.elts and all(isinstance(e, ast.Name) for e in target.elts) \
-                and not call:
-            self.bind_columns(target, iterable)
-            return
-        raise NotApplicable(f"line {iterable.lineno}: loop over `{ast.unparse(iterable)}` with target "
-                            f"`{ast.unparse(target)}` is not a form the vectoriser knows")
-
-    def bind_columns(self, target: ast.Tuple, iterable: ast.AST) -> None:
-        """`for a, b in pairs`: each position of the tuples is a column array, read with its own dtype.
-
-        `zip(*pairs, strict=True)` unpacks like the loop did (a tuple of another length
-        raises); each column keeps its element type (ints stay ints), so `float()` of one
-        converts explicitly. An empty `pairs` raises where the loop did nothing: the
-        rewrite's notes say so.
-        """
-        text = ast.unparse(iterable)
-        if names_loaded(iterable) & (set(self.env) | self.carried):
-            raise NotApplicable(f"line {iterable.lineno}: `{text}` changes inside the loop")
-        columns = [self.fresh(f"{elt.id}_col") for elt in target.elts]
-        self.hoists.append((", ".join(columns) + ("," if len(columns) == 1 else ""),
-                            f"zip(*{text}, strict=True)"))
-        for elt, column in zip(target.elts, columns):
-            name = self.fresh(f"{elt.id}_arr")
-            self.hoists.append((name, f"np.asarray({column})"))
-            self.env[elt.id] = Val(name, 1)
-        names = ", ".join(elt.id for elt in target.elts)
-        self.notes.append(f"`for {names} in {text}` reads columns with zip(*{text}): "
-                          f"assumes {text} is never empty")
-
-    def row_comprehension(self, node: ast.ListComp) -> Val:
-        """`[f(v) for v in row]` over a loop value's row is `f` of the whole row, element by element.
-
-        Every loop value is an array whose first axis is the loop, so iterating one
-        element's row walks the trailing axes; `f` may read only the comprehension's own
-        variables and constants (anything else could broadcast differently).
-        """
-        gen = node.generators[0] if len(node.generators) == 1 else None
-        if gen is None or gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name):
-            raise NotApplicable(f"line {node.lineno}: only `[f(v) for v in row]` comprehensions (one `for`, "
-                                "no `if`) of a loop value are vectorised")
-        row = self.expr(gen.iter)
-        if row.depth != 1:
-            raise NotApplicable(f"line {node.lineno}: the comprehension iterates `{ast.unparse(gen.iter)}`, "
-                                "which is not a row of the loop's values")
-        own = {n.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
-               for n in ast.walk(c.target) if isinstance(n, ast.Name)}
-        called = {dotted(c.func).split(".")[0] for c in ast.walk(node.elt) if isinstance(c, ast.Call)}
-        others = names_loaded(node.elt) - own - called
-        if others:
-            raise NotApplicable(f"line {node.lineno}: the comprehension reads `{sorted(others)[0]}`; only "
-                                "element-wise functions of the row itself are vectorised")
-        saved = self.env.get(gen.target.id)
-        self.env[gen.target.id] = row
-        try:
-            value = self.expr(node.elt)
-        finally:
-            if saved is None:
-                self.env.pop(gen.target.id, None)
-            else:
-                self.env[gen.target.id] = saved
-        if value.depth != 1:
-            raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary along the row")
-        return value
-
-    def bind_inner(self, target: ast.AST, iterable: ast.AST) -> None:
-        """Bind the target(s) of an inner reduction loop to values along the last axis."""
-        call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
-        name = dotted(call.func) if call else ""
-        if name == "range" and isinstance(target, ast.Name):
-            if len(call.args) == 1 and self.expr(call.args[0]).depth == 0:
-                self.env[target.id] = Val(f"np.arange({ast.unparse(call.args[0])})", 2)
-                return
-            if len(call.args) == 2:
-                width = self._offset(call.args[0], call.args[1])
-                if width is not None:
-                    low = self.expr(call.args[0])
-                    self.env[target.id] = Val(f"{self.atom(low.src)} + np.arange({width})", 2)
-                    return
-        if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
-                and all(isinstance(e, ast.Name) for e in target.elts):
-            for elt, arg in zip(target.elts, call.args):
-                self.env[elt.id] = self.window_value(arg)
-            return
-        if isinstance(target, ast.Name) and not call:
-            if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice):
-                self.env[target.id] = self.window_value(iterable)
-                return
-            if self.expr(iterable).depth == 0:  # the same values for every outer element
-                self.env[target.id] = Val(self.as_array(iterable), 2)
-                return
-        raise NotApplicable(f"line {iterable.lineno}: inner loop over `{ast.unparse(iterable)}` is not a "
-                            "range, a window slice of the outer index or a fixed array")
-
-    def _offset(self, low: ast.AST, high: ast.AST) -> str | None:
-        """Return the source of `high - low` when high is written `low + w`, else None."""
-        if isinstance(high, ast.BinOp) and isinstance(high.op, ast.Add) \
-                and ast.dump(high.left) == ast.dump(low) and self.expr(high.right).depth == 0:
-            return ast.unparse(high.right)
-        return None
-
-    def window_value(self, node: ast.AST) -> Val:
-        """Name the windows once (a view, no copy) so every use reads the same rows."""
-        src = self.window(node)
-        if src not in self.hoisted:
-            name = self.fresh("windows")
-            self.lines.append(f"{name} = {src}")
-            self.hoisted[src] = name
-        return Val(self.hoisted[src], 2)
-
-    def window(self, node: ast.AST) -> str:
-        """Spell `x[s + a:s + b]` (s the outer range variable) as rows of a sliding window view."""
-        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)
-                and node.slice.step is None and self.outer_range):
-            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is not a slice of a loop-invariant "
-                                "array at the outer range index")
-        var, start, stop, step = self.outer_range
-        low = self._shift(node.slice.lower, var)
-        high = self._shift(node.slice.upper, var)
-        if low is None or high is None:
-            raise NotApplicable(f"line {node.lineno}: slice `{ast.unparse(node.slice)}` is not `{var} + a:{var} + b`")
-        width = high if low == "0" else f"{self.atom(high)} - {self.atom(low)}"
-        first = start if low == "0" else low if start == "0" else f"{self.atom(start)} + {self.atom(low)}"
-        last = stop if low == "0" else f"{self.atom(stop)} + {self.atom(low)}"
-        step_text = "" if step == "1" else f":{step}"
-        first_text = "" if first == "0" else first
-        array = self.as_array(node.value)
-        return f"np.lib.stride_tricks.sliding_window_view({array}, {width})[{first_text}:{last}{step_text}]"
-
-    @staticmethod
-    def _shift(node: ast.AST | None, var: str) -> str | None:
-        """Return the offset c when `node` is `var + c` written as any chain of + and -; else None."""
-        if node is None:
-            return None
-        terms = additive_terms(node, 1)
-        hits = [term for term in terms if isinstance(term[1], ast.Name) and term[1].id == var]
-        if len(hits) != 1 or hits[0][0] != 1:
-            return None
-        rest = [term for term in terms if term is not hits[0]]
-        if any(var in names_loaded(n) for _, n in rest):
-            return None
-        text = ""
-        for sign, n in rest:
-            part = ast.unparse(n)
-            part = part if is_atomic(part) else f"({part})"
-            text += f" {'+' if sign > 0 else '-'} {part}"
-        return "0" if not text else (text[3:] if text.startswith(" + ") else "-" + text[3:])
-
     # statements -------------------------------------------------------------------
     def statements(self, stmts: list[ast.stmt], lists: set[str], appended: dict[str, Val]) -> None:
         """Translate a loop body at the current depth, emitting numpy statements in order."""
@@ -399,6 +243,14 @@ class Translator:
             if isinstance(stmt, ast.Pass):
                 continue
             if self._append(stmt, lists, appended):
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) \
+                    and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts) \
+                    and all(isinstance(e, ast.Name) for e in stmt.targets[0].elts):
+                # `a, b = x, y`: every right-hand side is read before any name is set, as Python does.
+                values = [self.expr(v) for v in stmt.value.elts]
+                for elt, val in zip(stmt.targets[0].elts, values):
+                    self.assign(elt.id, val)
                 continue
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
@@ -428,7 +280,7 @@ class Translator:
             raise NotApplicable(f"`{name}` is set inside the inner loop but does not vary along it")
         target = self.target_name(name)
         self.lines.append(f"{target} = {val.src}")
-        self.env[name] = Val(target, val.depth)
+        self.env[name] = Val(target, val.depth, row=val.row)
         self.carried.discard(name)
 
     def target_name(self, name: str) -> str:
@@ -525,10 +377,21 @@ class Translator:
                     return acc, "min" if isinstance(op, ast.Gt) else "max", self.expr(right)
         return None
 
-    def reduce(self, acc: str, kind: str, term: Val, init: ast.AST | None, init_val: Val | None) -> None:
-        """Emit the statement that replaces a loop's accumulation into `acc` (at depth self.depth)."""
+    def reduce(self, acc: str, kind: str, term: Val, init: ast.AST | None, init_val: Val | None,
+               mask: str | None = None) -> None:
+        """Emit the statement that replaces a loop's accumulation into `acc` (at depth self.depth).
+
+        `mask` marks the entries of a ragged inner range that exist: the others add 0, multiply
+        by 1 or compare as the start value, after the real terms.
+        """
         if term.depth != self.depth + 1:
             raise NotApplicable(f"the term added to `{acc}` does not vary along the loop")
+        if mask is not None:
+            if kind in ("max", "min") and not (init is not None and is_inf(init)):
+                raise NotApplicable(f"`{acc}` takes the {kind} over a ragged range from a start value that is not "
+                                    "±inf")
+            pad = {"sum": "0", "prod": "1"}.get(kind, ast.unparse(init) if init is not None else "0")
+            term = Val(f"np.where({mask}, {term.src}, {pad})", term.depth)
         last = "[-1]" if self.depth == 0 else "[:, -1]"
         where = f"`{acc}`"
         if kind in ("sum", "prod"):
@@ -571,17 +434,18 @@ class Translator:
         saved = {name: self.env.pop(name) for name in accs}
         self.carried |= stored
         self.depth = 2
+        self.mask = None
         self.bind_inner(loop.target, loop.iter)
         found = self.loop_body(loop.body, accs, set(), {})
         for name in stored - set(found):
             self.env.pop(name, None)
             self.dead.add(name)
-        self.depth = 1
+        self.depth, mask, self.mask = 1, self.mask, None
         missing = accs - set(found)
         if missing:
             raise NotApplicable(f"line {loop.lineno}: loop-carried dependency on `{sorted(missing)[0]}`")
         for acc, (kind, term) in found.items():
-            self.reduce(acc, kind, term, self.init_nodes.get(acc), saved[acc])
+            self.reduce(acc, kind, term, self.init_nodes.get(acc), saved[acc], mask)
         self.carried -= stored
 
     def loop_body(self, body: list[ast.stmt], accs: set[str], lists: set[str],

@@ -7,6 +7,7 @@ the new statements into the file with libcst, leaving every other line as it was
 from __future__ import annotations
 
 import ast
+import copy
 import re
 
 import libcst as cst
@@ -26,7 +27,7 @@ from perfloop.tools.change.codemods.hot_function import (
     python_files,
     qualname_of,
 )
-from perfloop.tools.change.codemods.loop_checks import refuse_effects
+from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
     LoopRewrite,
@@ -40,6 +41,7 @@ from perfloop.tools.change.codemods.loops import (
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.translator import Translator
 
+_PURE = PURE_BUILTINS | PURE_REDUCTIONS
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
                  "reads and writes); values outside the target dtype's range raised in the loop, the array copy "
                  "wraps them"]
@@ -102,7 +104,11 @@ def _callees(tree: ast.Module, fn: ast.FunctionDef) -> list[ast.FunctionDef]:
 
 # deciding --------------------------------------------------------------------------
 def rewrite_function(fn: ast.FunctionDef, exact: bool = True) -> FunctionRewrite:
-    """Translate every top-level loop and list-comprehension statement of `fn` that allows it."""
+    """Translate every top-level loop and list-comprehension statement of `fn` that allows it.
+
+    A refusal names the construct it was about (`for` loop, `while` loop, comprehension or
+    generator statement, with its line) and why; the codemod's notes carry it to the audit log.
+    """
     names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn.args)
                                                                       if isinstance(a, ast.arg)}
     result = FunctionRewrite()
@@ -110,18 +116,108 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True) -> FunctionRewrite
         try:
             if isinstance(stmt, ast.For):
                 rewrite, inexact = _loop(fn.body, k, names, exact)
+            elif isinstance(stmt, ast.While):
+                rewrite, inexact = _while(fn.body, k, names, exact)
             elif isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) \
-                    and any(isinstance(n, ast.ListComp) for n in ast.walk(stmt)):
+                    and any(isinstance(n, (ast.ListComp, ast.GeneratorExp)) for n in ast.walk(stmt)):
                 rewrite, inexact = _comprehension(stmt, k, names, exact)
             else:
                 continue
         except NotApplicable as error:
-            result.refusals.append(str(error))
+            result.refusals.append(f"{construct(stmt)}: {error}")
             continue
         result.rewrites.append(rewrite)
         result.inexact += inexact
         names |= {line.split(" = ")[0] for line in rewrite.lines}
     return result
+
+
+def construct(stmt: ast.stmt) -> str:
+    """Name the kind of statement a refusal is about, as a reader finds it in the file."""
+    if isinstance(stmt, ast.For):
+        return f"`for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}` loop"
+    if isinstance(stmt, ast.While):
+        return f"`while {ast.unparse(stmt.test)}` loop"
+    kind = "comprehension" if any(isinstance(n, ast.ListComp) for n in ast.walk(stmt)) else "generator"
+    return f"{kind} statement"
+
+
+def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
+    """A counting `while` loop is the `for` loop over the range it counts through: translate that.
+
+    The form: a counter set before the loop (`i = start`), the test `i < stop` (or `<=`,
+    or `i + c <= stop`), and `i += step` as the body's last statement, with step a positive
+    constant; nothing else in the body sets the counter, and stop and step do not change
+    in the loop. The counter's start statement goes when nothing else reads it.
+    """
+    loop = body[k]
+    where = f"line {loop.lineno}"
+    if loop.orelse:
+        raise NotApplicable(f"{where}: while/else is not vectorised")
+    last = loop.body[-1] if loop.body else None
+    if not (isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and isinstance(last.target, ast.Name)):
+        raise NotApplicable(f"{where}: the loop's last statement is not `counter += step`, so it is not a counting "
+                            "loop")
+    counter, step = last.target.id, last.value
+    if not (is_number_literal(step) and ast.literal_eval(step) > 0) and names_loaded(step) & names_stored(loop.body):
+        raise NotApplicable(f"{where}: the step `{ast.unparse(step)}` changes inside the loop")
+    if is_number_literal(step) and ast.literal_eval(step) <= 0:
+        raise NotApplicable(f"{where}: the counter `{counter}` does not count up")
+    if counter in names_stored(loop.body[:-1]):
+        raise NotApplicable(f"{where}: `{counter}` is also set inside the loop, not only counted")
+    stop = _while_stop(loop.test, counter)
+    if stop is None:
+        raise NotApplicable(f"{where}: the test `{ast.unparse(loop.test)}` is not `{counter} < stop`, "
+                            f"`{counter} <= stop` or `{counter} + c <= stop`")
+    if names_loaded(stop) & names_stored(loop.body):
+        raise NotApplicable(f"{where}: the bound `{ast.unparse(stop)}` changes inside the loop")
+    init = _counter_start(body[:k], counter)
+    if init is None:
+        raise NotApplicable(f"{where}: no `{counter} = start` before the loop, with nothing between that reads it")
+    j, start = init
+    after = set().union(*(names_loaded(s) for s in body[k + 1:])) if body[k + 1:] else set()
+    if counter in after:
+        raise NotApplicable(f"{where}: `{counter}` is read after the loop, where it holds the first value past "
+                            "the bound")
+    rng = ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[start, stop, step], keywords=[])
+    loop_for = ast.copy_location(ast.For(target=ast.Name(id=counter, ctx=ast.Store()), iter=rng,
+                                         body=loop.body[:-1], orelse=[], type_comment=None), loop)
+    ast.fix_missing_locations(loop_for)
+    if is_gather(loop_for):
+        raise NotApplicable(f"{where}: a `while` loop that writes subscripts is not vectorised")
+    rewrite, inexact = _loop([*body[:k], loop_for, *body[k + 1:]], k, names, exact)
+    rewrite.remove = sorted({*rewrite.remove, j})
+    rewrite.rule = f"counting while loop, {rewrite.rule}"
+    return rewrite, inexact
+
+
+def _while_stop(test: ast.AST, counter: str) -> ast.AST | None:
+    """The exclusive stop of `counter < E`, `counter <= E` or `counter + c <= E` (c a constant or invariant)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
+        return None
+    left, right = test.left, test.comparators[0]
+    offset: ast.AST | None = None
+    if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add) and isinstance(left.left, ast.Name) \
+            and left.left.id == counter and counter not in names_loaded(left.right):
+        offset, left = left.right, left.left
+    if not (isinstance(left, ast.Name) and left.id == counter) or counter in names_loaded(right):
+        return None
+    stop = right if offset is None else ast.BinOp(left=right, op=ast.Sub(), right=offset)
+    if isinstance(test.ops[0], ast.LtE):
+        stop = ast.BinOp(left=stop, op=ast.Add(), right=ast.Constant(1))
+    return ast.fix_missing_locations(ast.copy_location(stop, test))
+
+
+def _counter_start(before: list[ast.stmt], counter: str) -> tuple[int, ast.AST] | None:
+    """(index, value) of the last `counter = value` before the loop, when nothing after it reads the counter."""
+    for j in range(len(before) - 1, -1, -1):
+        stmt = before[j]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id == counter:
+            return j, stmt.value
+        if counter in names_loaded(stmt) | names_stored([stmt]):
+            return None
+    return None
 
 
 def _float_context(nodes: list[ast.AST]) -> bool:
@@ -157,7 +253,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
         between = body[inits[name][0] + 1:k]
         if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
-    refuse_effects(loop, lists)
+    refuse_effects(loop, lists, pure_calls=_PURE, tolist=True)
     t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
@@ -227,10 +323,22 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tupl
     t = Translator(names, exact, _float_context([stmt]))
 
     class Replace(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            # sum/min/max/sorted of a generator at the function's top level: one axis, reduced away.
+            arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
+            if dotted(node.func) not in ("sum", "min", "max", "sorted", "statistics.median") \
+                    or not isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
+                return self.generic_visit(node)
+            refuse_effects(node, set(), pure_calls=_PURE, tolist=True)
+            t.env, t.carried, t.depth = {}, set(), 0
+            value = t.row_call(node, dotted(node.func))
+            t.depth = 1
+            return ast.parse(value.src, mode="eval").body
+
         def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
             if len(node.generators) != 1 or node.generators[0].is_async:
                 raise NotApplicable(f"line {node.lineno}: comprehensions with several `for` are not vectorised")
-            refuse_effects(node, set())
+            refuse_effects(node, set(), pure_calls=_PURE, tolist=True)
             gen = node.generators[0]
             t.env = {}
             t.carried = names_stored([gen.target])
@@ -244,7 +352,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tupl
                 src = f"{src}[{mask.src}]"
             return ast.parse(f"{src}.tolist()", mode="eval").body
 
-    new_stmt = Replace().visit(ast.parse(ast.unparse(stmt)).body[0])
+    new_stmt = Replace().visit(copy.deepcopy(stmt))
     t.lines.append(ast.unparse(new_stmt))
     return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule="comprehension", notes=t.notes), t.inexact
 

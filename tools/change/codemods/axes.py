@@ -1,0 +1,423 @@
+"""How a loop's axes are bound: loop headers, rows of loop values, reductions and sorts of a row.
+
+`AxisRules` is the half of `translator.Translator` that decides what each loop axis is:
+the outer loop's values (ranges, zips, enumerates, tuple columns, `x.tolist()`), an
+inner loop's (fixed ranges, ragged ranges with a mask, rows of the outer values, sliding
+windows), and calls that open an axis of their own and close it again (`sum`, `min`,
+`max`, `sorted`, `statistics.median` and `len` of a row or a generator). It reads the
+bindings the Translator owns (`env`, `depth`, `hoists`, `mask`) and its expression
+translation (`expr`); it holds no state of its own.
+"""
+from __future__ import annotations
+
+import ast
+
+from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.loops import Val, additive_terms, dotted, is_atomic, names_loaded, names_stored
+
+ROW_CALLS = {"sum", "min", "max", "sorted", "len", "statistics.median"}
+"""Calls the translator reads as one more axis, reduced or sorted away."""
+
+
+def is_tolist(node: ast.AST) -> bool:
+    """`x.tolist()`: a copy of x as Python numbers, which numpy reads as the same values."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
+        and not node.args and not node.keywords
+
+
+class AxisRules:
+    """Loop headers and row axes of one loop's translation (mixed into `Translator`)."""
+
+    def raw(self, node: ast.AST) -> Val | None:
+        """The unrendered value of a loop value named by `node` (its array: loop axis first), else None."""
+        if isinstance(node, ast.Name) and node.id in self.env and self.env[node.id].depth == 1:
+            return self.env[node.id]
+        return None
+
+    def row_of(self, node: ast.AST) -> Val | None:
+        """`node` as a row per outer element (a loop value iterated, or a row-valued result), else None."""
+        raw = self.raw(node)
+        if raw is not None:
+            return raw
+        if self.depth == 1 and not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+            val = self.expr(node)
+            if val.row:
+                return val
+        return None
+
+    def chained_subscript(self, node: ast.Subscript) -> Val | None:
+        """`table[i][k]` of a fixed nested list: one index per axis, `table_arr[i, k]` (None: not that form)."""
+        indices, base = [], node
+        while isinstance(base, ast.Subscript):
+            if isinstance(base.slice, (ast.Slice, ast.Tuple)):
+                return None
+            indices.insert(0, base.slice)
+            base = base.value
+        if not self.invariant(base) or all(self.invariant(i) for i in indices):
+            return None
+        vals = [self.index(i) for i in indices]
+        return Val(f"{self.as_array(base)}[{', '.join(v.src for v in vals)}]", max(v.depth for v in vals))
+
+    def index(self, node: ast.AST) -> Val:
+        """A subscript's index: read as float64 in a float loop, it is cast back (exact: list indices are ints)."""
+        val = self.expr(node)
+        if val.depth and self.float_ctx:
+            return Val(f"{self.atom(val.src)}.astype(np.int64)", val.depth)
+        return val
+
+    def row_subscript(self, node: ast.Subscript, row: Val) -> Val:
+        """`row[k]`, `row[a:b]` of a loop value that is a row: index its trailing axis (`arr[:, k]`)."""
+        if isinstance(node.slice, ast.Slice):
+            parts = [node.slice.lower, node.slice.upper, node.slice.step]
+            if any(p is not None and self.expr(p).depth for p in parts):
+                raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` slices each row differently")
+            return Val(f"{self.atom(row.src)}[:, {ast.unparse(node.slice)}]", 1, row=True)
+        if isinstance(node.slice, ast.Tuple) or (isinstance(node.slice, ast.Constant)
+                                                 and not isinstance(node.slice.value, int)):
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` reads a field or a tuple index of "
+                                "each element; only rows of numbers are indexed")
+        index = self.expr(node.slice)
+        if index.depth == 1:
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` reads each row at its own index")
+        return Val(f"{self.atom(row.src)}[:, {index.src}]", max(1, index.depth))
+
+    def row_call(self, node: ast.Call, name: str) -> Val | None:
+        """sum/min/max/sorted/len/statistics.median of a row, a generator or a comprehension.
+
+        Each opens one more loop axis (the row's), reduces or sorts it away and returns a value
+        of the enclosing axis; None when the argument does not vary with the loop (Python
+        computes it as it was). `sum` adds left to right from 0 (`np.cumsum` over the terms
+        with a leading 0), so results are the loop's bit for bit; `sorted` is a stable sort.
+        """
+        arg = node.args[0]
+        if self.depth > 0 and self.invariant(arg):
+            return None
+        inner = {n for n, v in self.env.items() if v.depth == 2}
+        if self.depth == 2 and not names_loaded(arg) & inner:
+            # A reduction of the outer element's own row, written inside an inner loop: computed
+            # once per outer element, read broadcast along the inner axis.
+            self.depth = 1
+            try:
+                value = self.row_call(node, name)
+            finally:
+                self.depth = 2
+            return Val(self.render(value), value.depth) if value is not None else None
+        if name == "len":
+            row = self.row_of(arg)
+            if row is None and self.depth == 1:
+                val = self.expr(arg)
+                row = val if val.depth == 1 else None
+            # shape[1], not shape[-1]: a 1-D array (numbers or strings, where len() means something
+            # else or raised) fails loudly instead of giving the loop's length.
+            return Val(f"{self.atom(row.src)}.shape[1]", 0) if row is not None else None
+        if self.depth == 2 or (self.depth == 0 and not isinstance(arg, (ast.GeneratorExp, ast.ListComp))):
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` nests a reduction inside an inner "
+                                "loop (one inner axis is vectorised)")
+        term, mask = self.axis_values(arg, node)
+        if term.depth != self.depth + 1:
+            raise NotApplicable(f"line {node.lineno}: the values `{ast.unparse(node)}` reads do not vary along "
+                                "its own loop")
+        if name == "sorted" or name == "statistics.median":
+            if mask is not None:
+                raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` sorts a filtered or ragged row")
+            self.notes.append(f"{name}() → np.sort(kind='stable'): the same order for equal values; rows holding "
+                              "NaN are ordered differently (sorted() leaves them where comparisons put them)")
+            if name == "sorted":
+                return self.at_depth(f"np.sort({term.src}, axis=-1, kind='stable')", row=True)
+            return self.at_depth(f"np.median({term.src}, axis=-1)")
+        if name == "sum":
+            terms = term.src if mask is None else f"np.where({mask}, {term.src}, 0)"
+            # (0 + t0) + t1 + ...: the leading 0 makes an empty row 0 and -0.0 terms +0.0, as sum() does.
+            return self.at_depth(f"np.cumsum(np.insert({terms}, 0, 0, axis=-1), axis=-1)[..., -1]")
+        if mask is not None:
+            raise NotApplicable(f"line {node.lineno}: {name}() of a filtered or ragged row")
+        self.notes.append(f"{name}() → np.{name}: a row holding NaN gives NaN (Python's {name}() depends on where "
+                          "the NaN is)")
+        return self.at_depth(f"np.{name}({term.src}, axis=-1)")
+
+    def at_depth(self, src: str, row: bool = False) -> Val:
+        """A value of the enclosing axis: a Python scalar at the function's top level (as sum() returns)."""
+        if self.depth == 0:
+            return Val(f"{self.atom(src)}.tolist()" if row else f"{self.atom(src)}.item()", 0)
+        return Val(src, self.depth, row=row)
+
+    def axis_values(self, arg: ast.AST, node: ast.AST) -> tuple[Val, str | None]:
+        """The values a row call reads, one axis deeper, and the mask of entries that exist (None: all)."""
+        if not isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
+            row = self.row_of(arg)
+            if row is None:
+                raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` reads `{ast.unparse(arg)}`, "
+                                    "which is not a row of the loop's values")
+            return Val(row.src, self.depth + 1), None
+        gen = arg.generators[0] if len(arg.generators) == 1 else None
+        if gen is None or gen.is_async:
+            raise NotApplicable(f"line {node.lineno}: a generator with several `for` is not vectorised")
+        own = names_stored([gen.target])
+        saved = (dict(self.env), self.depth, self.mask, set(self.carried), set(self.dead))
+        for name in own:
+            self.env.pop(name, None)
+        self.carried -= own
+        self.dead -= own
+        try:
+            if self.depth == 0:
+                self.depth = 1
+                self.bind_outer(gen.target, gen.iter)
+            else:
+                self.depth = 2
+                self.mask = None
+                self.bind_inner(gen.target, gen.iter)
+            term = self.expr(arg.elt)
+            masks = [m for m in [self.mask] if m] + [self.expr(c).src for c in gen.ifs]
+            mask = masks[0] if len(masks) == 1 else self.combine("np.logical_and", [Val(m, 1) for m in masks]).src \
+                if masks else None
+        finally:
+            self.env, depth, self.mask, self.carried, self.dead = saved
+            self.depth = depth
+        return term, mask
+
+    def bind_outer(self, target: ast.AST, iterable: ast.AST) -> None:
+        """Bind the loop target(s) of a depth-1 loop or comprehension to 1-D arrays."""
+        call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
+        name = dotted(call.func) if call else ""
+        if name == "range" and isinstance(target, ast.Name):
+            bounds = [ast.unparse(a) for a in call.args]
+            if names_loaded(call) & (set(self.env) | self.carried):
+                raise NotApplicable(f"line {iterable.lineno}: the range depends on the loop")
+            start, stop, step = (["0"] + bounds + ["1"])[:3] if len(bounds) == 1 else (bounds + ["1"])[:3]
+            # The loop variable's name now holds every index; nothing reads it after the loop.
+            self.hoists.append((target.id, f"np.arange({', '.join(bounds)})"))
+            self.env[target.id] = Val(target.id, 1)
+            self.outer_range = (target.id, start, stop, step)
+            return
+        if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and len(call.args) == 1 and all(isinstance(e, ast.Name) for e in target.elts):
+            array = self.as_array(call.args[0])
+            index = target.elts[0].id
+            self.hoists.append((index, f"np.arange(len({array}))"))
+            self.env[index] = Val(index, 1)
+            self.env[target.elts[1].id] = Val(array, 1)
+            return
+        if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
+                and all(isinstance(e, ast.Name) for e in target.elts):
+            arrays = [self.as_array(arg) for arg in call.args]
+            if len(arrays) > 1:
+                # zip stops at the shortest; numpy would broadcast a length-1 array instead.
+                common = self.fresh("common")
+                self.hoists.append((common, f"min({', '.join(f'len({a})' for a in arrays)})"))
+                arrays = [f"{a}[:{common}]" for a in arrays]
+            for elt, array in zip(target.elts, arrays):
+                self.env[elt.id] = Val(array, 1)
+            return
+        if isinstance(target, ast.Name) and (not call or is_tolist(iterable)):
+            self.env[target.id] = Val(self.as_array(iterable), 1)
+            return
+        if isinstance(target, ast.Tuple) and target.elts and all(isinstance(e, ast.Name) for e in target.elts) \
+                and not call:
+            self.bind_columns(target, iterable)
+            return
+        raise NotApplicable(f"line {iterable.lineno}: loop over `{ast.unparse(iterable)}` with target "
+                            f"`{ast.unparse(target)}` is not a form the vectoriser knows")
+
+    def bind_columns(self, target: ast.Tuple, iterable: ast.AST) -> None:
+        """`for a, b in pairs`: each position of the tuples is a column array, read with its own dtype.
+
+        `zip(*pairs, strict=True)` unpacks like the loop did (a tuple of another length
+        raises); each column keeps its element type (ints stay ints), so `float()` of one
+        converts explicitly. An empty `pairs` raises where the loop did nothing: the
+        rewrite's notes say so.
+        """
+        text = ast.unparse(iterable)
+        if names_loaded(iterable) & (set(self.env) | self.carried):
+            raise NotApplicable(f"line {iterable.lineno}: `{text}` changes inside the loop")
+        columns = [self.fresh(f"{elt.id}_col") for elt in target.elts]
+        self.hoists.append((", ".join(columns) + ("," if len(columns) == 1 else ""),
+                            f"zip(*{text}, strict=True)"))
+        for elt, column in zip(target.elts, columns):
+            name = self.fresh(f"{elt.id}_arr")
+            self.hoists.append((name, f"np.asarray({column})"))
+            self.env[elt.id] = Val(name, 1)
+        names = ", ".join(elt.id for elt in target.elts)
+        self.notes.append(f"`for {names} in {text}` reads columns with zip(*{text}): "
+                          f"assumes {text} is never empty")
+
+    def row_comprehension(self, node: ast.ListComp) -> Val:
+        """`[f(v) for v in row]` over a loop value's row: `f` of the whole row, one axis deeper.
+
+        The row's elements live on a trailing axis, so the outer loop's numbers read in `f`
+        broadcast as `x[:, None]`, like an inner loop's; an `if` filter would make the rows
+        ragged and is refused.
+        """
+        gen = node.generators[0] if len(node.generators) == 1 else None
+        if gen is None or gen.ifs or gen.is_async:
+            raise NotApplicable(f"line {node.lineno}: only `[f(v) for v in row]` comprehensions (one `for`, "
+                                "no `if`) of a loop value are vectorised")
+        own = {n.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
+               for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+        called = {dotted(c.func).split(".")[0] for c in ast.walk(node.elt) if isinstance(c, ast.Call)}
+        if not names_loaded(node.elt) - own - called and self.row_of(gen.iter) is not None:
+            # Element-wise on the row alone (nested comprehensions too): the row's whole array, as it is.
+            saved = self.env.get(gen.target.id) if isinstance(gen.target, ast.Name) else None
+            if not isinstance(gen.target, ast.Name):
+                raise NotApplicable(f"line {node.lineno}: the comprehension unpacks `{ast.unparse(gen.target)}`")
+            self.env[gen.target.id] = Val(self.row_of(gen.iter).src, 1)
+            try:
+                value = self.expr(node.elt)
+            finally:
+                if saved is None:
+                    self.env.pop(gen.target.id, None)
+                else:
+                    self.env[gen.target.id] = saved
+            if value.depth != 1:
+                raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary along the row")
+            return Val(value.src, 1, row=True)
+        value, mask = self.axis_values(node, node)
+        if mask is not None:
+            raise NotApplicable(f"line {node.lineno}: the comprehension walks a ragged range; its rows would differ "
+                                "in length")
+        if value.depth != 2:
+            raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary along the row")
+        return Val(value.src, 1, row=True)
+
+    def bind_inner(self, target: ast.AST, iterable: ast.AST) -> None:
+        """Bind the target(s) of an inner reduction loop to values along the last axis."""
+        call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
+        name = dotted(call.func) if call else ""
+        if name == "range" and isinstance(target, ast.Name):
+            if len(call.args) == 1 and self.expr(call.args[0]).depth == 0:
+                self.env[target.id] = Val(f"np.arange({self.expr(call.args[0]).src})", 2)
+                return
+            if len(call.args) == 2:
+                width = self._offset(call.args[0], call.args[1])
+                if width is not None:
+                    low = self.expr(call.args[0])
+                    self.env[target.id] = Val(f"{self.atom(low.src)} + np.arange({width})", 2)
+                    return
+                self.ragged_range(target.id, call)
+                return
+        if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and len(call.args) == 1 and all(isinstance(e, ast.Name) for e in target.elts):
+            values = self.inner_values(call.args[0])
+            self.env[target.elts[0].id] = Val(f"np.arange({self.atom(values.src)}.shape[-1])", 2)  # inner axis: last
+            self.env[target.elts[1].id] = values
+            return
+        if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
+                and all(isinstance(e, ast.Name) for e in target.elts):
+            values = [self.window_value(arg) if self._is_window(arg) else self.inner_values(arg) for arg in call.args]
+            if len(values) > 1 and not all(self._is_window(arg) for arg in call.args):
+                # zip stops at the shortest; numpy would broadcast a length-1 row instead.
+                common = self.fresh("common")
+                self.lines.append(f"{common} = min({', '.join(f'{self.atom(v.src)}.shape[-1]' for v in values)})")
+                values = [Val(f"{self.atom(v.src)}[..., :{common}]", 2) for v in values]
+            for elt, value in zip(target.elts, values):
+                self.env[elt.id] = value
+            return
+        if isinstance(target, ast.Name) and not call:
+            if self._is_window(iterable):
+                self.env[target.id] = self.window_value(iterable)
+                return
+            self.env[target.id] = self.inner_values(iterable)
+            return
+        raise NotApplicable(f"line {iterable.lineno}: inner loop over `{ast.unparse(iterable)}` is not a "
+                            "range, a row, a window slice of the outer index or a fixed array")
+
+    def _is_window(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and self.raw(node.value) is None \
+            and bool(names_loaded(node.slice) & set(self.env))
+
+    def inner_values(self, node: ast.AST) -> Val:
+        """The elements an inner loop walks: an outer value's row, or an array the same for every element."""
+        row = self.raw(node)
+        if row is None and not names_loaded(node) & (set(self.env) | self.carried | self.dead):
+            return Val(self.as_array(node), 2)
+        if row is None:
+            saved, self.depth = self.depth, 1
+            try:
+                val = self.expr(node)
+            finally:
+                self.depth = saved
+            if not val.row:
+                raise NotApplicable(f"line {node.lineno}: inner loop over `{ast.unparse(node)}`, which is neither "
+                                    "a row of the loop's values nor the same array for every element")
+            row = val
+        return Val(row.src, 2)
+
+    def ragged_range(self, var: str, call: ast.Call) -> None:
+        """`range(lo, hi)` with bounds that vary along the outer loop: padded to the widest, with a mask.
+
+        Padded entries read index 0 and never reach a result: reductions add 0 (or multiply by 1)
+        in their place, after the real terms, so sums keep the loop's order.
+        """
+        saved, self.depth = self.depth, 1
+        try:
+            low, high = self.expr(call.args[0]), self.expr(call.args[1])
+        finally:
+            self.depth = saved
+        if max(low.depth, high.depth) != 1 or low.row or high.row:
+            raise NotApplicable(f"line {call.lineno}: inner `{ast.unparse(call)}` is neither fixed nor bounded by "
+                                "numbers of the outer loop")
+        lo, hi, width, steps = self.fresh(f"{var}_lo"), self.fresh(f"{var}_hi"), self.fresh(f"{var}_width"), \
+            self.fresh(f"{var}_steps")
+        # range() takes ints only, so bounds read as float64 hold whole numbers: the cast is exact.
+        # At least one column, so a reduction over all-empty ranges still has its start value.
+        self.lines += [f"{lo} = np.broadcast_arrays(np.asarray({low.src}), np.asarray({high.src}))[0].astype(np.int64)",
+                       f"{hi} = np.broadcast_arrays(np.asarray({high.src}), {lo})[0].astype(np.int64)",
+                       f"{width} = int(np.maximum({hi} - {lo}, 0).max(initial=1))",
+                       f"{steps} = {lo}[:, None] + np.arange({width})"]
+        self.mask = f"({steps} < {hi}[:, None])"
+        self.env[var] = Val(f"np.where({self.mask}, {steps}, 0)", 2)
+        self.notes.append(f"ragged inner range `{ast.unparse(call)}`: rows padded to the widest with index 0, "
+                          "masked out of the reduction")
+
+    def _offset(self, low: ast.AST, high: ast.AST) -> str | None:
+        """Return the source of `high - low` when high is written `low + w`, else None."""
+        if isinstance(high, ast.BinOp) and isinstance(high.op, ast.Add) \
+                and ast.dump(high.left) == ast.dump(low) and self.expr(high.right).depth == 0:
+            return ast.unparse(high.right)
+        return None
+
+    def window_value(self, node: ast.AST) -> Val:
+        """Name the windows once (a view, no copy) so every use reads the same rows."""
+        src = self.window(node)
+        if src not in self.hoisted:
+            name = self.fresh("windows")
+            self.lines.append(f"{name} = {src}")
+            self.hoisted[src] = name
+        return Val(self.hoisted[src], 2)
+
+    def window(self, node: ast.AST) -> str:
+        """Spell `x[s + a:s + b]` (s the outer range variable) as rows of a sliding window view."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)
+                and node.slice.step is None and self.outer_range):
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is not a slice of a loop-invariant "
+                                "array at the outer range index")
+        var, start, stop, step = self.outer_range
+        low = self._shift(node.slice.lower, var)
+        high = self._shift(node.slice.upper, var)
+        if low is None or high is None:
+            raise NotApplicable(f"line {node.lineno}: slice `{ast.unparse(node.slice)}` is not `{var} + a:{var} + b`")
+        width = high if low == "0" else f"{self.atom(high)} - {self.atom(low)}"
+        first = start if low == "0" else low if start == "0" else f"{self.atom(start)} + {self.atom(low)}"
+        last = stop if low == "0" else f"{self.atom(stop)} + {self.atom(low)}"
+        step_text = "" if step == "1" else f":{step}"
+        first_text = "" if first == "0" else first
+        array = self.as_array(node.value)
+        return f"np.lib.stride_tricks.sliding_window_view({array}, {width})[{first_text}:{last}{step_text}]"
+
+    @staticmethod
+    def _shift(node: ast.AST | None, var: str) -> str | None:
+        """Return the offset c when `node` is `var + c` written as any chain of + and -; else None."""
+        if node is None:
+            return None
+        terms = additive_terms(node, 1)
+        hits = [term for term in terms if isinstance(term[1], ast.Name) and term[1].id == var]
+        if len(hits) != 1 or hits[0][0] != 1:
+            return None
+        rest = [term for term in terms if term is not hits[0]]
+        if any(var in names_loaded(n) for _, n in rest):
+            return None
+        text = ""
+        for sign, n in rest:
+            part = ast.unparse(n)
+            part = part if is_atomic(part) else f"({part})"
+            text += f" {'+' if sign > 0 else '-'} {part}"
+        return "0" if not text else (text[3:] if text.startswith(" + ") else "-" + text[3:])
