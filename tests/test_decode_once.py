@@ -130,22 +130,17 @@ def test_literal_eval_records_decode_once(tmp_path):
 
 
 REFUSED = {
-    "the decoded `record` itself is used": '''
-        def __getitem__(self, i):
-            record = json.loads(self.lines[i])
-            return record
-    ''',
-    "may keep or change a decoded value": '''
+    "changes or calls into a decoded value": '''
         def __getitem__(self, i):
             record = json.loads(self.lines[i])
             record["history"].append(0)
             return torch.tensor(record["history"])
     ''',
-    "may keep or change a decoded value ": '''
+    "changes or calls into a decoded value ": '''
         def __getitem__(self, i):
             record = json.loads(self.lines[i])
-            history = record["history"]
-            return torch.tensor(history)
+            record["clicked"] = 1 - record["clicked"]
+            return torch.tensor(record["history"])
     ''',
     "decodes no `self.<attr>[i]`": '''
         def __getitem__(self, i):
@@ -161,6 +156,53 @@ def test_records_that_could_change_after_decoding_are_refused(tmp_path, reason):
     with pytest.raises(NotApplicable, match=reason.strip().replace("`", ".").replace("<", ".").replace(">", ".")
                        .replace("[", ".").replace("]", ".")):
         rewrite(tmp_path, source)
+
+
+HANDED_OUT = {
+    # The issue's record: features converted, the int label handed out as it is.
+    "label in a tuple": '''
+        def __getitem__(self, i):
+            rec = json.loads(self.lines[i])
+            x = torch.tensor(rec["dense"], dtype=torch.float32)
+            x = (x - x.mean()) / (x.std() + 1e-6)
+            return x, rec["label_list"], rec["clicked"]
+    ''',
+    "kept in a variable": '''
+        def __getitem__(self, i):
+            record = json.loads(self.lines[i])
+            history = record["history"]
+            return torch.tensor(history), history
+    ''',
+    "the whole record": '''
+        def __getitem__(self, i):
+            record = json.loads(self.lines[i])
+            return record
+    ''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(HANDED_OUT))
+def test_values_handed_out_as_they_are_are_copied_so_epochs_stay_independent(tmp_path, name):
+    source = dataset_source(textwrap.dedent(HANDED_OUT[name]))
+    result = rewrite(tmp_path, source)
+    new_text = result.files["data.py"]
+    assert "copy.deepcopy(" in new_text and "\nimport copy\n" in new_text
+    assert "deepcopy" in " ".join(result.notes)
+    raw = [line[:-1] + ', "label_list": [1, 2]}' for line in lines()]
+    old, new = load(source)["Clicks"](raw, 0.5), load(new_text)["Clicks"](raw, 0.5)
+
+    def spoil(sample):  # what a careless caller might do to what it was handed
+        for leaf in (sample.values() if isinstance(sample, dict) else sample if isinstance(sample, tuple) else []):
+            if isinstance(leaf, list):
+                leaf.append(-1)
+        if isinstance(sample, dict):
+            sample["clicked"] = "changed"
+
+    for epoch in range(3):
+        for i in range(len(old)):
+            a, b = old[i], new[i]
+            assert repr(a) == repr(b), (epoch, i)
+            spoil(a), spoil(b)
 
 
 def test_records_reassigned_after_init_are_refused(tmp_path):

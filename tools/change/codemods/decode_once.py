@@ -10,23 +10,31 @@ is set, and `__getitem__` indexes the decoded list instead:
                                                      +                          for k in range(len(self.lines))]
     record = json.loads(self.lines[i])               ->  record = self._decoded_lines[i]
 
-It is exact only when nothing changes a decoded record after it is handed out (a cached
-record is the same object on every epoch), so it is refused unless:
-- the decoder is a pure text decoder (`json.loads`, `orjson.loads`, `ujson.loads`,
-  `ast.literal_eval`) of `self.<attr>[<the index parameter>]`;
-- `self.<attr>` is set once, in `__init__`, and only read by subscripts elsewhere;
-- the decoded record is only read: `record[key]` (nested keys too) as an argument of a
-  copying or converting call (`np.asarray`, `torch.tensor`, `float`, `int`, `len`, ...),
-  inside a list or tuple literal given to one, in arithmetic or comparisons, or as what a
-  comprehension or `for` loop iterates whose body calls no methods on the values.
-The decoding moves to start-up (verification judges start-up with steady state) and every
-decoded record is held in memory, in each DataLoader worker (the notes say so).
+A cached record is the same object on every epoch, where the old code made a fresh one
+per access. The rewrite keeps that by construction:
+- a value only *read* (`record[key]`, nested keys too, as an argument of a copying or
+  converting call such as `np.asarray`, `torch.tensor`, `float`, `int`, `len`; inside a list
+  or tuple literal given to one; in arithmetic or comparisons; iterated by a comprehension or
+  a `for` loop that calls no methods on it) is read from the cache as it is;
+- a value that *leaves* the record as it is (returned, kept in a variable, put in a dict or
+  tuple: `(features, record["label"])`, `history = record["history"]`, `return record`) is
+  handed out as `copy.deepcopy(...)` of the cached one: ints, floats and strings come back as
+  themselves (deepcopy returns atoms unchanged), lists and dicts as fresh copies, as the
+  decoder made them, so a change made to them later never reaches the next epoch;
+- a value changed *in place through the record* (`record["history"].append(0)`,
+  `record["x"] = ...`) is refused, with the line.
+Also required: the decoder is a pure text decoder (`json.loads`, `orjson.loads`,
+`ujson.loads`, `ast.literal_eval`) of `self.<attr>[<the index parameter>]`, and `self.<attr>`
+is set once, in `__init__`, and only read by subscripts elsewhere. The decoding moves to
+start-up (verification judges start-up with steady state) and every decoded record is held
+in memory, in each DataLoader worker (the notes say so).
 """
 from __future__ import annotations
 
 import ast
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.hot_function import load_hot_function
@@ -49,11 +57,12 @@ def cache_decoded_records(ctx: CodemodContext) -> CodemodResult:
     decode, record, attr, decoder = _decode_statement(getitem, index)
     where = f"{cls.name}.__getitem__ ({file}:{decode.lineno})"
     set_at = _only_set_in_init(cls, init, attr)
-    _record_only_read(getitem, decode, record, where)
+    escapes = _escaping_values(getitem, decode, record, where)
     cache = f"_decoded_{attr}"
     if any(isinstance(n, ast.Attribute) and n.attr == cache for n in ast.walk(cls)):
         raise NotApplicable(f"{cls.name} already has an attribute {cache}")
-    new_text = _splice(text, cls, set_at, decode, attr, cache, decoder)
+    new_text = _splice(text, cls, set_at, decode, attr, cache, decoder, escapes)
+    copied = [f"`{ast.unparse(node)}` (line {node.lineno})" for node in escapes]
     return CodemodResult(
         files={file: new_text},
         summary=f"decode self.{attr} once in {cls.name}.__init__ ({file}:{init.lineno}); __getitem__ reads "
@@ -62,8 +71,9 @@ def cache_decoded_records(ctx: CodemodContext) -> CodemodResult:
         location=f"{file}:{decode.lineno}",
         notes=[f"every decoded record of self.{attr} is held in memory (in each DataLoader worker)",
                "decoding moves to start-up: verification judges it with steady state",
-               "exact only because the decoded record is never changed after it is handed out (checked: read "
-               "only by subscripts into copying calls, arithmetic or loops)"],
+               "exact because a cached record is never changed: values only read stay as they are; "
+               + (f"values handed out as they are get copy.deepcopy (a fresh copy, as the decoder made): "
+                  f"{', '.join(copied)}" if copied else "no value is handed out as it is")],
     )
 
 
@@ -115,9 +125,10 @@ def _only_set_in_init(cls: ast.ClassDef, init: ast.FunctionDef, attr: str) -> as
     return sets[0]
 
 
-def _record_only_read(getitem: ast.FunctionDef, decode: ast.Assign, record: str, where: str) -> None:
-    """Refuse unless every use of `record` reads a value from it that nothing keeps or changes."""
+def _escaping_values(getitem: ast.FunctionDef, decode: ast.Assign, record: str, where: str) -> list[ast.AST]:
+    """The uses of `record` that hand a decoded value out as it is (to copy); refuse changes made through it."""
     parents = {id(child): node for node in ast.walk(getitem) for child in ast.iter_child_nodes(node)}
+    escapes = []
     for node in ast.walk(getitem):
         if not (isinstance(node, ast.Name) and node.id == record) or node is decode.targets[0]:
             continue
@@ -126,13 +137,15 @@ def _record_only_read(getitem: ast.FunctionDef, decode: ast.Assign, record: str,
         top = node
         while isinstance(parents.get(id(top)), ast.Subscript) and parents[id(top)].value is top:
             top = parents[id(top)]
-        if top is node:
-            raise NotApplicable(f"{where}: the decoded `{record}` itself is used (line {node.lineno}); only its "
-                                "values may be read")
-        if not _read_only_use(top, parents):
-            parent = parents.get(id(top))
-            raise NotApplicable(f"{where}: `{ast.unparse(parent) if parent else ast.unparse(top)}` (line "
-                                f"{node.lineno}) may keep or change a decoded value")
+        parent = parents.get(id(top))
+        if isinstance(getattr(top, "ctx", None), (ast.Store, ast.Del)) or isinstance(parent, ast.Attribute):
+            text = ast.unparse(parent if isinstance(parent, ast.Attribute) else top)
+            raise NotApplicable(f"{where}: `{text}` (line {node.lineno}) changes or calls into a decoded value; "
+                                "a cached record would carry the change into the next epoch")
+        if top is not node and _read_only_use(top, parents):
+            continue
+        escapes.append(top)
+    return escapes
 
 
 def _read_only_use(value: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -164,14 +177,31 @@ def _calls_methods(node: ast.AST | None, allow_append: bool = False) -> bool:
 
 
 def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, attr: str, cache: str,
-            decoder: str) -> str:
-    """Add the decoding line after `self.attr = ...` and read the cache in __getitem__, with libcst."""
+            decoder: str, escapes: list[ast.AST]) -> str:
+    """Add the decoding line after `self.attr = ...`, read the cache in __getitem__, copy what escapes (libcst)."""
     fill = cst.parse_statement(f"self.{cache} = [{decoder}(self.{attr}[k]) for k in range(len(self.{attr}))]\n")
     read = cst.parse_expression(f"self.{cache}[{ast.unparse(decode.value.args[0].slice)}]")
+    to_copy = {(node.lineno, node.col_offset): ast.dump(node) for node in escapes}
 
     class Edit(cst.CSTTransformer):
+        METADATA_DEPENDENCIES = (PositionProvider,)
+
         def __init__(self) -> None:
             self.in_class = False
+            self.copied = 0
+
+        def _copy(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+            start = self.get_metadata(PositionProvider, original).start
+            if self.in_class and to_copy.get((start.line, start.column)) == _dump(original):
+                self.copied += 1
+                return cst.parse_expression(f"copy.deepcopy({cst.Module([]).code_for_node(updated)})")
+            return updated
+
+        def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+            return self._copy(original, updated)
+
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return self._copy(original, updated)
 
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
             if node.name.value == cls.name:
@@ -196,11 +226,32 @@ def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, 
                 return updated.with_changes(value=read)
             return updated
 
-    new = cst.parse_module(text).visit(Edit()).code
-    if new.count(f"self.{cache} = ") != 1 or new.count(f"self.{cache}[") != 1:
+    edit = Edit()
+    new = cst.MetadataWrapper(cst.parse_module(text)).visit(edit).code
+    if new.count(f"self.{cache} = ") != 1 or new.count(f"self.{cache}[") != 1 or edit.copied != len(escapes):
         raise NotApplicable(f"could not place the decoding of self.{attr} unambiguously "
                             f"(lines {set_at.lineno} and {decode.lineno})")
-    return new
+    return _import_copy(new) if escapes else new
+
+
+def _dump(node: cst.CSTNode) -> str:
+    try:
+        return ast.dump(ast.parse(cst.Module([]).code_for_node(node).strip(), mode="eval").body)
+    except SyntaxError:
+        return ""
+
+
+def _import_copy(text: str) -> str:
+    """Add `import copy` before the first top-level import unless the module imports it."""
+    tree = ast.parse(text)
+    if any(isinstance(n, ast.Import) and any(a.name == "copy" and a.asname is None for a in n.names)
+           for n in tree.body):
+        return text
+    first = next((n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+                  and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")), None)
+    lines = text.splitlines(keepends=True)
+    at = first.lineno - 1 if first is not None else 0
+    return "".join(lines[:at] + ["import copy\n"] + lines[at:])
 
 
 def _same_statement(code: str, node: ast.stmt) -> bool:
