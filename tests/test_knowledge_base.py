@@ -592,8 +592,9 @@ def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
 def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
     # Memory and "tried" are per (entry, remedy): the diagnose node treats remedies making the same
     # edit as one (perfloop.agent.nodes.schedule.same_edit), so an edit is tried once per head. Sharing stays
-    # deliberate: only the vectoriser, for batch building that is slow (transform_hotspot) or that
-    # contends with the loop (hidden_input_contention).
+    # deliberate: the vectoriser, for batch building that is slow (transform_hotspot) or that
+    # contends with the loop (hidden_input_contention), and the sample cache, for every per-sample
+    # cost that depends on the index alone.
     from perfloop.agent.nodes.schedule import same_edit
     from perfloop.agent.state import RemedyRef
 
@@ -604,7 +605,11 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
                 owners.setdefault(f"{r.codemod} {sorted(r.params.items())}", []).append(f"{e.id}/{r.id}")
     shared = {key: refs for key, refs in owners.items() if len(refs) > 1}
     assert shared == {"vectorize_hot_function [('exact', True), ('round_trip', True)]":
-                      ["hidden_input_contention/vectorize_batch_building", "transform_hotspot/vectorize_loops"]}
+                      ["hidden_input_contention/vectorize_batch_building", "transform_hotspot/vectorize_loops"],
+                      "cache_samples []": ["copy_heavy_conversion/cache_converted_samples",
+                                           "decode_heavy_samples/cache_decoded_samples_per_index",
+                                           "per_sample_tokenization/cache_tokenised_samples",
+                                           "transform_hotspot/cache_transformed_samples"]}
     for refs in shared.values():
         for ref in refs:
             entry, remedy = ref.split("/")

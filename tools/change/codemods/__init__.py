@@ -11,6 +11,7 @@ from perfloop.tools.change.codemods.base import (
     ReplayTarget,
     Tolerance,
 )
+from perfloop.tools.change.codemods.cache_samples import cache_samples
 from perfloop.tools.change.codemods.dataloader import set_dataloader_option
 from perfloop.tools.change.codemods.decode_once import cache_decoded_records
 from perfloop.tools.change.codemods.model_side import (
@@ -40,6 +41,7 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "set_intra_op_threads": set_intra_op_threads,
     "zero_copy_conversion": zero_copy_conversion,
     "cache_decoded_records": cache_decoded_records,
+    "cache_samples": cache_samples,
 }
 
 

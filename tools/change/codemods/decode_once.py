@@ -38,6 +38,7 @@ from libcst.metadata import PositionProvider
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.hot_function import load_hot_function
+from perfloop.tools.change.codemods.imports import add_import
 
 DECODERS = {"json.loads", "orjson.loads", "ujson.loads", "ast.literal_eval"}
 # Calls that read a value and build a new one from it (never keep or change their argument).
@@ -231,7 +232,7 @@ def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, 
     if new.count(f"self.{cache} = ") != 1 or new.count(f"self.{cache}[") != 1 or edit.copied != len(escapes):
         raise NotApplicable(f"could not place the decoding of self.{attr} unambiguously "
                             f"(lines {set_at.lineno} and {decode.lineno})")
-    return _import_copy(new) if escapes else new
+    return add_import(new, "copy") if escapes else new
 
 
 def _dump(node: cst.CSTNode) -> str:
@@ -240,18 +241,6 @@ def _dump(node: cst.CSTNode) -> str:
     except SyntaxError:
         return ""
 
-
-def _import_copy(text: str) -> str:
-    """Add `import copy` before the first top-level import unless the module imports it."""
-    tree = ast.parse(text)
-    if any(isinstance(n, ast.Import) and any(a.name == "copy" and a.asname is None for a in n.names)
-           for n in tree.body):
-        return text
-    first = next((n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
-                  and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")), None)
-    lines = text.splitlines(keepends=True)
-    at = first.lineno - 1 if first is not None else 0
-    return "".join(lines[:at] + ["import copy\n"] + lines[at:])
 
 
 def _same_statement(code: str, node: ast.stmt) -> bool:

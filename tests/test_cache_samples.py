@@ -1,0 +1,216 @@
+"""Cache each sample once: the codemod on three differently written datasets, and what it refuses."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotApplicable, apply_codemod
+from tests.conftest import hot
+
+DATASETS = {
+    # A character tokeniser: a dict lookup per character and a padding loop, every epoch.
+    "char_tokens": ('''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Reviews(Dataset):
+            def __init__(self, texts, labels, max_len=48):
+                self.texts, self.labels, self.max_len = texts, labels, max_len
+                self.vocab = {ch: i + 2 for i, ch in enumerate(sorted(set("".join(texts))))}
+
+            def __len__(self):
+                return len(self.texts)
+
+            def encode(self, text):
+                ids = [self.vocab.get(ch, 1) for ch in text.lower()][: self.max_len]
+                while len(ids) < self.max_len:
+                    ids.append(0)
+                return ids
+
+            def __getitem__(self, idx):
+                return {"ids": torch.tensor(self.encode(self.texts[idx])), "label": self.labels[idx]}
+    ''', "Reviews.encode", lambda ns: ns["Reviews"](["Good film", "bad Plot!", "meh", "great cast, poor end"] * 3,
+                                                    [1, 0, 0, 1] * 3)),
+    # Windows of a series normalised by a module-level helper (the profile names the helper).
+    "series_windows": ('''
+        import math
+
+        import numpy as np
+        import torch
+
+
+        def standardise(window):
+            m = sum(window) / len(window)
+            sd = math.sqrt(sum((v - m) ** 2 for v in window) / len(window)) + 1e-6
+            return [(v - m) / sd for v in window]
+
+
+        class Windows(torch.utils.data.Dataset):
+            def __init__(self, series, width):
+                self.series = series
+                self.width = width
+
+            def __len__(self):
+                return len(self.series) - self.width
+
+            def __getitem__(self, i):
+                w = standardise(self.series[i:i + self.width])
+                return torch.tensor(w, dtype=torch.float32), np.float32(self.series[i + self.width])
+    ''', "standardise", lambda ns: ns["Windows"](np.random.default_rng(0).standard_normal(80).tolist(), 16)),
+    # Tabular rows: a category table and a helper method, returning a tuple with a list in it.
+    "tabular_rows": ('''
+        import numpy as np
+        from torch.utils.data import Dataset
+
+
+        class Loans(Dataset):
+            def __init__(self, rows):
+                self.rows = rows
+                self.grades = {g: k for k, g in enumerate("ABCDEFG")}
+
+            def __len__(self):
+                return len(self.rows)
+
+            def _features(self, row):
+                out = [float(row["amount"]) / 1000.0, float(row["rate"])]
+                out.append(float(self.grades[row["grade"]]))
+                return np.asarray(out, dtype=np.float32)
+
+            def __getitem__(self, index):
+                row = self.rows[index]
+                return self._features(row), [row["grade"], row["term"]], int(row["default"])
+    ''', "Loans._features", lambda ns: ns["Loans"]([{"amount": 1000 * k, "rate": 0.1 * k, "grade": "ABCDEFG"[k % 7],
+                                                     "term": 36, "default": k % 2} for k in range(10)])),
+}
+
+
+def rewrite(tmp_path: Path, source: str, hot_name: str, sites=()):
+    text = textwrap.dedent(source)
+    (tmp_path / "data.py").write_text(text)
+    short = hot_name.split(".")[-1]
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if f"def {short}(" in l)
+    ctx = CodemodContext(root=tmp_path, profile=hot(hot_name, "data.py", line), sites=list(sites))
+    return text, apply_codemod("cache_samples", ctx)
+
+
+def load(text: str) -> dict:
+    namespace: dict = {}
+    exec(compile(text, "data.py", "exec"), namespace)
+    return namespace
+
+
+def same(a, b) -> bool:
+    if isinstance(a, torch.Tensor):
+        return a.dtype == b.dtype and torch.equal(a, b)
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and np.array_equal(a, b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_samples_are_computed_once_and_every_epoch_gets_fresh_equal_copies(tmp_path, name):
+    source, hot_name, build = DATASETS[name]
+    old_text, result = rewrite(tmp_path, source, hot_name)
+    new_text = result.files["data.py"]
+    assert "def _uncached_getitem(self" in new_text and "copy.deepcopy(cache[key])" in new_text
+    old_ns, new_ns = load(old_text), load(new_text)
+    old, new = build(old_ns), build(new_ns)
+    computed = []
+    original = new_ns[type(new).__name__]._uncached_getitem
+    new_ns[type(new).__name__]._uncached_getitem = lambda self, i: computed.append(i) or original(self, i)
+    for epoch in range(3):
+        for i in range(len(old)):
+            a, b = old[i], new[i]
+            assert same(a, b), (epoch, i)
+            # A caller that changes what it was handed must not change the next epoch's sample.
+            for leaf in (b.values() if isinstance(b, dict) else b):
+                if isinstance(leaf, (torch.Tensor, np.ndarray)):
+                    leaf[...] = 0
+                elif isinstance(leaf, list):
+                    leaf.append("spoiled")
+    assert computed == list(range(len(old)))  # each index computed once, in the first epoch
+    assert same(old[np.int64(1)], new[np.int64(1)])  # numpy integers index the same cache
+    assert any("in memory" in note for note in result.notes)
+
+
+REFUSED = {
+    "random draw": ('''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Noisy(Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                return jitter(self.xs[i])
+
+
+        def jitter(x):
+            return x + 0.01 * torch.randn(x.shape)
+    ''', "jitter", "random draw `torch.randn()`"),
+    "in-place random fill": ('''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Masked(Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                mask = torch.empty(4).bernoulli_(0.5)
+                return self.xs[i] * mask
+    ''', "Masked.__getitem__", "random draw"),
+    "opaque transform": ('''
+        from torch.utils.data import Dataset
+
+
+        class Images(Dataset):
+            def __init__(self, xs, transform):
+                self.xs, self.transform = xs, transform
+
+            def __getitem__(self, i):
+                return self.transform(self.xs[i])
+    ''', "Images.__getitem__", "calls self.transform(), an object perfloop cannot read"),
+    "state changed per epoch": ('''
+        from torch.utils.data import Dataset
+
+
+        class Curriculum(Dataset):
+            def __init__(self, xs):
+                self.xs, self.epoch = xs, 0
+
+            def set_epoch(self, epoch):
+                self.epoch = epoch
+
+            def __getitem__(self, i):
+                return self.xs[i][: 4 + self.epoch]
+    ''', "Curriculum.__getitem__", "reads self.epoch, which set_epoch() changes"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_samples_that_may_differ_between_accesses_are_refused_with_the_line(tmp_path, name):
+    source, hot_name, reason = REFUSED[name]
+    with pytest.raises(NotApplicable, match=reason.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        rewrite(tmp_path, source, hot_name)
+
+
+def test_workers_restarted_every_epoch_would_lose_the_cache(tmp_path):
+    source, hot_name, _ = DATASETS["char_tokens"]
+    site = DataLoaderSite(file="train.py", line=12, kwargs={"num_workers": 2, "persistent_workers": False})
+    with pytest.raises(NotApplicable, match="persistent"):
+        rewrite(tmp_path, source, hot_name, sites=[site])
+    site = DataLoaderSite(file="train.py", line=12, kwargs={"num_workers": 2, "persistent_workers": True})
+    assert rewrite(tmp_path, source, hot_name, sites=[site])[1].files

@@ -1,0 +1,238 @@
+"""Compute each sample once: a dataset's `__getitem__` result per index, cached on first access.
+
+A map-style dataset whose samples depend only on the index and on state fixed at
+construction (no random draws, nothing that changes between epochs) recomputes the same
+sample every epoch: tokenising the same text, normalising the same window, decoding the
+same record. This codemod keeps the original body as `_uncached_getitem` and wraps it:
+
+    def __getitem__(self, index):
+        try:
+            key = operator.index(index)
+        except TypeError:  # a list of indices (a batch sampler), a slice: not cached
+            return self._uncached_getitem(index)
+        cache = self.__dict__.setdefault("_cached_samples", {})
+        if key not in cache:
+            cache[key] = self._uncached_getitem(index)
+        return copy.deepcopy(cache[key])
+
+The copy makes every access hand out fresh objects, as the old code did, so a caller that
+changes a sample in place never changes the next epoch's (ints and strings come back as
+themselves; tensors and arrays are copied, a memcpy next to what they cost to compute). The
+cache fills during the first epoch, so the first epoch costs what it did and the gain comes
+from the second on; verification measures the whole run.
+
+Refused, with the construct and line, when a sample may differ between two accesses of one
+index: a random draw (`random.*`, `np.random.*`, `torch.rand*`, `.normal_()`, ...) in
+`__getitem__` or anything it calls in the target's files; a call perfloop cannot see into
+(an object stored on `self`, such as a transform pipeline that may be random; a function
+of another package other than numpy/torch/math/json/... numerics); a read of an attribute
+of `self` that a method other than `__init__` sets (`set_epoch`); a write to `self`, a
+`global`, the clock or the worker info. Also refused when the loader starts its workers
+every epoch (workers > 0 without persistent workers), since each worker's cache would be
+thrown away with it.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import libcst as cst
+
+from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
+from perfloop.tools.change.codemods.hot_function import functions, hot_function_of, python_files
+from perfloop.tools.change.codemods.imports import add_import
+from perfloop.tools.change.codemods.loop_checks import RANDOM_CALL
+from perfloop.tools.change.codemods.loops import dotted
+
+CACHE_ATTR = "_cached_samples"
+UNCACHED = "_uncached_getitem"
+# Modules whose functions compute from their arguments only (their random parts are refused by name).
+_PURE_MODULES = ("math.", "np.", "numpy.", "torch.", "F.", "json.", "ast.", "re.", "statistics.", "itertools.",
+                 "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.")
+_IMPURE = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|today|urandom|get_worker_info|getpid|"
+                     r"manual_seed|seed|set_rng_state|default_rng|Generator)$")
+
+
+def cache_samples(ctx: CodemodContext) -> CodemodResult:
+    """Cache `__getitem__`'s result per index in the dataset class that builds the profile's hot samples."""
+    hot = hot_function_of(ctx)
+    file, text, tree, cls = _dataset_class(ctx, hot.defining_name, hot.file)
+    getitem = _method(cls, "__getitem__")
+    if getitem is None or len(getitem.args.args) != 2 or getitem.args.vararg or getitem.args.kwonlyargs:
+        raise NotApplicable(f"{cls.name} ({file}:{cls.lineno}) has no __getitem__(self, index)")
+    if _method(cls, UNCACHED) is not None or any(isinstance(n, ast.Attribute) and n.attr == CACHE_ATTR
+                                                  for n in ast.walk(tree)):
+        raise NotApplicable(f"{cls.name} already caches its samples ({UNCACHED} or {CACHE_ATTR} exists)")
+    _refuse_restarting_workers(ctx)
+    modules = {f: ast.parse((ctx.root / f).read_text()) for f in python_files(ctx.root)}
+    checker = _Determinism(cls, file, modules)
+    checker.check(getitem, f"{cls.name}.__getitem__")
+    new_text = _splice(text, cls.name, getitem.args.args[1].arg)
+    return CodemodResult(
+        files={file: new_text},
+        summary=f"cache {cls.name}'s samples per index ({file}:{getitem.lineno}): computed on first access, "
+                f"handed out as a copy afterwards",
+        knob="cache_samples", old_value="every sample recomputed every epoch",
+        new_value="each sample computed once", location=f"{file}:{getitem.lineno}",
+        notes=[f"every sample is held in memory after its first access (in each DataLoader worker); "
+               f"checked deterministic: {', '.join(checker.seen)} draw nothing random, read no state that changes "
+               "after __init__ and call nothing perfloop cannot read",
+               "the cache fills during the first epoch: the gain starts with the second",
+               "samples are handed out as copy.deepcopy of the cached one (fresh objects, as before)",
+               *checker.notes],
+    )
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+
+
+def _dataset_class(ctx: CodemodContext, hot_name: str, hot_file: str) -> tuple[str, str, ast.Module, ast.ClassDef]:
+    """The class with a `__getitem__` that is, or calls, the hot function (its own file first)."""
+    short = hot_name.split(".")[-1]
+    owner = hot_name.split(".")[-2] if "." in hot_name else None
+    files = [hot_file] + [f for f in python_files(ctx.root) if f != hot_file]
+    for file in files:
+        path = Path(ctx.root) / file
+        if not path.is_file():
+            continue
+        text = path.read_text()
+        tree = ast.parse(text)
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            getitem = _method(cls, "__getitem__")
+            if getitem is None:
+                continue
+            if file == hot_file and cls.name == owner:
+                return file, text, tree, cls
+            if short in _called_names(cls):
+                return file, text, tree, cls
+    raise NotApplicable(f"no dataset class in the target has a __getitem__ that is or calls {hot_name}")
+
+
+def _called_names(node: ast.AST) -> set[str]:
+    return {dotted(c.func).split(".")[-1] for c in ast.walk(node) if isinstance(c, ast.Call)}
+
+
+def _refuse_restarting_workers(ctx: CodemodContext) -> None:
+    for site in ctx.sites:
+        workers, persistent = site.kwargs.get("num_workers") or 0, site.kwargs.get("persistent_workers")
+        if workers > 0 and not persistent:
+            raise NotApplicable(f"the DataLoader ({site.file}:{site.line}) starts {workers} workers every epoch "
+                                "(persistent_workers is off): each worker's cache would go with it; make the "
+                                "workers persistent first")
+
+
+class _Determinism:
+    """Walk `__getitem__` and what it calls in the target's files; refuse anything that may differ per access."""
+
+    def __init__(self, cls: ast.ClassDef, file: str, modules: dict[str, ast.Module]) -> None:
+        self.cls, self.file, self.modules = cls, file, modules
+        self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+        self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
+        self.changing = self._attributes_set_outside_init()
+        self.seen: list[str] = []
+        self.notes: list[str] = []
+
+    def _attributes_set_outside_init(self) -> dict[str, str]:
+        found = {}
+        for name, method in self.methods.items():
+            if name == "__init__":
+                continue
+            for node in ast.walk(method):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                        and isinstance(node.value, ast.Name) and node.value.id == "self":
+                    found.setdefault(node.attr, name)
+        return found
+
+    def check(self, fn: ast.FunctionDef, label: str) -> None:
+        if label in self.seen:
+            return
+        self.seen.append(label)
+        local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for node in ast.walk(fn):
+            where = f"{label} ({self.file}:{getattr(node, 'lineno', fn.lineno)})"
+            if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
+                raise NotApplicable(f"{where}: `{type(node).__name__.lower()}`: the sample may depend on more than "
+                                    "its index")
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                if isinstance(node.ctx, ast.Store):
+                    raise NotApplicable(f"{where}: writes self.{node.attr}: computing a sample changes the dataset")
+                if node.attr in self.changing:
+                    raise NotApplicable(f"{where}: reads self.{node.attr}, which {self.changing[node.attr]}() "
+                                        "changes: the sample may differ between epochs")
+            if isinstance(node, ast.Call):
+                self._call(node, where, local)
+
+    def _call(self, call: ast.Call, where: str, local: set[str]) -> None:
+        name = dotted(call.func)
+        attr = call.func.attr if isinstance(call.func, ast.Attribute) else name
+        if RANDOM_CALL.search(name) or ".random." in f".{name}." or RANDOM_CALL.search(attr.rstrip("_")):
+            raise NotApplicable(f"{where}: random draw `{ast.unparse(call.func)}()`: a cached sample would "
+                                "repeat the first epoch's draw")
+        if _IMPURE.search(name):
+            raise NotApplicable(f"{where}: `{ast.unparse(call.func)}()` differs between calls")
+        if isinstance(call.func, ast.Name):
+            if name in self.top:
+                self.check(self.top[name], name)
+            elif name in local:
+                raise NotApplicable(f"{where}: calls `{name}`, a value perfloop cannot read the code of")
+            return  # a builtin or an imported name: its module is judged below when dotted
+        base = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(base, ast.Name) and base.id == "self":
+            if attr in self.methods:
+                self.check(self.methods[attr], f"{self.cls.name}.{attr}")
+                return
+            raise NotApplicable(f"{where}: calls self.{attr}(), an object perfloop cannot read the code of "
+                                "(a transform pipeline may draw random numbers)")
+        if name.startswith(_PURE_MODULES) or (base is not None and dotted(base) not in self._imported()):
+            # numpy/torch/math/... functions, or a method of a value computed here (x.mean(), text.split()).
+            if name.startswith(("open", "np.load", "torch.load")) or attr in ("read", "open"):
+                self.notes.append(f"{where}: reads a file; a cached sample assumes the file does not change")
+            return
+        raise NotApplicable(f"{where}: calls `{ast.unparse(call.func)}()` of another package, whose code "
+                            "perfloop does not read")
+
+    def _imported(self) -> set[str]:
+        names = set()
+        for tree in self.modules.values():
+            for node in tree.body:
+                if isinstance(node, ast.Import):
+                    names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+                elif isinstance(node, ast.ImportFrom):
+                    names |= {a.asname or a.name for a in node.names}
+        return names
+
+
+def _splice(text: str, class_name: str, index: str) -> str:
+    """Rename __getitem__ to _uncached_getitem and add the caching __getitem__ before it (libcst)."""
+    wrapper = cst.parse_statement(
+        f"def __getitem__(self, {index}):\n"
+        f"    try:\n"
+        f"        key = operator.index({index})\n"
+        f"    except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
+        f"        return self.{UNCACHED}({index})\n"
+        f"    cache = self.__dict__.setdefault({CACHE_ATTR!r}, {{}})\n"
+        f"    if key not in cache:\n"
+        f"        cache[key] = self.{UNCACHED}({index})\n"
+        f"    # A copy per access: fresh objects, as the uncached code handed out.\n"
+        f"    return copy.deepcopy(cache[key])\n")
+
+    class Edit(cst.CSTTransformer):
+        def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+            if updated.name.value != class_name:
+                return updated
+            body = []
+            for stmt in updated.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__getitem__":
+                    body.append(wrapper.with_changes(leading_lines=stmt.leading_lines))
+                    body.append(stmt.with_changes(name=cst.Name(UNCACHED),
+                                                  leading_lines=[cst.EmptyLine()]))
+                    continue
+                body.append(stmt)
+            return updated.with_changes(body=updated.body.with_changes(body=body))
+
+    new = cst.parse_module(text).visit(Edit()).code
+    return add_import(add_import(new, "operator"), "copy")
+
