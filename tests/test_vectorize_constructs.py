@@ -121,6 +121,34 @@ CASES = {
                 out.append(d)
             return out
     """, "centroid_dist", lambda: ([0, 2, 1, 1, 0], rows(3, 6, 1), rows(5, 6, 2))),
+    # counts and masked sums (training-loop metrics) -------------------------------------
+    "count/accuracy": ("""
+        def accuracy(preds, targets):
+            correct = 0
+            for p, t in zip(preds, targets):
+                if p == t:
+                    correct += 1
+            return correct / len(targets)
+    """, "accuracy", lambda: ([1, 0, 2, 2, 1, 0, 1], [1, 1, 2, 0, 1, 0, 0])),
+    "count/per_class_hits": ("""
+        def class_recall(pred_list, true_list, k):
+            hits = 0
+            total = 0
+            for i in range(len(true_list)):
+                if true_list[i] == k:
+                    total += 1
+                    if pred_list[i] == k:
+                        hits += 1
+            return hits, total
+    """, "class_recall", lambda: ([1, 0, 2, 2, 1, 0, 1], [1, 1, 2, 0, 1, 0, 0], 1)),
+    "count/masked_loss_sum": ("""
+        def masked_sum(losses, mask):
+            total = 0.0
+            for loss, keep in zip(losses, mask):
+                if keep:
+                    total += loss
+            return total
+    """, "masked_sum", lambda: (signal(50), [bool(k % 3) for k in range(50)])),
     # sorted / median / quantiles ---------------------------------------------------------
     "sort/median_per_row": ("""
         def row_medians(windows):

@@ -343,7 +343,17 @@ class Translator(AxisRules):
 
     # reductions -------------------------------------------------------------------
     def reduction(self, stmt: ast.stmt, accs: set[str]) -> tuple[str, str, Val] | None:
-        """Recognise `acc += t`, `acc = acc + t`, `acc *= t`, `acc = max(acc, t)`, `if t > acc: acc = t`."""
+        """Recognise `acc += t`, `acc = acc + t`, `acc *= t`, `acc = max(acc, t)`, `if t > acc: acc = t`,
+        and `if cond: acc += t` (a count or a masked sum: the skipped elements add 0, which leaves a sum
+        from 0 unchanged bit for bit)."""
+        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], ast.AugAssign) and isinstance(stmt.body[0].target, ast.Name) \
+                and stmt.body[0].target.id in accs and isinstance(stmt.body[0].op, (ast.Add, ast.Sub)):
+            inner = self.reduction(stmt.body[0], accs)
+            if inner is not None:
+                test = self.expr(stmt.test)
+                acc, kind, term = inner
+                return acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth))
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in accs:
             ops = {ast.Add: "sum", ast.Sub: "sum", ast.Mult: "prod"}
             if type(stmt.op) not in ops:
@@ -413,7 +423,9 @@ class Translator(AxisRules):
                 terms = self.fresh(f"{acc}_terms")
                 self.lines.append(f"{terms} = {term.src}")
                 expr = expr.replace(term.src, terms, 1)
-                expr = f"{expr} if {terms}.shape[-1] else {ast.unparse(init)}"
+                # A Python number, as the loop left (torch.tensor(np.float64) would be float64); `+ 0`
+                # turns a sum of -0.0 terms into 0.0, as adding them to 0 in the loop does.
+                expr = f"({expr} + 0).item() if {terms}.shape[-1] else {ast.unparse(init)}"
         else:
             func = "np.max" if kind == "max" else "np.min"
             if init is not None and is_inf(init):
@@ -423,6 +435,8 @@ class Translator(AxisRules):
                 expr = f"{pair}({init_val.src}, {func}({term.src}, axis=-1))"
             else:
                 raise NotApplicable(f"{where} has no starting value the vectoriser can read")
+        if self.depth == 0 and kind in ("max", "min"):
+            expr = f"{self.atom(expr)}.item()"
         target = self.target_name(acc)
         self.lines.append(f"{target} = {expr}")
         self.env[acc] = Val(target, self.depth)
@@ -453,11 +467,30 @@ class Translator(AxisRules):
         """Translate a loop's body: each accumulator's one reduction, every other statement in order."""
         found: dict[str, tuple[str, Val]] = {}
         for stmt in body:
-            hit = self.reduction(stmt, accs)
-            if hit:
+            hits = self.masked_reductions(stmt, accs)
+            if hits is None:
+                self.statements([stmt], lists, appended)
+                continue
+            for hit in hits:
                 if hit[0] in found:
                     raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
                 found[hit[0]] = hit[1:]
-            else:
-                self.statements([stmt], lists, appended)
         return found
+
+    def masked_reductions(self, stmt: ast.stmt, accs: set[str]) -> list[tuple[str, str, Val]] | None:
+        """The reductions of `stmt`: one, or those of an `if cond:` block made only of sums (nested too),
+        each masked by the tests above it; None when `stmt` is not that."""
+        hit = self.reduction(stmt, accs)
+        if hit is not None:
+            return [hit]
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) > 1):
+            return None
+        found = []
+        for sub in stmt.body:
+            hits = self.masked_reductions(sub, accs)
+            if hits is None or any(kind != "sum" for _, kind, _ in hits):
+                return None
+            found += hits
+        test = self.expr(stmt.test)
+        return [(acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth)))
+                for acc, kind, term in found]
