@@ -9,6 +9,8 @@ from perfloop.knowledge_base.schema import ORDERING_OPS, Condition, Entry, check
 
 # A threshold cleared by less than this fraction of itself could flip between two profiles.
 CONFIDENT_MARGIN = 0.25
+# A threshold missed by at most this fraction of itself still diagnoses, with low confidence.
+NEAR_MARGIN = 0.25
 # Where each category of bottleneck shows in the step, for "was input-bound 80%, now ...".
 CATEGORY_SHARE = {"input": "input_share", "compute": "compute_share", "host": "other_share",
                   "memory": "compute_share"}
@@ -29,13 +31,57 @@ def diagnose(metrics: Metrics, entries: Sequence[Entry] | None = None) -> list[D
     if is_number(headspace) and headspace < HEADSPACE_NOT_INPUT:
         # Replaying stored batches barely sped the step up: whatever the wait looks like, data is not it.
         entries = [entry for entry in entries if entry.category != "input"]
-    found = [describe(entry, view) for entry in entries if entry.symptoms.hold(view)]
+    found = []
+    for entry in entries:
+        misses = near_misses(entry, view)
+        if misses is not None:
+            found.append(describe(entry, view, misses))
     # sorted() is stable, so equal speedups keep the entries' order.
     return sorted(found, key=lambda d: -d.expected_speedup)
 
 
-def describe(entry: Entry, metrics: Metrics) -> Diagnosis:
-    """Build the diagnosis an entry gives for these metrics (whether or not it matches)."""
+def near_misses(entry: Entry, view: Metrics) -> list[str] | None:
+    """[] when the entry's symptoms hold; the misses when each failing threshold is only just missed; else None.
+
+    Thresholds are not cliffs: a measured share of 0.051 against `< 0.05` is the same profile
+    as 0.049 in another run. A numeric threshold missed by less than NEAR_MARGIN of itself
+    counts as nearly held; an entry whose every failing condition is nearly held is still
+    diagnosed, ranked by its expected gain like the others, with low confidence that says
+    which threshold it missed. Conditions on text, settings or other metrics must hold.
+    """
+    if entry.symptoms.hold(view):
+        return []
+    misses = []
+    for condition in entry.symptoms.all_of:
+        if condition.holds(view):
+            continue
+        miss = _near(condition, view)
+        if miss is None:
+            return None
+        misses.append(miss)
+    if entry.symptoms.any_of and not any(c.holds(view) for c in entry.symptoms.any_of):
+        near = [m for m in (_near(c, view) for c in entry.symptoms.any_of) if m is not None]
+        if not near:
+            return None
+        misses.append(near[0])
+    return misses
+
+
+def _near(condition: Condition, view: Metrics) -> str | None:
+    """"metric = x misses `op t` by k%" when a numeric threshold fails by less than NEAR_MARGIN of itself."""
+    actual = view.get(condition.metric)
+    if condition.op not in ORDERING_OPS or condition.value_from is not None or not condition.value \
+            or not is_number(actual):
+        return None
+    miss = abs(actual - condition.value) / abs(condition.value)
+    if miss > NEAR_MARGIN:
+        return None
+    return f"{condition.metric} = {actual:.3g} misses `{condition.op} {condition.value:g}` by {miss:.0%}"
+
+
+def describe(entry: Entry, metrics: Metrics, misses: list[str] | None = None) -> Diagnosis:
+    """Build the diagnosis an entry gives for these metrics (whether or not it matches); `misses`: the
+    thresholds it only just missed (near_misses), which make the confidence low."""
     view = with_derived(metrics)
     speedup = entry.expected_gain.expected_speedup(view)
     headspace = view.get("headspace_share")
@@ -44,6 +90,8 @@ def describe(entry: Entry, metrics: Metrics) -> Diagnosis:
         speedup = min(speedup, 1.0 / (1.0 - min(headspace, 0.99)))
     evidence = {name: view.get(name) for name in entry.evidence}
     confidence, reason = _confidence(entry, view, evidence, speedup)
+    if misses:
+        confidence, reason = "low", f"near match: {'; '.join(misses)}; ranked by its expected gain"
     first = entry.remedies[0] if entry.remedies else None
     return Diagnosis(
         entry_id=entry.id,
