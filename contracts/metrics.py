@@ -76,6 +76,18 @@ class ProfileMetrics(BaseModel):
     hot_function_step_share: int | float | None = Field(
         description="build_wait_share × hot_function_share: the hot spot's share of the step",
         json_schema_extra={"unit": "fraction"})
+    sample_path_function: str | None = Field(
+        description="the dataset's __getitem__ (or __iter__) in batch build, \"name (file:line)\": the per-sample path")
+    sample_path_share: int | float | None = Field(
+        description="inclusive share of batch build time under sample_path_function (its helpers, conversions "
+                    "and library calls included)",
+        json_schema_extra={"unit": "fraction"})
+    transform_share: int | float | None = Field(
+        description="the larger of hot_function_share and sample_path_share: what a per-sample rewrite can remove",
+        json_schema_extra={"unit": "fraction"})
+    transform_step_share: int | float | None = Field(
+        description="build_wait_share × transform_share: the per-sample path's share of the step",
+        json_schema_extra={"unit": "fraction"})
     collate_step_share: int | float | None = Field(
         description="build_wait_share × collate_share: collate's share of the step",
         json_schema_extra={"unit": "fraction"})

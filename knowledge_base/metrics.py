@@ -40,13 +40,21 @@ def is_number(value: object) -> bool:
 
 
 def with_derived(metrics: Metrics) -> dict[str, MetricValue]:
-    """Return the metrics plus `<stage>_ms` for each stage share, where step_ms is known."""
+    """Return the metrics plus `<stage>_ms` for each stage share, where step_ms is known, and the
+    transform shares where a profile lacks them (older profiles had only hot_function_share)."""
     view = dict(metrics)
     step_ms = metrics.get("step_ms")
     for stage in STAGES:
         share = metrics.get(f"{stage}_share")
         if is_number(step_ms) and is_number(share):
             view.setdefault(f"{stage}_ms", share * step_ms)
+    # A profile recorded before the per-sample path was measured: its hot function is the transform.
+    shares = [v for v in (metrics.get("hot_function_share"), metrics.get("sample_path_share")) if is_number(v)]
+    if view.get("transform_share") is None and shares:
+        view["transform_share"] = max(shares)
+    build_wait = metrics.get("build_wait_share")
+    if view.get("transform_step_share") is None and is_number(view.get("transform_share")) and is_number(build_wait):
+        view["transform_step_share"] = build_wait * view["transform_share"]
     return view
 
 

@@ -214,3 +214,61 @@ def test_workers_restarted_every_epoch_would_lose_the_cache(tmp_path):
         rewrite(tmp_path, source, hot_name, sites=[site])
     site = DataLoaderSite(file="train.py", line=12, kwargs={"num_workers": 2, "persistent_workers": True})
     assert rewrite(tmp_path, source, hot_name, sites=[site])[1].files
+
+
+SPREAD_PIPELINE = textwrap.dedent('''
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+
+
+    def soft_clip(values, c):
+        return [c if v > c else (-c if v < -c else v) for v in values]
+
+
+    class Signals(Dataset):
+        def __init__(self, n, width):
+            self.base = torch.randn(n, width)
+
+        def __len__(self):
+            return len(self.base)
+
+        def __getitem__(self, i):
+            row = self.base[i] * 0.5
+            values = row.tolist()
+            clipped = soft_clip(values, 0.8)
+            x = torch.tensor(clipped)
+            x = torch.tensor((x - x.mean()).tolist())
+            return x, int(i % 3)
+
+
+    model = torch.nn.Linear(2048, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loader = DataLoader(Signals(256, 2048), batch_size=16, shuffle=False, num_workers=0)
+    for epoch in range(3):
+        for x, y in loader:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+''')
+
+
+def test_a_per_sample_path_spread_over_helpers_is_diagnosed_as_a_transform(tmp_path):
+    # The loop owner (one comprehension) holds a small part of batch building; the rest is its
+    # caller's tolist(), other comprehensions and torch.tensor(list): __getitem__'s inclusive share counts it all.
+    from perfloop.knowledge_base import diagnose
+    from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+
+    (tmp_path / "train.py").write_text(SPREAD_PIPELINE)
+    settings = ProbeSettings(steps=8, warmup_steps=1)
+    full = run_probed("python train.py", tmp_path, tmp_path / "out", settings, mode="full")
+    metrics = build_profile(full, [], "python train.py", tmp_path, settings).metrics()
+    assert metrics["sample_path_function"].startswith("Signals.__getitem__ (train.py:")
+    assert metrics["sample_path_share"] > metrics["hot_function_share"], (metrics["hot_function"], metrics["hot_function_share"])
+    assert metrics["transform_share"] == metrics["sample_path_share"] >= 0.5
+    found = {d.entry_id: d for d in diagnose(metrics)}
+    assert "transform_hotspot" in found, (metrics["hot_function"], metrics["hot_function_share"], list(found))
+    assert [r.id for r in found["transform_hotspot"].remedies][:2] == ["vectorize_loops", "cache_transformed_samples"]

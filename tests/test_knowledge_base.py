@@ -137,7 +137,7 @@ def test_summary_cites_every_number(entry_id):
         ("compute_bound", "compute_share", 0.70, 0.69),
         # TF profiler: "all other time" 15% tier.
         ("per_step_python_overhead", "other_share", 0.15, 0.14),
-        ("transform_hotspot", "hot_function_share", 0.5, 0.49),
+        ("transform_hotspot", "transform_share", 0.5, 0.49),
         ("slow_collate", "collate_share", 0.4, 0.39),
         ("worker_startup_every_epoch", "epoch_stall_share", 0.10, 0.09),
         ("worker_startup_every_epoch", "num_workers", 1, 0),

@@ -206,6 +206,19 @@ class Profile(BaseModel):
             return self.main_hot_functions[0] if self.main_hot_functions else None
         return self.hot_functions[0] if self.hot_functions else None
 
+    def sample_path(self) -> HotFunction | None:
+        """The dataset's `__getitem__` (or `__iter__`/`__next__`) among batch build's hot functions, by share.
+
+        Its inclusive share is the per-sample path: the loop owner's helpers, its caller's
+        conversions (`tolist()`, `torch.tensor(list)`) and per-row draws all count, where the
+        loop owner's own share sees only its part.
+        """
+        if self.loader is None and self.data_build is None:
+            return None
+        paths = [h for h in self.hot_functions
+                 if h.name.rsplit(".", 1)[-1] in ("__getitem__", "__getitems__", "__iter__", "__next__")]
+        return max(paths, key=lambda h: h.share) if paths else None
+
     def typed_metrics(self) -> ProfileMetrics:
         """Flatten into ProfileMetrics, the names the knowledge base's conditions use."""
         led = self.ledger
@@ -237,7 +250,16 @@ class Profile(BaseModel):
             if main_hot is not None:
                 hot_step_share = min(main_hot.share, build_wait_share)
                 hot_share = hot_step_share / build_wait_share if build_wait_share > 0 else None
+        path = self.sample_path()
+        path_share = path.share if path is not None else None
+        shares = [v for v in (hot_share, path_share) if v is not None]
+        transform_share = max(shares) if shares else None
         return ProfileMetrics(**{
+            "sample_path_function": path.where() if path is not None else None,
+            "sample_path_share": path_share,
+            "transform_share": transform_share,
+            "transform_step_share": (build_wait_share * transform_share
+                                     if transform_share is not None and build_wait_share is not None else None),
             "step_ms": led.step_ms,
             "samples_per_s": self.samples_per_s,
             "data_wait_share": led.share("data_wait"),
