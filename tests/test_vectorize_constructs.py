@@ -310,3 +310,49 @@ def test_sums_of_negative_zeros_and_empty_rows_match_python(tmp_path):
     assert [str(v) for v in old(zeros, [1.0, 1.0])] == [str(v) for v in new(zeros, [1.0, 1.0])]
     # zip stops at the shorter input, where numpy alone would broadcast a length-1 row.
     assert old([[1.0, 2.0, 3.0]], [2.0]) == new([[1.0, 2.0, 3.0]], [2.0]) == [2.0]
+
+
+def test_per_step_metrics_of_the_training_loop_are_rewritten_in_their_own_file(tmp_path):
+    # The loop owner of the main process is the training loop (not rewritable); the metrics helper it calls,
+    # in another file, is the next hot function and holds a counting loop and a per-class loop.
+    from perfloop.contracts.code import FunctionRef
+    from perfloop.tools.change.codemods import CodemodContext, ProfileFacts, apply_codemod
+
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        from metrics import accuracy, class_counts
+
+
+        def main(model, loader, opt):
+            log = []
+            for x, y in loader:
+                out = model(x)
+                log.append((accuracy(out, y), class_counts(y, 3)))
+                opt.step()
+            return log
+    """))
+    (tmp_path / "metrics.py").write_text(textwrap.dedent("""
+        def accuracy(logits, targets):
+            preds = logits.argmax(dim=1).tolist()
+            correct = 0
+            for p, t in zip(preds, targets.tolist()):
+                if p == t:
+                    correct += 1
+            return correct / len(preds)
+
+
+        def class_counts(targets, k):
+            return [sum(1 for t in targets.tolist() if t == c) for c in range(k)]
+    """))
+    main = [FunctionRef(name="main", file="train.py", line=5), FunctionRef(name="accuracy", file="metrics.py", line=2)]
+    ctx = CodemodContext(root=tmp_path, profile=ProfileFacts(main_hot_functions=main),
+                         params={"exact": True, "round_trip": True, "target": "main"})
+    result = apply_codemod("vectorize_hot_function", ctx)
+    assert list(result.files) == ["metrics.py"] and result.replay.function == "accuracy"
+    old, new = {}, {}
+    exec((tmp_path / "metrics.py").read_text(), old)
+    exec(result.files["metrics.py"], new)
+    logits, targets = torch.randn(64, 3, generator=torch.Generator().manual_seed(0)), torch.arange(64) % 3
+    assert type(old["accuracy"](logits, targets)) is float
+    assert old["accuracy"](logits, targets) == new["accuracy"](logits, targets)
+    with pytest.raises(NotApplicable, match="main: `for"):
+        apply_codemod("vectorize_hot_function", ctx.model_copy(update={"profile": ProfileFacts(main_hot_functions=main[:1])}))

@@ -8,6 +8,7 @@ from perfloop.agent.events import ReplayChecked
 from perfloop.agent.proposers.base import DeclaredTolerance, ProposedChange
 from perfloop.agent.state import ChangedSetting
 from perfloop.agent.ui.console import say
+from perfloop.contracts.code import FunctionRef
 from perfloop.knowledge_base import Diagnosis, Remedy
 from perfloop.tools.change.codemods import (
     CodemodContext,
@@ -23,8 +24,10 @@ from perfloop.tools.measure.models import Profile
 def codemod_facts(profile: Profile) -> ProfileFacts:
     """The slice of the profile a codemod reads: the hot function as an object, the loader's numbers."""
     metrics = profile.typed_metrics()
+    main = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in profile.main_hot_functions
+            if h.name != "<module>"]
     return ProfileFacts(hot_function=profile.transform_hot_function(), num_workers=metrics.num_workers,
-                        workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count)
+                        workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main)
 
 
 def _sites(profile: Profile) -> list[DataLoaderSite]:

@@ -29,6 +29,9 @@ class ProfileFacts(BaseModel):
     """ceil(batch build ms / compute ms): workers that would hide batch building."""
     cpu_count: int | None = None
     """CPU cores available to the run."""
+    main_hot_functions: list[FunctionRef] = []
+    """The main process's hot functions outside any stage (the training loop's per-step host work),
+    loop owner first: what a rewrite of per-step metrics or logging changes."""
 
 
 class CodemodContext(BaseModel):

@@ -48,7 +48,17 @@ _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the ar
 
 
 def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
-    """Rewrite the loops of the profile's hot function (or of the same-file functions it calls)."""
+    """Rewrite the loops of the profile's hot function (or of the same-file functions it calls).
+
+    Params: `exact`, `round_trip`, and `target`: `batch` (default: batch building's hot function)
+    or `main` (the main process's per-step host work: each of its hot functions in turn, loop
+    owner first, until one has a loop that can be rewritten).
+    """
+    target = ctx.params.get("target", "batch")
+    if target not in ("batch", "main"):
+        raise ValueError(f"vectorize_hot_function: params target must be batch or main, got {target!r}")
+    if target == "main":
+        return _vectorize_main(ctx)
     exact = ctx.params.get("exact", True)
     if not isinstance(exact, bool):
         raise ValueError(f"vectorize_hot_function: params exact must be true or false, got {exact!r}")
@@ -93,6 +103,21 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
         notes=[*(f"not vectorised: {why}" for why in refusals), *_GATHER_NOTES * ("gather" in rules),
                *(note for rewrite in found.rewrites for note in rewrite.notes)],
     )
+
+
+def _vectorize_main(ctx: CodemodContext) -> CodemodResult:
+    """Try the main process's hot functions in turn (the per-step metrics a training loop calls)."""
+    params = {k: v for k, v in ctx.params.items() if k != "target"}
+    reasons = []
+    for ref in ctx.profile.main_hot_functions:
+        facts = ctx.profile.model_copy(update={"hot_function": ref})
+        try:
+            return vectorize_hot_function(ctx.model_copy(update={"profile": facts, "params": params}))
+        except NotApplicable as why:
+            reasons.append(str(why))
+    if not reasons:
+        raise NotApplicable("the profile names no hot function of the training loop's own host time")
+    raise NotApplicable("; ".join(reasons))
 
 
 def _callees(tree: ast.Module, fn: ast.FunctionDef) -> list[ast.FunctionDef]:
