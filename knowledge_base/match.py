@@ -92,14 +92,15 @@ def describe(entry: Entry, metrics: Metrics, misses: list[str] | None = None) ->
     confidence, reason = _confidence(entry, view, evidence, speedup)
     if misses:
         confidence, reason = "low", f"near match: {'; '.join(misses)}; ranked by its expected gain"
-    first = entry.remedies[0] if entry.remedies else None
+    remedies = [r for r in entry.remedies if r.offered(view)]
+    first = remedies[0] if remedies else None
     return Diagnosis(
         entry_id=entry.id,
         title=entry.title,
         category=entry.category,
         expected_speedup=speedup,
         evidence=evidence,
-        remedies=entry.remedies,
+        remedies=remedies,
         summary=render(entry.summary_template, view | {"expected_speedup": speedup}),
         confidence=confidence,
         confidence_reason=reason,

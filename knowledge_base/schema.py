@@ -264,6 +264,13 @@ class Remedy(StrictRecord):
     """One line: what the change does."""
     verification: Verification
     """How the change is verified."""
+    when: list[Condition] | None = Field(default=None, min_length=1)
+    """Offered only when at least one of these holds: a remedy for one kind of input among those
+    the entry covers (an image decoder's reduced-size decode, never for JSON records)."""
+
+    def offered(self, metrics: Metrics) -> bool:
+        """Whether this remedy fits the variant of the bottleneck these metrics show."""
+        return self.when is None or any(c.holds(metrics) for c in self.when)
 
     @field_validator("codemod")
     @classmethod

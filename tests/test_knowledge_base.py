@@ -669,3 +669,37 @@ def test_hidden_contention_offers_the_vectoriser_offline_first():
     assert (first.id, first.kind, first.codemod) == ("vectorize_batch_building", "codemod", "vectorize_hot_function")
     assert first.verification.data == "identical" and first.verification.loss == "identical"
     assert [r.kind for r in top.remedies[1:]] == ["llm"]
+
+
+VARIANTS = {
+    "image": "    img = Image.open(self.paths[i]).convert('RGB')",
+    "records": "    rec = json.loads(self.rows[i])",
+    "audio": "    wav, sr = torchaudio.load(self.paths[i])",
+    "text": "    ids = self.tok.encode(text.lower().split())",
+    "arrays": "    x = (row - mean) / std",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_every_entry_offers_remedies_that_fit_the_kind_of_input_diagnosed(entry_id, variant):
+    # A remedy that changes the data (a reduced-size image decode, with its looser tolerance) is offered only
+    # for the kind of input it was written for, never for JSON records or audio.
+    metrics = fixture(entry_id)["triggers"] | {"hot_function_source": VARIANTS[variant]}
+    found = {d.entry_id: d for d in diagnose(metrics)}
+    if entry_id not in found:
+        return
+    for remedy in found[entry_id].remedies:
+        if remedy.verification.tolerance_class == "changes-data" and entry(entry_id).category == "input":
+            assert remedy.when is not None and remedy.offered(metrics), (remedy.id, variant)
+    ids = [r.id for r in found[entry_id].remedies]
+    if entry_id == "decode_heavy_samples":
+        assert ("decode_at_reduced_size" in ids) == (variant == "image"), ids
+
+
+def test_a_remedys_variant_conditions_name_known_metrics():
+    for e in load_entries():
+        for r in e.remedies:
+            for condition in r.when or []:
+                assert condition.metric in {c.metric for c in e.symptoms.all_of + (e.symptoms.any_of or [])} | {
+                    "hot_function_source", "sample_path_function"}, (e.id, r.id, condition.metric)
