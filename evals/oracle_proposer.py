@@ -17,7 +17,7 @@ from pathlib import Path
 from perfloop.evals.scripted_llm import Reply, ScriptedLLM
 
 HUNK = re.compile(r"^@@ -(?P<start>\d+)(?:,(?P<count>\d+))? \+\d+(?:,\d+)? @@")
-DIAGNOSIS = re.compile(r"^## Diagnosis: .* \((?P<entry>[\w-]+)\)$", re.MULTILINE)
+DIAGNOSIS = re.compile(r"^## The bottleneck: .* \((?P<entry>[\w-]+)\)$", re.MULTILINE)
 
 
 @dataclass
@@ -90,7 +90,7 @@ def _unique_edit(target_dir: Path, file: str, start: int, old: list[str], new: l
     return {"file": file, "search": search, "replace": replace}
 
 
-FILE_BLOCK = re.compile(r"^### (?P<path>\S+)\n```\n(?P<text>.*?)\n```$", re.MULTILINE | re.DOTALL)
+FILE_BLOCK = re.compile(r"^### (?P<path>\S+)(?: \([^\n]*\))?\n```\n(?P<text>.*?)\n```$", re.MULTILINE | re.DOTALL)
 
 
 def changed_functions(original: str, patched: str) -> dict[str, str]:

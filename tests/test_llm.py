@@ -34,7 +34,7 @@ def parse_answer(content: str) -> EditAnswer:
 def test_parse_answer_accepts_fenced_json_and_rejects_prose():
     answer = parse_answer("Here you go:\n```json\n" + edit("a", "b") + "\n```")
     assert answer.edits[0].search == "a"
-    with pytest.raises(BadAnswer, match="not one JSON object"):
+    with pytest.raises(BadAnswer, match="neither one JSON object nor a unified diff"):
         parse_answer("I would vectorize it.")
     with pytest.raises(BadAnswer, match="answer format"):
         parse_answer(json.dumps({"summary": "x", "edits": []}))
@@ -100,7 +100,7 @@ def test_bad_answers_are_retried_then_skipped(profiled, monkeypatch):
     assert "no usable answer" in updates["skipped"][-1].reason
     first, second = server.requests
     assert "frame_energy" in first["body"]["messages"][0]["content"]  # the hot function's source went along
-    assert "not one JSON object" in second["body"]["messages"][-1]["content"]  # the error was fed back
+    assert "neither one JSON object" in second["body"]["messages"][-1]["content"]  # the error was fed back
     assert first["authorization"] == "Bearer sk-test-123"
     exchanges = _events(profiled, "llm_exchange")
     assert len(exchanges) == before + 2

@@ -75,7 +75,7 @@ def test_prompt_shows_callers_captured_shapes_and_an_earlier_failure(profiled):
     with ScriptedLLM([candidates(HOIST)]) as server:
         optimize(_with_llm(profiled, server))
     later = server.requests[0]["body"]["messages"][0]["content"]
-    assert "## An earlier attempt failed replay" in later and "cube it" in later
+    assert "## An earlier candidate failed replay" in later and "cube it" in later
 
 
 VECTORIZED = '''def frame_energy(values, width):

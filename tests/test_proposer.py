@@ -38,7 +38,8 @@ def test_llm_first_asks_the_model_where_the_entry_lists_only_knobs(profiled):
     proposal = updates["proposal"]
     assert proposal.source == "llm" and "+    size = len(values)" in proposal.patch
     # The proposal carries the rule it will be held to, decided here once.
-    assert (proposal.rule.enforced.data, proposal.rule.enforced.loss) == ("identical", "within_tolerance")
+    # An input-side bottleneck's general remedy is exact: batches and loss bit-identical.
+    assert (proposal.rule.enforced.data, proposal.rule.enforced.loss) == ("identical", "identical")
     recorded = _events(profiled, "proposal")[-1]["data"]["proposal"]
     assert recorded["rule"]["policy"]["data"]["rule"] == "identical"
     # The diff came from a private index: the candidate worktree is as the head left it.
@@ -53,11 +54,49 @@ def test_llm_first_falls_back_to_the_entrys_codemods(profiled):
     assert schedule(state)["next_remedy"] == RemedyRef(diagnosis="dataloader_starved", remedy="raise_num_workers")
 
 
-def test_llm_first_uses_an_entrys_own_llm_remedy_before_its_codemods(profiled):
+def _order(state: LoopState) -> list[str]:
+    """Every remedy schedule would choose, in turn, marking each tried."""
+    chosen = []
+    while (ref := schedule(state)["next_remedy"]) is not None:
+        chosen.append(f"{ref.diagnosis}/{ref.remedy}")
+        state = state.model_copy(update={"tried": state.tried + [Attempt(head=state.head, remedy=ref)]})
+    return chosen
+
+
+def test_llm_first_asks_the_general_remedy_then_the_entrys_own_llm_remedy_then_its_codemods(profiled):
     state = _diagnosed(profiled, "transform_hotspot", proposer="llm", llm_url="http://127.0.0.1:9/v1")
-    chosen = schedule(state)["next_remedy"]
     entry = next(e for e in load_entries() if e.id == "transform_hotspot")
-    assert chosen.remedy in {r.id for r in entry.remedies if r.kind == "llm"}
+    llm = [f"transform_hotspot/{r.id}" for r in entry.remedies if r.kind == "llm"]
+    codemods = [f"transform_hotspot/{r.id}" for r in entry.remedies if r.kind == "codemod"]
+    assert _order(state) == [f"transform_hotspot/{GENERAL_REMEDY}", *llm, *codemods]
+
+
+def test_by_default_the_offline_codemods_go_first_then_the_general_remedy(profiled):
+    state = _diagnosed(profiled, "transform_hotspot", proposer="default", llm_url="http://127.0.0.1:9/v1")
+    order = _order(state)
+    assert order.index(f"transform_hotspot/{GENERAL_REMEDY}") == len(
+        [r for r in next(e for e in load_entries() if e.id == "transform_hotspot").remedies if r.kind == "codemod"])
+    assert order[-1] == "transform_hotspot/vectorize_hot_function"
+
+
+def test_unattended_runs_ask_remedies_that_need_a_person_after_every_other_one(profiled):
+    # decode_at_reduced_size changes the data, so --auto-approve would pause on it: it goes last, after the
+    # general remedies and the other diagnosis' remedies too.
+    from perfloop.knowledge_base import describe
+
+    entries = {e.id: e for e in load_entries()}
+    metrics = profiled.profile.metrics() | {"hot_function_source": "    img = Image.open(p).convert('RGB')"}
+    state = _diagnosed(profiled, proposer="default", llm_url="http://127.0.0.1:9/v1")
+    state = state.model_copy(update={"diagnoses": [describe(entries["decode_heavy_samples"], metrics),
+                                                   describe(entries["transform_hotspot"], metrics)]})
+    attended = _order(state.model_copy(update={"settings": state.settings.model_copy(
+        update={"auto_approve": False})}))
+    assert attended.index("decode_heavy_samples/decode_at_reduced_size") < attended.index(
+        "transform_hotspot/vectorize_loops")
+    unattended = _order(state.model_copy(update={"settings": state.settings.model_copy(
+        update={"auto_approve": True})}))
+    assert unattended[-1] == "decode_heavy_samples/decode_at_reduced_size"
+    assert sorted(unattended) == sorted(attended)
 
 
 def test_codemod_only_never_asks_the_llm_even_with_an_endpoint(profiled):

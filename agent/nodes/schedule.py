@@ -7,7 +7,7 @@ from perfloop.agent.context import RunContext
 from perfloop.agent.events import RemedyChosen, RemedySkipped, Stopped
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import Memory
-from perfloop.agent.rule import GENERAL_REMEDY
+from perfloop.agent.rule import GENERAL_REMEDY, resolve_remedy
 from perfloop.agent.state import LoopState, RemedyRef, Skip
 from perfloop.agent.ui.console import say
 from perfloop.knowledge_base import Diagnosis, Remedy, load_entries
@@ -53,18 +53,19 @@ def _in_order(state: LoopState, diagnosis: Diagnosis, memory: Memory) -> list[tu
     """The diagnosis's remedies as (ref, kind), in the order --proposer asks for.
 
     Within an entry, remedies that worked elsewhere go first and the entry's own order breaks
-    ties. With --proposer llm, the LLM goes first: the entry's LLM remedies, or, where it lists
-    none, the general "fix this bottleneck" instruction; its codemods and knobs come after.
+    ties. With an LLM, every diagnosis also gets the general "remove this bottleneck" remedy,
+    asked before the entry's own LLM remedies (which it carries as hints): after the offline
+    codemods and knobs by default, before them with --proposer llm.
     """
     track = memory.acceptance(diagnosis.entry_id)
     remedies: list[Remedy] = sorted(diagnosis.remedies, key=lambda r: -track.get(r.id, 0.5))
     ordered = [(RemedyRef(diagnosis=diagnosis.entry_id, remedy=r.id), r.kind) for r in remedies]
-    if state.settings.proposer != "llm":
+    if state.settings.proposer == "codemod":
         return ordered
-    llm = [item for item in ordered if item[1] == "llm"]
-    if not llm:
-        llm = [(RemedyRef(diagnosis=diagnosis.entry_id, remedy=GENERAL_REMEDY), "llm")]
-    return llm + [item for item in ordered if item[1] != "llm"]
+    general = [(RemedyRef(diagnosis=diagnosis.entry_id, remedy=GENERAL_REMEDY), "llm")]
+    llm = general + [item for item in ordered if item[1] == "llm"]
+    offline = [item for item in ordered if item[1] != "llm"]
+    return llm + offline if state.settings.proposer == "llm" else offline + llm
 
 
 def _why_not(state: LoopState, memory: Memory, ref: RemedyRef, kind: str) -> str | None:
@@ -76,6 +77,10 @@ def _why_not(state: LoopState, memory: Memory, ref: RemedyRef, kind: str) -> str
         if state.settings.proposer == "codemod":
             return "needs an LLM, and --proposer codemod asks none"
         return "needs an LLM (--llm-base-url/--llm-model)"
+    if kind == "llm":
+        refused = next((s for s in state.skipped if "refused the credentials" in s.reason), None)
+        if refused is not None:
+            return f"the LLM endpoint refused the credentials earlier in this run ({refused.remedy})"
     return _remembered_rejection(state, memory, ref)
 
 
@@ -91,21 +96,51 @@ def schedule(state: LoopState) -> dict:
         return {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
     memory = Memory()
     skipped: list[Skip] = []
-    for d in state.diagnoses:
-        for ref, kind in _in_order(state, d, memory):
-            if state.was_tried(ref) or any(s.remedy == ref for s in skipped):
-                continue
-            reason = _why_not(state, memory, ref, kind)
-            if reason is not None:
-                if not reason.startswith("needs an LLM"):
-                    say(f"{ref}: skipped, {reason}")
-                    ctx.record(RemedySkipped(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=reason))
-                skipped.append(Skip(head=state.head, remedy=ref, reason=reason))
-                continue
-            ctx.record(RemedyChosen(diagnosis=d.entry_id, remedy=ref.remedy, expected_speedup=d.expected_speedup))
-            fault_point("after_diagnose")
-            return {"next_remedy": ref, "skipped": skipped}
+    # Unattended, a remedy that always waits for a person (it changes the data) comes after every one
+    # that --auto-approve can accept, across all diagnoses: the run never pauses while those are untried.
+    passes = (False, True) if state.settings.auto_approve else (None,)
+    for needs_person in passes:
+        for d in state.diagnoses:
+            for ref, kind in _in_order(state, d, memory):
+                if needs_person is not None and _needs_person(state, ref) != needs_person:
+                    continue
+                if (state.was_tried(ref) and not feedback_retry(state, ref)) or any(s.remedy == ref for s in skipped):
+                    continue
+                reason = _why_not(state, memory, ref, kind)
+                if reason is not None:
+                    if not reason.startswith("needs an LLM"):
+                        say(f"{ref}: skipped, {reason}")
+                        ctx.record(RemedySkipped(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=reason))
+                    skipped.append(Skip(head=state.head, remedy=ref, reason=reason))
+                    continue
+                ctx.record(RemedyChosen(diagnosis=d.entry_id, remedy=ref.remedy,
+                                        expected_speedup=d.expected_speedup))
+                fault_point("after_diagnose")
+                return {"next_remedy": ref, "skipped": skipped}
     return _nothing_actionable(ctx, state, skipped)
+
+
+FEEDBACK_TRIES = 1
+"""More tries an LLM remedy gets at one head after verification rejected its change, with the verdict fed back."""
+
+
+def feedback_retry(state: LoopState, ref: RemedyRef) -> bool:
+    """Whether ``ref`` gets one more try: its LLM change at this head was measured and rejected, and the
+    model has not yet been shown why (the proposer puts the verdict and its numbers in the next prompt)."""
+    if not state.settings.llm_ready:
+        return False
+    tries = sum(1 for attempt in state.tried if attempt.head == state.head and attempt.remedy == ref)
+    mine = [item for item in state.history if item.proposal.base_head == state.head
+            and (item.proposal.diagnosis, item.proposal.remedy) == (ref.diagnosis, ref.remedy)]
+    return (0 < tries <= FEEDBACK_TRIES and bool(mine) and mine[-1].proposal.source == "llm"
+            and mine[-1].verdict.verdict == "rejected" and mine[-1].verdict.stage != "approval"
+            and not any(s.head == state.head and s.remedy == ref for s in state.skipped))
+
+
+def _needs_person(state: LoopState, ref: RemedyRef) -> bool:
+    """Whether ``ref``'s remedy can never be auto-approved (its declared rule changes the data)."""
+    _, remedy = resolve_remedy(state, ref)
+    return remedy.verification.tolerance_class == "changes-data"
 
 
 def _nothing_actionable(ctx: RunContext, state: LoopState, skipped: list[Skip]) -> dict:

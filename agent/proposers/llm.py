@@ -11,22 +11,19 @@ from __future__ import annotations
 import email.utils
 import json
 import os
-import re
 import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import jinja2
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from perfloop.agent.proposers.llm_context import cap
+from perfloop.agent.proposers.answers import BadAnswer, EditAnswer, apply_edits, parse_candidates
 from perfloop.agent.state import LoopState
 from perfloop.tools.change.codemods import NotApplicable
-from perfloop.tools.change.patching import matches_any
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 MAX_ATTEMPTS = 2
-MAX_FILE_CHARS = 20_000
 API_KEY_ENV = "PERFLOOP_LLM_API_KEY"
 BASIC_AUTH_ENV = "PERFLOOP_LLM_BASIC_AUTH"
 """user:password sent as basic auth; the CLI moves credentials given in --llm-base-url here (in
@@ -40,25 +37,6 @@ MAX_HTTP_TRIES = 3
 MAX_RETRY_AFTER_S = 60.0
 """Longest Retry-After honoured; a longer one skips the remedy instead of stalling the run."""
 _sleep = time.sleep  # a seam for tests, which need not wait out a backoff
-
-
-class Edit(BaseModel):
-    """Replace one exact, unique piece of a file."""
-
-    file: str = Field(description="Path relative to the pipeline folder.")
-    search: str = Field(min_length=1, description="Exact text to find, once.")
-    replace: str
-
-
-class EditAnswer(BaseModel):
-    """What the model must answer."""
-
-    summary: str = Field(min_length=1, description="One line: what changes.")
-    edits: list[Edit] = Field(min_length=1)
-
-
-class BadAnswer(ValueError):
-    """The model's answer cannot become a patch; the message is fed back on the next attempt."""
 
 
 class LLMUnavailable(NotApplicable):
@@ -239,66 +217,12 @@ def render_prompt(**values) -> str:
     return env.get_template("propose_edit.j2").render(**values)
 
 
-class CandidatesAnswer(BaseModel):
-    """What the model must answer when asked for several candidates."""
-
-    candidates: list[EditAnswer] = Field(min_length=1)
-
-
-def parse_candidates(content: str, limit: int) -> list[EditAnswer]:
-    """Read up to `limit` candidates: {"candidates": [...]}, or one bare {"summary", "edits"} answer."""
-    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", content, re.DOTALL)
-    text = fenced.group(1) if fenced else content.strip()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise BadAnswer(f"the answer is not one JSON object ({error})") from None
-    try:
-        if isinstance(data, dict) and "candidates" in data:
-            return CandidatesAnswer.model_validate(data).candidates[:limit]
-        return [EditAnswer.model_validate(data)]
-    except ValidationError as error:
-        raise BadAnswer(f"the JSON does not match the answer format: {error.errors()[0]['msg']} at "
-                        f"{'.'.join(map(str, error.errors()[0]['loc']))}") from None
-
-
-def apply_edits(root: Path, answer: EditAnswer, editable: list[str]) -> dict[str, str]:
-    """Return the new text of each edited file; BadAnswer for a file that is missing or not editable."""
-    texts: dict[str, str] = {}
-    for edit in answer.edits:
-        relative = edit.file.lstrip("./") if edit.file.startswith("./") else edit.file
-        path = (root / relative).resolve()
-        if not path.is_relative_to(root.resolve()) or not matches_any(relative, editable):
-            raise BadAnswer(f"{edit.file} may not be edited (editable: {', '.join(editable)})")
-        if relative not in texts:
-            if not path.is_file():
-                raise BadAnswer(f"{edit.file} does not exist in the pipeline folder")
-            texts[relative] = path.read_text(encoding="utf-8")
-        count = texts[relative].count(edit.search)
-        if count != 1:
-            where = "does not occur" if count == 0 else f"occurs {count} times"
-            raise BadAnswer(f"the search text for {edit.file} {where}; copy a unique piece exactly")
-        texts[relative] = texts[relative].replace(edit.search, edit.replace, 1)
-    return texts
-
-
-def context_files(state: LoopState, root: Path) -> list[dict]:
-    """The files the model sees: the hot function's file, the loader's file, the config."""
-    profile = state.profile
-    wanted = [h.file for h in profile.hot_functions[:1] + profile.main_hot_functions[:1]]
-    wanted += [profile.loader.file] if profile.loader else []
-    wanted += [state.target.config] if state.target.config else []
-    files = []
-    for relative in dict.fromkeys(wanted):
-        path = root / relative
-        if path.is_file():
-            files.append({"path": relative, "text": cap(path.read_text(encoding="utf-8"), MAX_FILE_CHARS,
-                                                        f"{relative}")})
-    return files
-
-
 def endpoint_for(state: LoopState) -> Endpoint:
     """Return the run's endpoint, the key and basic auth read from the environment (never from the state)."""
     settings = state.settings
     return Endpoint(settings.llm_base_url, os.environ.get(API_KEY_ENV), settings.llm_timeout_s,
                     os.environ.get(BASIC_AUTH_ENV))
+
+
+__all__ = ["BadAnswer", "EditAnswer", "LLMUnavailable", "apply_edits", "chat", "endpoint_for", "parse_candidates",
+           "render_prompt"]

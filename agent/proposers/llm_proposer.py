@@ -30,7 +30,6 @@ from perfloop.agent.proposers.llm import (
     LLMUnavailable,
     apply_edits,
     chat,
-    context_files,
     endpoint_for,
     parse_candidates,
     render_prompt,
@@ -42,6 +41,7 @@ from perfloop.agent.proposers.llm_context import (
     find_callers,
     function_source,
 )
+from perfloop.agent.proposers.llm_files import prompt_files
 from perfloop.agent.redact import redacted_url
 from perfloop.tools.change.codemods import NotApplicable
 from perfloop.tools.change.codemods.base import Tolerance
@@ -115,8 +115,9 @@ def _is_entry_point(tree: ast.Module, qualname: str) -> bool:
 
 def _prompt(ctx: RunContext, diagnosis, remedy, root: Path, hot: HotTarget | None, k: int) -> str:
     state = ctx.state
-    profile_hot = (state.profile.main_hot_functions if diagnosis.category == "host"
-                   else state.profile.hot_functions)[:1]
+    profile = state.profile
+    host = diagnosis.category == "host"
+    profile_hot = (profile.main_hot_functions if host else profile.hot_functions)[:1]
     source = callers = shapes = ""
     failures: list[str] = []
     if hot is not None:
@@ -128,11 +129,56 @@ def _prompt(ctx: RunContext, diagnosis, remedy, root: Path, hot: HotTarget | Non
                      "no call was captured" + (f" ({'; '.join(hot.capture_notes[:2])})" if hot.capture_notes else ""),
                      what="captured calls")
         failures = earlier_failures(ctx.audit.records(), hot.function)
-    return render_prompt(diagnosis=diagnosis, remedy=remedy, evidence=diagnosis.evidence,
-                         editable=state.target.editable, hot=profile_hot[0] if profile_hot else None,
-                         files=context_files(state, root), hot_target=hot, hot_source=source, callers=callers,
-                         shapes=shapes, failure=cap(failures[-1], what="earlier failure") if failures else "",
-                         num_candidates=k)
+    metrics = profile.typed_metrics()
+    files, left_out = prompt_files(state, root, host_first=host)
+    verification = remedy.verification
+    return render_prompt(
+        diagnosis=diagnosis, remedy=remedy, evidence=diagnosis.evidence, editable=state.target.editable,
+        step_ms=profile.ledger.step_ms, ledger=_ledger(profile), headspace=profile.headspace,
+        hot=profile_hot[0] if profile_hot else None,
+        phase="the training loop's own host time" if host else "batch building",
+        sample_path=None if host else metrics.sample_path_function, sample_path_share=metrics.sample_path_share,
+        data_rule=_rule_text(verification.data, verification.atol, verification.rtol, "bit-identical"),
+        loss_rule=_rule_text(verification.loss, verification.loss_atol, verification.loss_rtol,
+                             "must stay bit-identical", prefix="must stay "),
+        may_change=list(verification.side_output_changes), noise=metrics.noise_pct,
+        files=[f.model_dump() for f in files], left_out=left_out, hot_target=hot, hot_source=source,
+        callers=callers, shapes=shapes, earlier=earlier_verdicts(state, diagnosis.entry_id),
+        failure=cap(failures[-1], what="earlier failure") if failures else "", num_candidates=k)
+
+
+def _ledger(profile) -> str:
+    led = profile.ledger
+    parts = [(name, led.share(name)) for name in ("data_wait", "h2d", "forward", "backward", "optimizer", "other")]
+    return ", ".join(f"{name.replace('_', ' ')} {share:.0%}" for name, share in parts if share >= 0.005)
+
+
+def _rule_text(rule: str, atol, rtol, exact: str, prefix: str = "") -> str:
+    if rule == "identical":
+        return exact
+    return f"{prefix}within atol {atol:g} and rtol {rtol:g}" if atol is not None else f"{prefix}within tolerance"
+
+
+def earlier_verdicts(state, entry_id: str) -> list[str]:
+    """One line per earlier proposal for this bottleneck in the run: what it did and what was measured."""
+    lines = []
+    for item in state.history:
+        proposal, verdict = item.proposal, item.verdict
+        if proposal.diagnosis != entry_id:
+            continue
+        line = f"{proposal.source} change \"{proposal.change}\": {verdict.verdict} at {verdict.stage}: {verdict.reason}"
+        if verdict.speed is not None:
+            lo, hi = verdict.speed.ci
+            line += (f" (speed-up {verdict.speed.speedup:.2f}x, interval [{lo:.2f}, {hi:.2f}], noise floor "
+                     f"{verdict.speed.noise_pct:.0f}%)")
+        for check in (verdict.data, verdict.loss):
+            if check is not None and check.status not in ("identical", "within_tolerance"):
+                line += f"; {check.detail}"
+        line = cap(line, 1200, "verdict")
+        if proposal.source == "llm" and verdict.verdict == "rejected":
+            line += "\n  Its diff:\n```diff\n" + cap(proposal.patch, 3000, "diff") + "\n```"
+        lines.append(line)
+    return lines[-4:]
 
 
 def _tolerance(remedy) -> Tolerance | None:

@@ -1,0 +1,122 @@
+"""What the model is shown: the bottleneck first, the checks as they really are, the files on the hot path,
+and, after a rejection, what was measured, with one more try."""
+from __future__ import annotations
+
+import textwrap
+from types import SimpleNamespace
+
+from perfloop.agent.nodes.optimize import optimize
+from perfloop.agent.nodes.schedule import schedule
+from perfloop.agent.nodes.verify import verify
+from perfloop.agent.proposers.llm_files import prompt_files
+from perfloop.agent.rule import GENERAL_REMEDY
+from perfloop.agent.state import Attempt, RemedyRef
+from perfloop.tools.measure.models import HotFunction, HotHelper, LoaderInfo
+from tests.fake_llm import ScriptedLLM
+from tests.test_llm import _with_llm, edit, profiled  # noqa: F401 (profiled is a fixture)
+from tests.test_llm_candidates import APPEND, SLOWER, candidates
+
+
+def _apply(state, updates: dict):
+    """A node's updates as the graph applies them: tried, skipped and history grow by their reducer."""
+    grown = {k: getattr(state, k) + v for k, v in updates.items() if k in ("tried", "skipped", "history")}
+    return state.model_copy(update={**updates, **grown})
+
+
+def _prompt(server: ScriptedLLM, k: int = 0) -> str:
+    return server.requests[k]["body"]["messages"][0]["content"]
+
+
+def test_the_prompt_leads_with_the_bottleneck_and_states_the_real_checks(profiled):
+    with ScriptedLLM([candidates(SLOWER)]) as server:
+        optimize(_with_llm(profiled, server))
+    prompt = _prompt(server)
+    assert prompt.index("## The bottleneck: ") < prompt.index("## How perfloop checks your change") < prompt.index(
+        "## A suggested approach (a hint, not a recipe)") < prompt.index("## Files")
+    assert "Where a median step of" in prompt and "data wait" in prompt and "Headspace:" in prompt
+    assert "The loop that owns the time: frame_energy (train.py:" in prompt
+    # What each check really enforces: comparison at the model's input, layout free; draws; start-up; replay.
+    for rule in ("at the model's input", "another container or layout", "Random draws: the same random numbers",
+                 "start-up included", "Side outputs:", "The same values in another layout"):
+        assert rule in prompt, rule
+    assert "(values, shapes and dtypes)" not in prompt  # the old, stricter-than-true replay claim
+    assert "### train.py (hot path: frame_energy holds" in prompt
+    assert "### configs/train.yaml (the training config)" in prompt
+    assert '{"file": "<path>", "diff": "<a unified diff of that file>"}' in prompt
+
+
+def test_files_follow_the_hot_path_first_and_what_does_not_fit_is_named(tmp_path):
+    files = {
+        "train.py": "from model import Net\nfrom data import Clips\nimport torch\n" + "# loop\n" * 40,
+        "data.py": "from features import band_energy\n\nclass Clips:\n    def __getitem__(self, i):\n        return 1\n",
+        "features.py": "def band_energy(x):\n    return x\n" + "# helper\n" * 30,
+        "model.py": "class Net:\n    pass\n" + "# model\n" * 400,
+        "unrelated.py": "x = 1\n",
+        "configs/run.json": "{}\n",
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    hot = HotFunction(name="band_energy", file="features.py", line=1, phase="batch_build", share=0.55,
+                      helpers=[HotHelper(name="Clips.__getitem__", file="data.py", line=4, self_share=0.2)])
+    getitem = HotFunction(name="Clips.__getitem__", file="data.py", line=4, phase="batch_build", share=0.9)
+    profile = SimpleNamespace(hot_functions=[hot, getitem], main_hot_functions=[],
+                              loader=LoaderInfo(file="train.py", line=12, num_workers=0))
+    state = SimpleNamespace(profile=profile, target=SimpleNamespace(config="configs/run.json"))
+    shown, left_out = prompt_files(state, tmp_path)
+    assert [f.path for f in shown] == ["features.py", "data.py", "train.py", "configs/run.json", "model.py"]
+    assert [f.hot_path for f in shown] == [True, True, False, False, False]
+    assert "imported by train.py" in shown[-1].why
+    # A budget that holds the hot path and the loop file only: the model file is left out and named.
+    budget = sum(len(files[f]) for f in ("features.py", "data.py", "train.py", "configs/run.json")) + 10
+    shown, left_out = prompt_files(state, tmp_path, budget=budget)
+    assert [f.path for f in shown] == ["features.py", "data.py", "train.py", "configs/run.json"]
+    assert len(left_out) == 1 and left_out[0].startswith("model.py (") and "over the prompt's budget" in left_out[0]
+    # Under any budget, the hot path comes before everything else (never dropped for a file off it).
+    shown, left_out = prompt_files(state, tmp_path, budget=1)
+    assert [f.path for f in shown] == ["features.py"]
+
+
+def test_a_rejected_change_goes_back_to_the_model_once_with_what_was_measured(profiled):
+    # Same result with more work: replay passes, the pipeline is slower, verification rejects it at speed.
+    slower = edit(APPEND, APPEND + "        sum(range(20000))\n", summary="same result, more work")
+    with ScriptedLLM([slower, slower]) as server:
+        state = _with_llm(profiled, server)
+        state = _apply(state, optimize(state))
+        assert state.proposal is not None and state.proposal.source == "llm"
+        state = state.model_copy(update={"decision": "approve"})
+        state = _apply(state, verify(state))
+        verdict = state.history[-1].verdict
+        assert verdict.verdict == "rejected" and verdict.stage == "speed", verdict.reason
+        ref = RemedyRef(diagnosis="transform_hotspot", remedy="vectorize_hot_function")
+        others = [Attempt(head=state.head, remedy=RemedyRef(diagnosis="transform_hotspot", remedy=r.id))
+                  for r in state.diagnoses[0].remedies if r.id != ref.remedy]
+        others.append(Attempt(head=state.head, remedy=RemedyRef(diagnosis="transform_hotspot", remedy=GENERAL_REMEDY)))
+        state = _apply(state, {"tried": others})
+        chosen = schedule(state)
+        assert chosen["next_remedy"] == ref  # one more try, with the verdict fed back
+        state = state.model_copy(update={**chosen, "proposal": None, "decision": None})
+        state = _apply(state, optimize(state))
+        second = _prompt(server, 1)
+        assert "## Earlier attempts in this run, and what was measured" in second
+        assert "same result, more work" in second and "rejected at speed" in second
+        assert "interval [" in second and "noise floor" in second and "Its diff:" in second
+        # After that second try, the remedy is done at this head whatever its verdict.
+        assert sum(1 for a in state.tried if a.remedy == ref) == 2
+        state = state.model_copy(update={"decision": "approve"})
+        state = _apply(state, verify(state))
+        later = schedule(state)
+        assert later["next_remedy"] != ref
+
+
+def test_the_prompt_names_files_left_out_and_the_hot_path_file_is_never_cut_for_them(tmp_path):
+    big = "# filler line\n" * 3000
+    (tmp_path / "train.py").write_text("from model import Net\n" + big)
+    (tmp_path / "model.py").write_text(textwrap.dedent("class Net:\n    pass\n") + big)
+    hot = HotFunction(name="main", file="train.py", line=1, phase="main:other", share=0.6)
+    profile = SimpleNamespace(hot_functions=[], main_hot_functions=[hot], loader=None)
+    state = SimpleNamespace(profile=profile, target=SimpleNamespace(config=None))
+    shown, left_out = prompt_files(state, tmp_path, host_first=True, budget=30_000)
+    assert [f.path for f in shown] == ["train.py"] and shown[0].hot_path
+    assert "characters left out" in shown[0].text  # one file's own cap, said where it cuts
+    assert left_out and left_out[0].startswith("model.py")
