@@ -51,10 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--llm-model", help="model name for that endpoint")
     run.add_argument("--llm-candidates", type=int, help="candidate edits asked of the LLM per remedy, each replayed "
                      "on captured calls; only the best survivor is verified")
+    run.add_argument("--llm-timeout", type=float, metavar="S",
+                     help="seconds one LLM request may take (default 120; a local model on CPU may need more)")
     run.add_argument("--proposer", choices=("auto", "codemod", "llm"),
-                     help="who proposes changes: auto (default: each remedy as its entry lists it; LLM remedies "
-                     "when an endpoint is given), codemod (never ask the LLM), llm (ask the LLM first on every "
-                     "diagnosis, with a general instruction where the entry lists only codemods; codemods after)")
+                     help="who proposes changes: auto (default: codemods and knobs first, then the LLM when an "
+                     "endpoint is given), codemod (never ask the LLM), llm (ask the LLM first on every diagnosis; "
+                     "codemods after)")
     run.add_argument("--retry-rejected", action="store_true",
                      help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
@@ -113,7 +115,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise BadInput("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
         if args.proposer == "llm" and not args.llm_base_url:
             raise BadInput("--proposer llm needs an LLM: give --llm-base-url URL --llm-model NAME")
-        given = {"max_iters": args.max_iters, "llm_candidates": args.llm_candidates, "proposer": args.proposer}
+        if args.llm_timeout is not None and args.llm_timeout <= 0:
+            raise BadInput(f"--llm-timeout must be a positive number of seconds, got {args.llm_timeout:g}")
+        given = {"max_iters": args.max_iters, "llm_candidates": args.llm_candidates, "proposer": args.proposer,
+                 "llm_timeout_s": args.llm_timeout}
         settings = Settings(auto_approve=args.auto_approve,
                             llm_base_url=_url_without_credentials(args.llm_base_url), llm_model=args.llm_model,
                             retry_rejected=args.retry_rejected,

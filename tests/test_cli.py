@@ -271,3 +271,15 @@ def test_summary_and_log_report_the_isolation_the_sandbox_saw(tmp_path, mounts):
     log = perfloop("log", summary["run_id"])
     assert log.returncode == 0
     assert f"network {seen['network']}, memory rlimit+pss_polling, inputs {seen['inputs']}" in log.stdout
+
+
+def test_llm_timeout_is_checked_and_parsed(tmp_path):
+    from tests.conftest import perfloop
+
+    bad = perfloop("run", str(tmp_path), "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
+                   "--llm-timeout", "0")
+    assert bad.returncode == 2 and "--llm-timeout must be a positive number of seconds, got 0" in bad.stderr
+    from perfloop.agent.cli import build_parser
+
+    args = build_parser().parse_args(["run", str(tmp_path), "--llm-timeout", "900"])
+    assert args.llm_timeout == 900.0
