@@ -256,3 +256,12 @@ def test_tokenizer_loop_owner_is_named_in_10_of_10_profiles(tmp_path):
             assert owner.helpers[0].name == "_is_control" and 0 < owner.helpers[0].self_share <= owner.share
             assert owner.self_share <= owner.share <= 1
     assert named == ["normalize"] * 10, named
+
+
+def test_a_worker_file_cut_short_is_left_out_not_fatal(tmp_path):
+    # A worker ended by its loader mid-epoch can leave an empty or partial file; the profile goes on.
+    from perfloop.tools.measure.hotspots import batch_build_hotspots
+
+    (tmp_path / "stacks-101.json").write_text("")
+    (tmp_path / "stacks-102.json").write_text('{"totals": {"fetch": 3}, "paths": [')
+    assert batch_build_hotspots(None, tmp_path, tmp_path) == []

@@ -226,6 +226,21 @@ def rank_paths(total: int, paths: dict[tuple[Frame, ...], int], phase: str, targ
     return hot
 
 
+def worker_json(out_dir: Path, glob: str) -> list:
+    """The JSON of every worker file matching `glob`; a file that is empty or cut short is left out.
+
+    A worker of a loader that restarts its workers every epoch can be ended by the pipeline
+    at any moment; what it left must never stop the profile (it is one worker's samples).
+    """
+    found = []
+    for path in sorted(Path(out_dir).glob(glob)):
+        try:
+            found.append(json.loads(path.read_text()))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+    return found
+
+
 def _clear_caches() -> None:
     # The agent edits these files between profiles.
     source_lines.cache_clear()
@@ -241,7 +256,7 @@ def batch_build_hotspots(main_stacks: dict | None, out_dir: Path, target_dir: Pa
     workers' are read from ``out_dir``.
     """
     _clear_caches()
-    stacks = [json.loads(path.read_text()) for path in sorted(out_dir.glob(STACKS_GLOB))]
+    stacks = worker_json(out_dir, STACKS_GLOB)
     stacks += [stack for stack in (main_stacks, thread_stacks) if stack]
     total, paths = _merge(stacks, "fetch", keep_module=False)
     return rank_paths(total, paths, "batch_build", target_dir)

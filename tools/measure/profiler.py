@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import statistics
@@ -16,7 +15,7 @@ from perfloop.tools.contract.target import Target
 from perfloop.tools.measure import written
 from perfloop.tools.measure.folder import ProbeFolder
 from perfloop.tools.measure.headspace import headspace_fields
-from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots, relative_to_target
+from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots, relative_to_target, worker_json
 from perfloop.tools.measure.models import (
     DataBuild,
     GpuStats,
@@ -229,8 +228,8 @@ def build_profile(full: ProbeRun, light: list[ProbeRun], command: str, target_di
 def _runtime_fields(record: ProbeRecord, steps: list[Step], out_dir: Path) -> dict:
     """Threads, GC pauses, host syncs and autocast from the probe's ``runtime`` facts and step records."""
     facts = record.runtime
-    worker_threads = [json.loads(path.read_text()).get("torch_threads")
-                      for path in sorted(out_dir.glob(WORKER_FACTS_GLOB))]
+    worker_threads = [facts.get("torch_threads") for facts in worker_json(out_dir, WORKER_FACTS_GLOB)
+                      if isinstance(facts, dict)]
     worker_threads = [t for t in worker_threads if isinstance(t, int)]
     count = max(len(steps), 1)
     full = record.mode == "full"
