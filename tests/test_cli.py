@@ -136,6 +136,7 @@ def test_paused_run_resumes_from_checkpoint(tiny_repo):
     assert "audit chain intact" in perfloop("log", waiting["run_id"]).stdout
 
 
+@pytest.mark.serial
 def test_killed_run_resumes(tiny_repo, tmp_path):
     env = dict(os.environ)
     process = subprocess.Popen([sys.executable, "-m", "perfloop.agent.cli", "run", str(tiny_repo), "--auto-approve",

@@ -18,7 +18,8 @@ import pytest
 from perfloop.agent.faults import POINTS
 from tests.conftest import git, make_repo, perfloop, user_view
 
-pytestmark = pytest.mark.slow
+# Serial: each case must reach an accepted commit, a speed decision a second busy worker can flip.
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 RUN = ["--auto-approve", "--json", "--max-iters", "1"]
 
 

@@ -66,6 +66,7 @@ def runs(tmp_path_factory):
     return folder, full, light
 
 
+@pytest.mark.serial
 def test_a_real_run_is_parsed_once_into_typed_fields(runs):
     folder, full, light = runs
     record = full.record

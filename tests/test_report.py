@@ -42,6 +42,7 @@ def _chromium(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (scripts/test.sh installs Debian's "
                                              "`chromium` where apt-get can); the report was not rendered")
+@pytest.mark.serial
 def test_real_run_report_renders_in_chromium(real_report):
     dump = _chromium("--enable-logging=stderr", "--v=0", "--dump-dom", real_report.as_uri())
     assert dump.returncode == 0, dump.stderr
