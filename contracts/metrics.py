@@ -196,6 +196,21 @@ def unit(name: str) -> str:
     return str(extra.get("unit", ""))
 
 
+def transform_shares(hot_function_share, sample_path_share, build_wait_share) -> tuple:
+    """(transform_share, transform_step_share): the larger of the two shares, and its share of the step.
+
+    The one formula behind both metrics: the profile computes them, and the knowledge base derives
+    them for profiles recorded before the per-sample path was measured. Non-numbers count as absent.
+    """
+    def number(value):
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    shares = [v for v in (number(hot_function_share), number(sample_path_share)) if v is not None]
+    share = max(shares) if shares else None
+    wait = number(build_wait_share)
+    return share, (wait * share if share is not None and wait is not None else None)
+
+
 def description(name: str) -> str:
     return ProfileMetrics.model_fields[name].description or ""
 
@@ -207,4 +222,4 @@ def metrics_table() -> str:
     return "\n".join(rows)
 
 
-__all__ = ["ProfileMetrics", "description", "kind", "metrics_table", "unit"]
+__all__ = ["ProfileMetrics", "description", "kind", "metrics_table", "transform_shares", "unit"]

@@ -6,7 +6,7 @@ import string
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
-from perfloop.contracts.metrics import ProfileMetrics, description, kind
+from perfloop.contracts.metrics import ProfileMetrics, description, kind, transform_shares
 from perfloop.contracts.stages import METRIC_STAGES
 
 MetricValue = float | int | str | None
@@ -49,12 +49,13 @@ def with_derived(metrics: Metrics) -> dict[str, MetricValue]:
         if is_number(step_ms) and is_number(share):
             view.setdefault(f"{stage}_ms", share * step_ms)
     # A profile recorded before the per-sample path was measured: its hot function is the transform.
-    shares = [v for v in (metrics.get("hot_function_share"), metrics.get("sample_path_share")) if is_number(v)]
-    if view.get("transform_share") is None and shares:
-        view["transform_share"] = max(shares)
-    build_wait = metrics.get("build_wait_share")
-    if view.get("transform_step_share") is None and is_number(view.get("transform_share")) and is_number(build_wait):
-        view["transform_step_share"] = build_wait * view["transform_share"]
+    share = view.get("transform_share")
+    if share is None:
+        share, _ = transform_shares(metrics.get("hot_function_share"), metrics.get("sample_path_share"), None)
+    share, step_share = transform_shares(share, None, metrics.get("build_wait_share"))
+    for name, value in (("transform_share", share), ("transform_step_share", step_share)):
+        if view.get(name) is None and value is not None:
+            view[name] = value
     return view
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from perfloop.contracts.code import FunctionRef
-from perfloop.contracts.metrics import ProfileMetrics
+from perfloop.contracts.metrics import ProfileMetrics, transform_shares
 from perfloop.contracts.stages import Stage
 from perfloop.tools.measure.ranks import RankReport
 
@@ -252,14 +252,12 @@ class Profile(BaseModel):
                 hot_share = hot_step_share / build_wait_share if build_wait_share > 0 else None
         path = self.sample_path()
         path_share = path.share if path is not None else None
-        shares = [v for v in (hot_share, path_share) if v is not None]
-        transform_share = max(shares) if shares else None
+        transform_share, transform_step_share = transform_shares(hot_share, path_share, build_wait_share)
         return ProfileMetrics(**{
             "sample_path_function": path.where() if path is not None else None,
             "sample_path_share": path_share,
             "transform_share": transform_share,
-            "transform_step_share": (build_wait_share * transform_share
-                                     if transform_share is not None and build_wait_share is not None else None),
+            "transform_step_share": transform_step_share,
             "step_ms": led.step_ms,
             "samples_per_s": self.samples_per_s,
             "data_wait_share": led.share("data_wait"),

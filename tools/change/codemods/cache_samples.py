@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import libcst as cst
 
@@ -57,7 +56,10 @@ _IMPURE = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|today|urandom|get_
 def cache_samples(ctx: CodemodContext) -> CodemodResult:
     """Cache `__getitem__`'s result per index in the dataset class that builds the profile's hot samples."""
     hot = hot_function_of(ctx)
-    file, text, tree, cls = _dataset_class(ctx, hot.defining_name, hot.file)
+    texts = {f: (ctx.root / f).read_text() for f in python_files(ctx.root)}
+    modules = {f: ast.parse(text) for f, text in texts.items()}
+    file, cls = _dataset_class(modules, hot.defining_name, hot.file)
+    text, tree = texts[file], modules[file]
     getitem = _method(cls, "__getitem__")
     if getitem is None or len(getitem.args.args) != 2 or getitem.args.vararg or getitem.args.kwonlyargs:
         raise NotApplicable(f"{cls.name} ({file}:{cls.lineno}) has no __getitem__(self, index)")
@@ -65,7 +67,6 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
                                                   for n in ast.walk(tree)):
         raise NotApplicable(f"{cls.name} already caches its samples ({UNCACHED} or {CACHE_ATTR} exists)")
     _refuse_restarting_workers(ctx)
-    modules = {f: ast.parse((ctx.root / f).read_text()) for f in python_files(ctx.root)}
     checker = _Determinism(cls, file, modules)
     checker.check(getitem, f"{cls.name}.__getitem__")
     new_text = _splice(text, cls.name, getitem.args.args[1].arg)
@@ -88,25 +89,17 @@ def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
     return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
 
-def _dataset_class(ctx: CodemodContext, hot_name: str, hot_file: str) -> tuple[str, str, ast.Module, ast.ClassDef]:
-    """The class with a `__getitem__` that is, or calls, the hot function (its own file first)."""
+def _dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str) -> tuple[str, ast.ClassDef]:
+    """(file, class) of the class with a `__getitem__` that is, or calls, the hot function (its own file first)."""
     short = hot_name.split(".")[-1]
     owner = hot_name.split(".")[-2] if "." in hot_name else None
-    files = [hot_file] + [f for f in python_files(ctx.root) if f != hot_file]
+    files = [hot_file] * (hot_file in modules) + [f for f in modules if f != hot_file]
     for file in files:
-        path = Path(ctx.root) / file
-        if not path.is_file():
-            continue
-        text = path.read_text()
-        tree = ast.parse(text)
-        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-            getitem = _method(cls, "__getitem__")
-            if getitem is None:
+        for cls in (n for n in ast.walk(modules[file]) if isinstance(n, ast.ClassDef)):
+            if _method(cls, "__getitem__") is None:
                 continue
-            if file == hot_file and cls.name == owner:
-                return file, text, tree, cls
-            if short in _called_names(cls):
-                return file, text, tree, cls
+            if (file == hot_file and cls.name == owner) or short in _called_names(cls):
+                return file, cls
     raise NotApplicable(f"no dataset class in the target has a __getitem__ that is or calls {hot_name}")
 
 
@@ -131,6 +124,7 @@ class _Determinism:
         self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
         self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
         self.changing = self._attributes_set_outside_init()
+        self.imported = self._imported()
         self.seen: list[str] = []
         self.notes: list[str] = []
 
@@ -186,7 +180,7 @@ class _Determinism:
                 return
             raise NotApplicable(f"{where}: calls self.{attr}(), an object perfloop cannot read the code of "
                                 "(a transform pipeline may draw random numbers)")
-        if name.startswith(_PURE_MODULES) or (base is not None and dotted(base) not in self._imported()):
+        if name.startswith(_PURE_MODULES) or (base is not None and dotted(base) not in self.imported):
             # numpy/torch/math/... functions, or a method of a value computed here (x.mean(), text.split()).
             if name.startswith(("open", "np.load", "torch.load")) or attr in ("read", "open"):
                 self.notes.append(f"{where}: reads a file; a cached sample assumes the file does not change")

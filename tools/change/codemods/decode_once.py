@@ -182,7 +182,7 @@ def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, 
     """Add the decoding line after `self.attr = ...`, read the cache in __getitem__, copy what escapes (libcst)."""
     fill = cst.parse_statement(f"self.{cache} = [{decoder}(self.{attr}[k]) for k in range(len(self.{attr}))]\n")
     read = cst.parse_expression(f"self.{cache}[{ast.unparse(decode.value.args[0].slice)}]")
-    to_copy = {(node.lineno, node.col_offset): ast.dump(node) for node in escapes}
+    to_copy = {(node.lineno, node.col_offset): node for node in escapes}
 
     class Edit(cst.CSTTransformer):
         METADATA_DEPENDENCIES = (PositionProvider,)
@@ -193,7 +193,8 @@ def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, 
 
         def _copy(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
             start = self.get_metadata(PositionProvider, original).start
-            if self.in_class and to_copy.get((start.line, start.column)) == _dump(original):
+            node = to_copy.get((start.line, start.column))
+            if self.in_class and node is not None and _same_expression(cst.Module([]).code_for_node(original), node):
                 self.copied += 1
                 return cst.parse_expression(f"copy.deepcopy({cst.Module([]).code_for_node(updated)})")
             return updated
@@ -233,14 +234,6 @@ def _splice(text: str, cls: ast.ClassDef, set_at: ast.stmt, decode: ast.Assign, 
         raise NotApplicable(f"could not place the decoding of self.{attr} unambiguously "
                             f"(lines {set_at.lineno} and {decode.lineno})")
     return add_import(new, "copy") if escapes else new
-
-
-def _dump(node: cst.CSTNode) -> str:
-    try:
-        return ast.dump(ast.parse(cst.Module([]).code_for_node(node).strip(), mode="eval").body)
-    except SyntaxError:
-        return ""
-
 
 
 def _same_statement(code: str, node: ast.stmt) -> bool:
