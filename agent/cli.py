@@ -22,7 +22,7 @@ from perfloop.agent.ui.console import (
 )
 from perfloop.sandbox.errors import BadInput
 
-CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs")
+CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs", "busy_reruns", "interference")
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
 
 
@@ -47,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-iters", type=int, help="most proposals verified or declined in one run")
     run.add_argument("--ab-runs", type=int, help="interleaved timing runs per side when verifying")
     run.add_argument("--max-ab-runs", type=int, help="runs per side while the speed verdict is undecided")
+    run.add_argument("--busy-reruns", type=int, help="most contaminated pairs re-run per decision (default 4)")
+    run.add_argument("--interference", choices=("rerun", "report"),
+                     help="rerun (default): runs the machine's other work disturbed are left out and run again; "
+                          "report: measured and reported only (default from PERFLOOP_INTERFERENCE)")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     run.add_argument("--llm-model", help="model name for that endpoint")
     run.add_argument("--llm-candidates", type=int, help="candidate edits asked of the LLM per remedy, each replayed "

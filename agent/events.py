@@ -187,7 +187,24 @@ class VerifyStage(Event):
     def lines(self, show_diff: bool = False) -> list[str]:
         result = self.result or {}
         detail = self.reason or result.get("detail") or result.get("reason") or ""
-        return [f"  {self.stage}: {'pass' if self.passed else 'FAIL'} {detail}".rstrip()]
+        state = "pass" if self.passed else "undecided" if self.undecided else "FAIL"
+        more = " (more pairs follow)" if self.undecided and not self.reason else ""
+        return [f"  {self.stage}: {state}{more} {detail}".rstrip()]
+
+
+class RunsContaminated(Event):
+    """Runs left out because the machine's other work took CPU during their measured steps."""
+
+    name: ClassVar[str] = "runs_contaminated"
+    what: str = Field(description="What was left out: 'timing pair 2', 'noise run 1'.")
+    cores: list[float | None] = Field(default_factory=list, description="Interference of each run left out (cores).")
+    reruns_left: int = Field(0, description="Re-runs left in this decision's budget after this one.")
+    detail: str = Field("", description="The runs' interference lines (others, steal, idle).")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        cores = ", ".join("?" if c is None else f"{c:.2f}" for c in self.cores)
+        return [f"{self.what} left out, the machine was busy (interference {cores} cores): run again, "
+                f"{self.reruns_left} re-run(s) left" + (f"; {self.detail}" if self.detail else "")]
 
 
 class VerdictReached(Event):
@@ -197,7 +214,10 @@ class VerdictReached(Event):
     def lines(self, show_diff: bool = False) -> list[str]:
         v = self.verdict
         commit = f" commit {v.commit[:10]}" if v.commit else ""
-        return [f"verdict {v.proposal_id}: {v.verdict.upper()} at {v.stage}: {v.reason}{commit}"]
+        out = [f"verdict {v.proposal_id}: {v.verdict.upper()} at {v.stage}: {v.reason}{commit}"]
+        if v.speed is not None:
+            out.append(f"interference: {v.speed.interference_line()}")
+        return out
 
 
 class FinalCheck(Event):
@@ -313,7 +333,8 @@ class Unrecognised(Event):
 
 EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     RunStarted, NodeEntered, PipelineFailed, Profiled, Diagnosed, RemedyChosen, RemedyNotApplicable, Stopped,
-    ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, VerdictReached, FinalCheck,
+    ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, RunsContaminated,
+    VerdictReached, FinalCheck,
     RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed,
     LlmCandidateChecked, IsolationObserved)}
 

@@ -16,7 +16,8 @@ from perfloop.tools.measure.models import Profile, RunMeasurement
 
 StopReason = Literal["max_iterations", "nothing_actionable", "user_quit", "profile_only", "awaiting_approval"]
 """Why a run stopped. ``awaiting_approval`` is a pause (stdin closed at a proposal), not an end."""
-VerdictName = Literal["accepted", "rejected", "declined"]
+VerdictName = Literal["accepted", "rejected", "declined", "undecided"]
+"""undecided: verification could not decide (the machine was busy); the change is neither kept nor held against."""
 Decision = Literal["approve", "reject", "quit"]
 """What the user (or --auto-approve) answered at a proposal."""
 DECISIONS: tuple[Decision, ...] = ("approve", "reject", "quit")

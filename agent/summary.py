@@ -25,6 +25,24 @@ class Numbers(BaseModel):
         return cls(**{**values, **numbers}, headspace=profile.headspace, headspace_note=profile.headspace_note)
 
 
+class InterferenceSummary(BaseModel):
+    """How much of the machine other work took during one decision's timing runs."""
+
+    measured: bool = Field(description="False where no run's interference could be read (not Linux).")
+    runs: int = Field(description="Timing runs measured, re-runs included.")
+    contaminated_pairs: int = Field(description="Pairs left out because a run of theirs was contaminated.")
+    runs_repeated: int = Field(description="Runs made again in their place.")
+    max_cores: float = Field(description="The highest interference of any timing run (cores).")
+    busy: bool = Field(description="The re-run budget ran out: the verdict is undecided.")
+
+    @classmethod
+    def of(cls, speed) -> "InterferenceSummary":
+        return cls(measured=speed.interference_measured, runs=len(speed.interference_cores) if
+                   speed.interference_measured else 2 * (len(speed.baseline_samples_per_s) + len(speed.dropped)),
+                   contaminated_pairs=len(speed.dropped), runs_repeated=speed.runs_repeated,
+                   max_cores=max(speed.interference_cores, default=0.0), busy=speed.busy)
+
+
 class IterationSummary(BaseModel):
     """One proposal as the summary lists it."""
 
@@ -45,6 +63,8 @@ class IterationSummary(BaseModel):
                                         "not_comparable | not_run.")
     side_outputs_check: str = Field("not_run", description="same | declared | changed | not_run.")
     tolerance_class: str | None = Field(None, description="exact | reorder | precision | changes-data.")
+    interference: InterferenceSummary | None = Field(None, description="The machine's other work during the "
+                                                                       "timing runs (None when none ran).")
     commit: str | None
 
     @classmethod
@@ -56,7 +76,8 @@ class IterationSummary(BaseModel):
                    data_check=v.data.status if v.data else "not_run", data_detail=v.data.label if v.data else "",
                    loss_check=v.loss.status if v.loss else "not_run",
                    side_outputs_check=v.side_outputs.status if v.side_outputs else "not_run",
-                   tolerance_class=v.tolerance_class, commit=v.commit)
+                   tolerance_class=v.tolerance_class, commit=v.commit,
+                   interference=InterferenceSummary.of(v.speed) if v.speed else None)
 
 
 class RunSummary(BaseModel):

@@ -10,18 +10,27 @@ runs), many times per arm:
 - gain arms: the head sleeps d ms per batch more than the candidate, so the candidate is
   5%, 10% or 20% faster: the share accepted is the detection rate.
 
-It prints, per arm, decisions, accepts, and pipeline runs per decision (median: the
-timing pairs plus verify's smoke run; the profile's noise runs, three per trial here,
-are shared by every proposal in verify and not counted), plus a seeded simulation of
-the same decision at 10% run-to-run noise. Flags: --trials N
-(per arm, default 50), --arms 0,5,10,20, --steps, --warmup, --sim-trials.
+It prints, per arm, decisions, accepts, undecided ("the machine was busy") outcomes and
+pipeline runs per decision (median: the timing pairs, re-runs included, plus verify's smoke
+run; the profile's noise runs, three per trial here, are shared by every proposal in verify
+and not counted), plus a seeded simulation of the same decision at 10% run-to-run noise.
+Flags: --trials N (per arm, default 50), --arms 0,5,10,20, --steps, --warmup, --sim-trials.
+
+``--neighbour`` adds the noisy-neighbour arm's conditions: a background process, started and
+stopped by the harness, burns one core in random bursts (50-300 ms on, 0.2-2 s off, seeded),
+and the pipeline's per-batch cost becomes CPU work in two DataLoader workers
+(``--spin --workers 2``), so the bursts take CPU the pipeline wants. Contaminated runs are
+left out and re-run as verify does (``SpeedPlan.busy_reruns``); the noise runs too.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
+import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +51,8 @@ class ArmResult:
     trials: int
     accepts: int
     runs_per_decision: list[int]
+    undecided: int = 0
+    pairs_dropped: int = 0
 
     @property
     def accept_rate(self) -> float:
@@ -51,7 +62,7 @@ class ArmResult:
         what = "false accepts" if self.gain_pct == 0 else "detected"
         runs = statistics.median(self.runs_per_decision) if self.runs_per_decision else 0
         return (f"{self.gain_pct:>5.0f}%  {self.trials:>6}  {self.accepts:>7}  {self.accept_rate * 100:>6.1f}% "
-                f"{what:<13}  {runs:>4.0f}")
+                f"{what:<13}  {runs:>4.0f}  {self.undecided:>9}  {self.pairs_dropped:>7}")
 
 
 def simulate(num_trials: int, run_noise: float = 0.10, gain: float = 0.0, seed: int = 0,
@@ -80,26 +91,30 @@ def simulate(num_trials: int, run_noise: float = 0.10, gain: float = 0.0, seed: 
 
 
 def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmup: int, base_delay_ms: float,
-                 plan: SpeedPlan) -> ArmResult:
-    """Decide ``num_trials`` times between the tiny pipeline and a copy made ``gain_pct`` faster by its delay."""
+                 plan: SpeedPlan, env: str = "", workers: int = 0) -> ArmResult:
+    """Decide ``num_trials`` times between the tiny pipeline and a copy made ``gain_pct`` faster by its delay.
+
+    ``env`` prefixes the command (the neighbour arm's CALIBRATION_SPIN/CALIBRATION_WORKERS).
+    """
     from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 
     settings = ProbeSettings(steps=steps, warmup_steps=warmup)
-    command = COMMAND
-    # The head sleeps base_delay_ms per batch; the candidate sleeps less, by what makes it gain_pct faster.
+    command = env + COMMAND
+    # The head costs base_delay_ms per batch; the candidate less, by what makes it gain_pct faster.
     head_step_ms = _measure_step_ms(work, settings, command, base_delay_ms)
-    cand_delay = max(0.0, base_delay_ms - head_step_ms * (1 - 1 / (1 + gain_pct / 100)))
+    batch_ms = head_step_ms * max(1, workers)  # one worker's cost per batch, where several build them in parallel
+    cand_delay = max(0.0, base_delay_ms - batch_ms * (1 - 1 / (1 + gain_pct / 100)))
     counter = iter(range(10**9))
 
     def run(delay_ms: float) -> RunSteps:
         out = work / f"run-{next(counter):06d}"
         env_prefix = f"CALIBRATION_DELAY_MS={delay_ms:.3f} "
         measurement = run_probed(env_prefix + command, PIPELINE, out, settings).measurement
-        return RunSteps.of(measurement)
+        return RunSteps.of(measurement, leave_out_busy_steps=plan.rerun_contaminated)
 
-    accepts, runs = 0, []
+    accepts, undecided, dropped, runs = 0, 0, 0, []
     for trial in range(num_trials):
-        profile_noise = noise_pct([run(base_delay_ms).samples_per_s for _ in range(3)])
+        profile_noise = noise_pct([r.samples_per_s for r in _clean_runs(lambda: run(base_delay_ms), 3, plan)])
 
         def pair(number: int) -> tuple[RunSteps, RunSteps]:
             if candidate_first(number):
@@ -110,10 +125,53 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
 
         speed, pairs = sequential_speed(pair, profile_noise, plan)
         accepts += speed.passed
+        undecided += speed.busy
+        dropped += len(speed.dropped)
         runs.append(2 * pairs + 1)
-        print(f"calibration: {gain_pct:.0f}% trial {trial + 1}/{num_trials}: "
-              f"{'accept' if speed.passed else 'reject'} ({speed.reason})", file=sys.stderr, flush=True)
-    return ArmResult(gain_pct=gain_pct, trials=num_trials, accepts=accepts, runs_per_decision=runs)
+        outcome = "accept" if speed.passed else "undecided" if speed.busy else "reject"
+        print(f"calibration: {gain_pct:.0f}% trial {trial + 1}/{num_trials}: {outcome} ({speed.reason}; "
+              f"{speed.interference_line()})", file=sys.stderr, flush=True)
+    return ArmResult(gain_pct=gain_pct, trials=num_trials, accepts=accepts, runs_per_decision=runs,
+                     undecided=undecided, pairs_dropped=dropped)
+
+
+def _clean_runs(run: Callable[[], RunSteps], wanted: int, plan: SpeedPlan) -> list[RunSteps]:
+    """``wanted`` runs, a contaminated one run again while the budget lasts (as the profile's noise runs)."""
+    kept, reruns = [], 0
+    while len(kept) < wanted:
+        steps = run()
+        if steps.contaminated and plan.rerun_contaminated and reruns < plan.busy_reruns:
+            reruns += 1
+            continue
+        kept.append(steps)
+    return kept
+
+
+class Neighbour:
+    """A background process burning one core in random bursts (50-300 ms on, 0.2-2 s off), seeded."""
+
+    SCRIPT = """
+import random, sys, time
+rng = random.Random(int(sys.argv[1]))
+while True:
+    end = time.perf_counter() + rng.uniform(0.05, 0.3)
+    while time.perf_counter() < end:
+        pass
+    time.sleep(rng.uniform(0.2, 2.0))
+"""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> "Neighbour":
+        self.process = subprocess.Popen([sys.executable, "-c", self.SCRIPT, str(self.seed)])
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
 
 
 def _measure_step_ms(work: Path, settings, command: str, delay_ms: float) -> float:
@@ -134,23 +192,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay-ms", type=float, default=20.0, help="per-batch delay of the head (ms)")
     parser.add_argument("--sim-trials", type=int, default=2000, help="simulated decisions per arm")
     parser.add_argument("--no-real", action="store_true", help="only the simulation")
+    parser.add_argument("--neighbour", action="store_true", help="run beside a process burning one core in bursts, "
+                                                                  "the pipeline's cost as CPU work in 2 workers")
+    parser.add_argument("--spin", action="store_true", help="the per-batch cost as CPU work, not a sleep")
+    parser.add_argument("--workers", type=int, default=0, help="DataLoader workers of the pipeline")
     args = parser.parse_args(argv)
+    if args.neighbour:
+        args.spin, args.workers = True, args.workers or 2
     plan = SpeedPlan()
     print(f"simulation at 10% run-to-run noise (ab_runs {plan.ab_runs}, max_ab_runs {plan.max_ab_runs}, "
           f"min_gain {plan.min_gain_pct}%, {args.sim_trials} decisions per arm):")
-    print("  gain  trials  accepts  rate               runs/decision (median)")
+    print("  gain  trials  accepts  rate               runs/decision (median)  undecided  dropped pairs")
     for gain in (0.0, 0.10, 0.20, 0.30):
         print("  " + simulate(args.sim_trials, run_noise=0.10, gain=gain, seed=1).row())
     if args.no_real:
         return 0
     arms = [float(a) for a in args.arms.split(",")]
-    print(f"\nreal pipeline ({PIPELINE.name}, {args.steps} steps + {args.warmup} warm-up per run, "
-          f"head delay {args.delay_ms} ms per batch, {args.trials} decisions per arm):")
-    print("  gain  trials  accepts  rate               runs/decision (median)")
-    with tempfile.TemporaryDirectory(prefix="perfloop-calibration-") as folder:
+    env = (f"CALIBRATION_SPIN={int(args.spin)} CALIBRATION_WORKERS={args.workers} "
+           if args.spin or args.workers else "")
+    cost = "CPU work" if args.spin else "sleep"
+    print(f"\nreal pipeline ({PIPELINE.name}, {args.steps} steps + {args.warmup} warm-up per run, head {cost} "
+          f"{args.delay_ms} ms per batch, {args.workers} workers, {args.trials} decisions per arm"
+          f"{', beside a noisy neighbour (one core, 50-300 ms bursts every 0.2-2 s)' if args.neighbour else ''}):")
+    print("  gain  trials  accepts  rate               runs/decision (median)  undecided  dropped pairs")
+    with tempfile.TemporaryDirectory(prefix="perfloop-calibration-") as folder, \
+            (Neighbour() if args.neighbour else contextlib.nullcontext()):
         for gain in arms:
             result = run_real_arm(gain, args.trials, Path(folder) / f"arm-{gain:g}", args.steps, args.warmup,
-                                  args.delay_ms, plan)
+                                  args.delay_ms, plan, env, args.workers)
             print("  " + result.row(), flush=True)
     return 0
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 MIN_GAIN = 0.03
 # An oracle that gains less than this leaves no headroom to share out.
 MIN_ORACLE_GAIN = 0.05
-VERDICT_LETTERS = {"accepted": "A", "rejected": "R", "declined": "D"}
+VERDICT_LETTERS = {"accepted": "A", "rejected": "R", "declined": "D", "undecided": "U"}
 
 
 def median(values: Sequence[float]) -> float | None:

@@ -50,6 +50,8 @@ def test_every_event_reads_back_as_its_own_type(name, tmp_path):
                           "reason": "8 of 8 calls identical", "num_calls": 8, "speedup": 12.0},
                "llm_call_failed": {"model": "m", "endpoint": "http://***@host/v1", "attempt": 1, "reason": "401"},
                "llm_candidate": {"index": 1, "outcome": "dropped", "reason": "search text not found"},
+               "runs_contaminated": {"what": "timing pair 1", "cores": [0.9, None], "reruns_left": 3,
+                                     "detail": "head contaminated: others 0.90 cores"},
                "isolation_observed": {"label": "000-full", "run": {"network": "cut"},
                                       "seen": {"network": "cut", "memory_limit": "pss_polling", "inputs": "change_check"}}}
     event = model.model_validate(old.get(name) or minimal[name])

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from perfloop.agent.context import RunContext
-from perfloop.agent.events import NodeEntered, PipelineFailed, Profiled
+from perfloop.agent.events import NodeEntered, PipelineFailed, Profiled, RunsContaminated
 from perfloop.agent.faults import fault_point
 from perfloop.agent.state import LoopState
 from perfloop.agent.ui.console import say
@@ -22,7 +22,7 @@ def profile(state: LoopState) -> dict:
     try:
         full = ctx.run(ws.base_tree, "profile-full", mode="full", role="profile")
         fault_point("mid_profile")
-        light = [ctx.run(ws.base_tree, "profile-light", role="baseline") for _ in range(target.noise_runs)]
+        light, kept_busy = _noise_runs(ctx, target)
         # Headspace: the same loop fed the full run's batches from memory, the DataLoader bypassed.
         env = replay_env(full.record)
         replay = why_no_replay(full.record)
@@ -36,6 +36,12 @@ def profile(state: LoopState) -> dict:
         raise
     result = build_profile(full, light, target.rendered_command(), ws.target_dir(ws.base_tree), ctx.probe,
                            replay=replay)
+    if kept_busy:
+        result.warnings.append(f"the noise floor was measured on a busy machine: {kept_busy} of {len(light)} runs "
+                               f"were contaminated and kept once the re-run budget ({target.busy_reruns}) was spent")
+    if full.measurement.contaminated:
+        result.warnings.append(f"the full run was disturbed by other work ({full.measurement.interference.summary()}): "
+                               "its stage shares may be off")
     ctx.record(Profiled(head=state.head, profile=result.model_dump(mode="json"), metrics=result.metrics()))
     for line in describe_profile(result):
         say(line)
@@ -43,3 +49,25 @@ def profile(state: LoopState) -> dict:
     if state.first_profile is None:
         updates["first_profile"] = result
     return updates
+
+
+def _noise_runs(ctx: RunContext, target) -> tuple[list, int]:
+    """The light runs of the noise floor; a contaminated one is run again while the re-run budget lasts.
+
+    Returns the runs kept and how many of them are contaminated (kept once the budget was spent,
+    or all of them with ``interference = "report"``).
+    """
+    light, reruns = [], 0
+    while len(light) < target.noise_runs:
+        run = ctx.run(ctx.workspace.base_tree, "profile-light", role="baseline")
+        seen = run.measurement.interference
+        if run.measurement.contaminated and target.interference == "rerun" and reruns < target.busy_reruns:
+            reruns += 1
+            left = target.busy_reruns - reruns
+            ctx.record(RunsContaminated(what=f"noise run {len(light) + 1}", cores=[seen.cores], reruns_left=left,
+                                        detail=seen.summary()))
+            say(f"noise run {len(light) + 1} left out, the machine was busy ({seen.summary()}); running it again, "
+                f"{left} re-run(s) left")
+            continue
+        light.append(run)
+    return light, sum(run.measurement.contaminated for run in light)

@@ -5,7 +5,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from perfloop.agent.context import RunContext
-from perfloop.agent.events import NodeEntered, VerdictReached, VerifyStage, parse_record
+from perfloop.agent.events import NodeEntered, RunsContaminated, VerdictReached, VerifyStage, parse_record
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import remember
 from perfloop.agent.rule import rule_of
@@ -17,6 +17,7 @@ from perfloop.tools.change.patching import scope_problems
 from perfloop.tools.check.datacheck import CheckResult, compare_data, compare_losses
 from perfloop.tools.check.sideoutputs import SideOutputCheck, compare_side_outputs
 from perfloop.tools.check.stats import (
+    DroppedPair,
     RunSteps,
     SpeedCheck,
     SpeedPlan,
@@ -38,11 +39,11 @@ SIDE_OK = ("same", "declared")
 
 
 class _Rejected(Exception):
-    """A verification stage failed; carries the stage and the reason."""
+    """A verification stage failed (or could not decide); carries the stage, the reason and the verdict."""
 
-    def __init__(self, stage: str, reason: str) -> None:
+    def __init__(self, stage: str, reason: str, verdict: str = "rejected") -> None:
         super().__init__(reason)
-        self.stage, self.reason = stage, reason
+        self.stage, self.reason, self.verdict = stage, reason, verdict
 
 
 @dataclass
@@ -92,6 +93,11 @@ class _Cascade:
     def failed(self, stage: str, reason: str, **numbers) -> _Rejected:
         self.ctx.record(VerifyStage(stage=stage, passed=False, reason=reason, **numbers))
         return _Rejected(stage, reason)
+
+    def undecided(self, stage: str, reason: str, **numbers) -> _Rejected:
+        """The stage could not decide (the machine was busy): the verdict is undecided, not rejected."""
+        self.ctx.record(VerifyStage(stage=stage, passed=False, undecided=True, reason=reason, **numbers))
+        return _Rejected(stage, reason, verdict="undecided")
 
 
 @dataclass(frozen=True)
@@ -190,14 +196,25 @@ def _run_timing(c: _Cascade) -> None:
         c.base_runs.append(base)
         c.cand_runs.append(cand)
         fault_point("between_ab_pairs")
-        return RunSteps.of(base), RunSteps.of(cand)
+        leave_out = target.interference == "rerun"
+        return RunSteps.of(base, leave_out_busy_steps=leave_out), RunSteps.of(cand, leave_out_busy_steps=leave_out)
 
     def undecided(speed: SpeedCheck, pairs: int) -> None:
         c.ctx.record(VerifyStage(stage="speed", passed=False, undecided=True, pairs=pairs,
                                  result=speed.model_dump(mode="json")))
 
-    plan = SpeedPlan(ab_runs=target.ab_runs, max_ab_runs=target.max_ab_runs, min_gain_pct=target.min_gain_pct)
-    c.speed, pairs = sequential_speed(run_pair, state.profile.noise_pct, plan, undecided)
+    def dropped(pair: DroppedPair, left: int) -> None:
+        head, cand = c.base_runs[-1], c.cand_runs[-1]
+        lines = "; ".join(f"{who} {run.interference.summary()}" for who, run in (("head", head), ("candidate", cand))
+                          if run.interference is not None)
+        c.ctx.record(RunsContaminated(what=f"timing pair {pair.pair}", cores=[pair.head_cores, pair.candidate_cores],
+                                      reruns_left=left - 1, detail=lines))
+        say(f"timing: pair {pair.pair} left out, the machine was busy ({lines}); running it again, "
+            f"{left - 1} re-run(s) left")
+
+    plan = SpeedPlan(ab_runs=target.ab_runs, max_ab_runs=target.max_ab_runs, min_gain_pct=target.min_gain_pct,
+                     busy_reruns=target.busy_reruns, rerun_contaminated=target.interference == "rerun")
+    c.speed, pairs = sequential_speed(run_pair, state.profile.noise_pct, plan, undecided, dropped)
     c.passed("timing", pairs=pairs)
 
 
@@ -220,6 +237,8 @@ def _check_all_runs(c: _Cascade) -> None:
 def _check_speed(c: _Cascade) -> None:
     speed = c.speed
     numbers = dict(pairs=len(c.base_runs), result=speed.model_dump())
+    if speed.busy:
+        raise c.undecided("speed", speed.reason, **numbers)
     if not speed.passed:
         raise c.failed("speed", speed.reason, **numbers)
     # Every run of each side counts for start-up (the profile's and the smoke run too): it is
@@ -321,7 +340,7 @@ def verify(state: LoopState) -> dict:
         for stage in STAGES:
             stage.run(c)
     except _Rejected as rejection:
-        verdict = Verdict(proposal_id=proposal.id, verdict="rejected", stage=rejection.stage,
+        verdict = Verdict(proposal_id=proposal.id, verdict=rejection.verdict, stage=rejection.stage,
                           reason=rejection.reason + _caveat(c), **_verdict_fields(c))
     else:
         speed = c.speed
@@ -344,6 +363,8 @@ def _finish(ctx: RunContext, proposal: Proposal, verdict: Verdict) -> dict:
     remember(ctx.state, proposal, verdict)
     say(f"proposal {proposal.id} {verdict.verdict} at {verdict.stage}: {verdict.reason}"
         + (f" (commit {verdict.commit[:10]})" if verdict.commit else ""))
+    if verdict.speed is not None:
+        say(f"interference during timing: {verdict.speed.interference_line()}")
     updates = {"history": [Iteration(proposal=proposal, verdict=verdict)], "proposal": None,
                "runs_used": ctx.runs_used}
     if verdict.verdict == "accepted":

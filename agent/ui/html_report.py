@@ -33,7 +33,8 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px}.accepted{color:#070}.rejected{color:#a00}
 .declined{color:#a60}.ok{color:#070}.bad{color:#a00}.add{color:#070}.del{color:#a00}.hunk{color:#36c}
 section.proposal{border-left:4px solid #ccc;padding-left:1em;margin:1.5em 0}section.v-accepted{border-color:#070}
-section.v-rejected{border-color:#a00}section.v-declined{border-color:#a60}svg.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
+section.v-rejected{border-color:#a00}section.v-declined{border-color:#a60}section.v-undecided{border-color:#a60}
+.undecided{color:#a60}svg.chart{max-width:100%;height:auto;display:block;margin:.5em 0}
 details>summary{cursor:pointer}.muted{color:#777}"""
 
 
@@ -151,6 +152,19 @@ def _stage_detail(stage: VerifyStage) -> str:
     return str(result.get("detail") or result.get("reason") or "")
 
 
+def _interference(speed: dict) -> str:
+    """The machine's other work during a decision's timing runs, from its SpeedCheck as JSON."""
+    if "interference_measured" not in speed:
+        return "not recorded (a log from before interference was measured)"
+    if not speed["interference_measured"]:
+        return "not measured on this machine"
+    cores = speed.get("interference_cores") or [0.0]
+    dropped = speed.get("dropped") or []
+    line = (f"{len(cores)} timing runs, interference at most {max(cores):.2f} cores; {len(dropped)} contaminated "
+            f"pair(s) left out and re-run ({2 * len(dropped)} runs repeated)")
+    return line + ("; the re-run budget ran out: undecided, the machine was busy" if speed.get("busy") else "")
+
+
 def _proposal_section(view: ProposalView) -> str:
     p, v = view.proposal, view.verdict or {}
     verdict = v.get("verdict", "pending")
@@ -175,6 +189,7 @@ def _proposal_section(view: ProposalView) -> str:
         out.append(f"<tr><th>speed</th><td>{speed['speedup']:.3f}x [{speed['ci'][0]:.3f}, {speed['ci'][1]:.3f}] "
                    f"(noise floor {speed.get('threshold_pct', 0):.1f}%); median {base[len(base) // 2]:.1f} → "
                    f"{cand[len(cand) // 2]:.1f} samples/s over {len(base)} + {len(cand)} runs</td></tr>")
+        out.append(f"<tr><th>interference</th><td>{_esc(_interference(speed))}</td></tr>")
     if v.get("commit"):
         out.append(f"<tr><th>commit</th><td><code>{_esc(v['commit'])}</code></td></tr>")
     out.append("</table>")

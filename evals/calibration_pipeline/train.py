@@ -1,4 +1,9 @@
-"""Calibration pipeline: a small seeded classifier whose batches each sleep CALIBRATION_DELAY_MS."""
+"""Calibration pipeline: a small seeded classifier whose batches each cost CALIBRATION_DELAY_MS.
+
+The cost is a sleep; with CALIBRATION_SPIN=1 it is CPU work (a busy loop) instead, and
+CALIBRATION_WORKERS DataLoader workers build the batches, so the pipeline competes for the
+cores the way a CPU-bound input pipeline does (the noisy-neighbour arm).
+"""
 import argparse
 import json
 import os
@@ -9,6 +14,8 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 DELAY_S = float(os.environ.get("CALIBRATION_DELAY_MS", "0")) / 1000.0
+SPIN = os.environ.get("CALIBRATION_SPIN", "") == "1"
+WORKERS = int(os.environ.get("CALIBRATION_WORKERS", "0") or 0)
 
 
 class Points(Dataset):
@@ -25,7 +32,12 @@ class Points(Dataset):
 
 
 def collate(samples):
-    time.sleep(DELAY_S)  # the injected per-batch cost
+    if SPIN:  # the injected per-batch cost, as CPU work
+        end = time.thread_time() + DELAY_S
+        while time.thread_time() < end:
+            pass
+    else:
+        time.sleep(DELAY_S)  # the injected per-batch cost
     return torch.stack([x for x, _ in samples]), torch.stack([y for _, y in samples])
 
 
@@ -37,7 +49,7 @@ def main():
     torch.set_num_threads(1)
     data = Points(cfg["n"], cfg["dim"], cfg["seed"])
     loader = DataLoader(data, batch_size=cfg["batch_size"], shuffle=True, collate_fn=collate,
-                        generator=torch.Generator().manual_seed(cfg["seed"]))
+                        generator=torch.Generator().manual_seed(cfg["seed"]), num_workers=WORKERS)
     model = nn.Sequential(nn.Linear(cfg["dim"], 64), nn.ReLU(), nn.Linear(64, 2))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for _ in range(cfg["epochs"]):

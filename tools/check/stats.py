@@ -14,7 +14,14 @@ The decision, in words one can quote:
   candidates in simulation);
 - each time more pairs are added the intervals are looked at again, so the error rate
   is spent across the planned looks (Bonferroni: each look uses alpha / number of looks);
-- accept only if both intervals exclude no gain and the gain beats the floor.
+- accept only if both intervals exclude no gain and the gain beats the floor;
+- a pair in which either run was contaminated (other work took the machine during its
+  measured steps, by tools/measure/interference.py's rule) is left out of the decision and
+  run again under the same pair number, so the order still alternates; both of its runs go,
+  whichever was hit, so what the machine did falls on both sides alike. At most
+  ``busy_reruns`` pairs are re-run per decision; when the budget is spent with the machine
+  still busy the outcome is *undecided: the machine was busy*, with the figures, never a
+  rejection of the change.
 """
 from __future__ import annotations
 
@@ -25,20 +32,34 @@ from collections.abc import Callable
 import numpy as np
 from pydantic import BaseModel, Field
 
+from perfloop.tools.measure.interference import BUSY_CORES
 from perfloop.tools.measure.noise import noise_pct
 
 
 class RunSteps(BaseModel):
-    """The measured steps of one run: wall time and samples of each."""
+    """The measured steps of one run: wall time and samples of each, and the machine's interference."""
 
     step_ms: list[float]
     samples: list[int]
     startup_s: float = Field(0.0, description="Process launch to the first batch (s).")
+    interference_cores: float | None = Field(None, description="Interference over the measured steps (cores); "
+                                                               "None where it could not be measured.")
+    contaminated: bool = Field(False, description="The interference reached the rule's threshold.")
+    steps_dropped: int = Field(0, description="Measured steps left out because they closed in a busy interval.")
 
     @classmethod
-    def of(cls, run) -> "RunSteps":
-        """Take the measured steps of a RunMeasurement."""
-        return cls(step_ms=run.step_ms, samples=run.step_samples, startup_s=run.startup_s)
+    def of(cls, run, leave_out_busy_steps: bool = False) -> "RunSteps":
+        """Take the measured steps and the interference of a RunMeasurement.
+
+        ``leave_out_busy_steps``: drop the steps that closed in a busy interval (a contaminated
+        run keeps them all: the whole pair goes).
+        """
+        seen = run.interference if run.interference is not None and run.interference.available else None
+        busy = set(seen.busy_steps) if seen and leave_out_busy_steps and not seen.contaminated else set()
+        keep = [i for i in range(len(run.step_ms)) if i not in busy] or list(range(len(run.step_ms)))
+        return cls(step_ms=[run.step_ms[i] for i in keep], samples=[run.step_samples[i] for i in keep],
+                   startup_s=run.startup_s, interference_cores=seen.cores if seen else None,
+                   contaminated=bool(seen and seen.contaminated), steps_dropped=len(run.step_ms) - len(keep))
 
     @property
     def step_s(self) -> float:
@@ -48,6 +69,14 @@ class RunSteps(BaseModel):
     @property
     def samples_per_s(self) -> float:
         return sum(self.samples) / sum(self.step_ms) * 1000.0
+
+
+class DroppedPair(BaseModel):
+    """A timing pair left out of the decision because the machine was busy during it."""
+
+    pair: int = Field(description="Pair number (its order: candidate first when odd).")
+    head_cores: float | None = Field(description="Interference during the head's run (cores).")
+    candidate_cores: float | None = Field(description="Interference during the candidate's run (cores).")
 
 
 class SpeedCheck(BaseModel):
@@ -65,6 +94,30 @@ class SpeedCheck(BaseModel):
     reason: str
     confidence: float = Field(0.95, description="Two-sided level of this look's interval: 1 - alpha / num_looks.")
     num_looks: int = Field(1, description="Looks planned (ab_runs .. max_ab_runs pairs) the error rate is spent over.")
+    busy: bool = Field(False, description="Undecided: the machine was busy (the re-run budget was spent on "
+                                          "contaminated pairs); not a verdict on the change.")
+    dropped: list[DroppedPair] = Field(default_factory=list, description="Contaminated pairs left out and re-run.")
+    interference_cores: list[float] = Field(default_factory=list, description="Interference of every timing run "
+                                                                              "measured, dropped ones included (cores).")
+    steps_dropped: int = Field(0, description="Measured steps left out of the kept runs (busy intervals).")
+    interference_measured: bool = Field(False, description="False where no run's interference could be measured "
+                                                           "(and in checks made before it was).")
+
+    @property
+    def runs_repeated(self) -> int:
+        """Timing runs made again because their pair was contaminated."""
+        return 2 * len(self.dropped)
+
+    def interference_line(self) -> str:
+        """How much interference the decision saw, and what was re-run, in one line."""
+        if not self.interference_measured:
+            return "interference not measured"
+        peak = max(self.interference_cores, default=0.0)
+        steps = f"; {self.steps_dropped} step(s) in busy intervals left out" if self.steps_dropped else ""
+        if not self.dropped:
+            return f"no contaminated run (interference at most {peak:.2f} cores){steps}"
+        return (f"{len(self.dropped)} contaminated pair(s) left out and re-run ({self.runs_repeated} runs; "
+                f"interference up to {peak:.2f} cores){steps}")
 
 
 def steps_ratio_ci(baseline: list[RunSteps], candidate: list[RunSteps], num_resamples: int = 4000,
@@ -82,6 +135,8 @@ def steps_ratio_ci(baseline: list[RunSteps], candidate: list[RunSteps], num_resa
 def _resampled_medians(runs: list[RunSteps], num_resamples: int, seed: int) -> np.ndarray:
     """Median run throughput of each resample: runs drawn with replacement, then steps within them."""
     rng = np.random.default_rng(seed)
+    if len({len(run.step_ms) for run in runs}) > 1:
+        return _resampled_medians_ragged(runs, num_resamples, rng)
     length = min(len(run.step_ms) for run in runs)
     ms = np.array([run.step_ms[:length] for run in runs], dtype=float)
     samples = np.array([run.samples[:length] for run in runs], dtype=float)
@@ -89,6 +144,26 @@ def _resampled_medians(runs: list[RunSteps], num_resamples: int, seed: int) -> n
     picked_runs = rng.integers(0, num_runs, size=(num_resamples, num_runs))[:, :, None]
     picked_steps = rng.integers(0, num_steps, size=(num_resamples, num_runs, num_steps))
     throughput = samples[picked_runs, picked_steps].sum(axis=2) / ms[picked_runs, picked_steps].sum(axis=2)
+    return np.median(throughput, axis=1) * 1000.0
+
+
+def _resampled_medians_ragged(runs: list[RunSteps], num_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """The same two-level resample where runs kept different numbers of steps (busy steps left out).
+
+    Each slot of each resample draws a run, then that run's own steps with replacement, as many
+    as it has: a run that lost steps to a busy interval is no longer cut to the shortest run.
+    """
+    num_runs = len(runs)
+    picked_runs = rng.integers(0, num_runs, size=(num_resamples, num_runs))
+    throughput = np.empty((num_resamples, num_runs))
+    for index, run in enumerate(runs):
+        ms, samples = np.asarray(run.step_ms, dtype=float), np.asarray(run.samples, dtype=float)
+        slots = picked_runs == index
+        count = int(slots.sum())
+        if not count:
+            continue
+        steps = rng.integers(0, len(ms), size=(count, len(ms)))
+        throughput[slots] = samples[steps].sum(axis=1) / ms[steps].sum(axis=1)
     return np.median(throughput, axis=1) * 1000.0
 
 
@@ -168,10 +243,13 @@ def t_quantile(probability: float, dof: float) -> float:
 
 
 class SpeedPlan(BaseModel):
-    """How many interleaved pairs to run and what gain to require."""
+    """How many interleaved pairs to run, what gain to require, and how contaminated pairs are handled."""
 
     ab_runs: int = Field(3, ge=1, description="Pairs run before the first look.")
     max_ab_runs: int = Field(6, ge=1, description="Most pairs while the verdict is undecided.")
+    busy_reruns: int = Field(4, ge=0, description="Most contaminated pairs re-run per decision.")
+    rerun_contaminated: bool = Field(True, description="False: contaminated runs are reported and kept "
+                                                       "(interference = 'report').")
     min_gain_pct: float = Field(5.0, description="Smallest gain worth a commit, whatever the noise (%).")
     alpha: float = Field(0.05, description="Two-sided error rate spent over all looks.")
     num_resamples: int = Field(4000, ge=100, description="Bootstrap resamples per look.")
@@ -194,27 +272,73 @@ def undecided(speed: SpeedCheck) -> bool:
 
 def sequential_speed(run_pair: Callable[[int], tuple[RunSteps, RunSteps]], profile_noise_pct: float,
                      plan: SpeedPlan,
-                     on_undecided: Callable[[SpeedCheck, int], None] | None = None) -> tuple[SpeedCheck, int]:
-    """Run pairs until the verdict is decided or max_ab_runs is reached; return it and the pairs run.
+                     on_undecided: Callable[[SpeedCheck, int], None] | None = None,
+                     on_dropped: Callable[[DroppedPair, int], None] | None = None) -> tuple[SpeedCheck, int]:
+    """Run pairs until the verdict is decided or max_ab_runs clean pairs are in; return it and the pairs run.
 
     ``run_pair(pair)`` runs one (head, candidate) pair, in the order candidate_first(pair)
-    says, and returns their measured steps as (head, candidate).
+    says, and returns their measured steps as (head, candidate). A contaminated pair is
+    dropped and ``run_pair`` called again with the same number (``on_dropped`` hears of it,
+    with the re-runs left); once ``busy_reruns`` are spent, the next contaminated pair ends
+    the decision as busy. The count returned includes dropped pairs.
     """
     base: list[RunSteps] = []
     cand: list[RunSteps] = []
-    for pair in range(max(plan.ab_runs, plan.max_ab_runs)):
+    dropped: list[DroppedPair] = []
+    seen: list[RunSteps] = []
+    pair = 0
+    while True:
         head, candidate = run_pair(pair)
+        seen += [head, candidate]
+        if plan.rerun_contaminated and (head.contaminated or candidate.contaminated):
+            dropped.append(DroppedPair(pair=pair, head_cores=head.interference_cores,
+                                       candidate_cores=candidate.interference_cores))
+            if len(dropped) > plan.busy_reruns:
+                return _busy(base, cand, seen, dropped, profile_noise_pct, plan), len(base) + len(dropped)
+            if on_dropped is not None:
+                on_dropped(dropped[-1], plan.busy_reruns - len(dropped) + 1)
+            continue
         base.append(head)
         cand.append(candidate)
-        if pair + 1 < plan.ab_runs:
+        pair += 1
+        if pair < plan.ab_runs:
             continue
-        speed = check_speed(base, cand, profile_noise_pct, plan.min_gain_pct, plan.num_looks, plan.alpha,
-                            plan.num_resamples)
-        if not undecided(speed) or pair + 1 >= plan.max_ab_runs:
-            return speed, pair + 1
+        speed = _with_interference(check_speed(base, cand, profile_noise_pct, plan.min_gain_pct, plan.num_looks,
+                                               plan.alpha, plan.num_resamples), seen, dropped, base + cand)
+        if not undecided(speed) or pair >= plan.max_ab_runs:
+            return speed, len(base) + len(dropped)
         if on_undecided is not None:
-            on_undecided(speed, pair + 1)
-    raise AssertionError("unreachable: the loop returns at max_ab_runs")
+            on_undecided(speed, pair)
+
+
+def _with_interference(speed: SpeedCheck, seen: list[RunSteps], dropped: list[DroppedPair],
+                       kept: list[RunSteps] = ()) -> SpeedCheck:
+    measured = [run.interference_cores for run in seen if run.interference_cores is not None]
+    return speed.model_copy(update=dict(dropped=dropped, interference_cores=measured,
+                                        interference_measured=bool(measured),
+                                        steps_dropped=sum(run.steps_dropped for run in kept)))
+
+
+def _busy(base: list[RunSteps], cand: list[RunSteps], seen: list[RunSteps], dropped: list[DroppedPair],
+          profile_noise_pct: float, plan: SpeedPlan) -> SpeedCheck:
+    """The undecided outcome: the re-run budget went on contaminated pairs before the decision was reached.
+
+    Its figures come from the clean pairs when there are any, else from every run measured,
+    contaminated included; either way they decide nothing.
+    """
+    clean = bool(base)
+    heads = base if clean else seen[0::2]
+    cands = cand if clean else seen[1::2]
+    figures = check_speed(heads, cands, profile_noise_pct, plan.min_gain_pct, plan.num_looks, plan.alpha,
+                          plan.num_resamples)
+    cores = [c for d in dropped for c in (d.head_cores, d.candidate_cores) if c is not None]
+    which = f"{len(base)} clean pair(s)" if clean else f"all {len(seen)} runs, contaminated included"
+    reason = (f"undecided: the machine was busy: {len(dropped)} of {len(base) + len(dropped)} pairs were "
+              f"contaminated (interference up to {max(cores, default=0.0):.2f} cores, threshold {BUSY_CORES:g}) "
+              f"and the re-run budget ({plan.busy_reruns} pairs) is spent; on {which} the "
+              f"speed-up reads {figures.speedup:.3f}x, which decides nothing. Run again when the machine is "
+              "quieter: the next run tries this change again")
+    return _with_interference(figures, seen, dropped).model_copy(update=dict(passed=False, busy=True, reason=reason))
 
 
 class StartupCheck(BaseModel):

@@ -4,9 +4,11 @@ from __future__ import annotations
 import ast
 import json
 import math
+import os
 import shlex
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -17,7 +19,13 @@ from perfloop.sandbox.runner import RunLimits
 from perfloop.tools.contract.runlength import read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
-                 "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s"}
+                 "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s",
+                 "busy_reruns", "interference"}
+INTERFERENCE_MODES = ("rerun", "report")
+INTERFERENCE_ENV = "PERFLOOP_INTERFERENCE"
+"""The default of `interference` where the contract and the flags leave it unset."""
+
+
 MAX_CONTRACT_BYTES = 1 << 20
 """A contract file past this is refused unread: it cannot be a hand-written contract."""
 MAX_CONFIG_BYTES = 16 << 20
@@ -30,10 +38,18 @@ _KINDS = {
     "inputs": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of glob strings"),
     "network": (lambda v: isinstance(v, bool), "true or false"),
     **{key: (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
-       for key in ("steps", "warmup_steps", "memory_mb", "noise_runs", "ab_runs", "max_ab_runs")},
+       for key in ("steps", "warmup_steps", "memory_mb", "noise_runs", "ab_runs", "max_ab_runs", "busy_reruns")},
+    "interference": (lambda v: v in INTERFERENCE_MODES, f"one of {', '.join(INTERFERENCE_MODES)}"),
     **{key: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), "a number")
        for key in ("timeout_s", "min_gain_pct", "first_step_timeout_s")},
 }
+
+
+def _default_interference() -> str:
+    value = os.environ.get(INTERFERENCE_ENV, "rerun")
+    if value not in INTERFERENCE_MODES:
+        raise TargetError(f"{INTERFERENCE_ENV}={value!r} is not one of {', '.join(INTERFERENCE_MODES)}.")
+    return value
 
 
 class TargetError(BadInput):
@@ -62,6 +78,11 @@ class Target(BaseModel):
     max_ab_runs: int = Field(6, ge=1, description="Runs per side while the speed verdict is still undecided.")
     min_gain_pct: float = Field(5.0, ge=0, allow_inf_nan=False,
                                 description="Smallest speed-up worth a commit, whatever the noise.")
+    busy_reruns: int = Field(4, ge=0, description="Most contaminated pairs (and profile runs) re-run per "
+                                                  "decision while the machine is busy.")
+    interference: Literal["rerun", "report"] = Field(default_factory=lambda: _default_interference(),
+                              description="rerun: contaminated runs are left out and run again (default); "
+                                          "report: measured and reported, kept in the decision.")
     first_step_timeout_s: float = Field(Defaults.FIRST_STEP_TIMEOUT_S, gt=0, allow_inf_nan=False,
                                         description="Stop a run that reached no training step in this long.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
@@ -213,7 +234,7 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     subdir = "" if target_dir == repo_root else str(target_dir.relative_to(repo_root))
     fields = {k: settings[k] for k in ("inputs", "steps", "warmup_steps", "timeout_s", "memory_mb", "network",
                                       "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct",
-                                      "first_step_timeout_s") if k in settings}
+                                      "first_step_timeout_s", "busy_reruns", "interference") if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
                       config=config_rel, editable=list(editable), contract_file=source,

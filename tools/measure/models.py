@@ -6,6 +6,7 @@ from pydantic import BaseModel, Field
 from perfloop.contracts.code import FunctionRef
 from perfloop.contracts.metrics import ProfileMetrics, transform_shares
 from perfloop.contracts.stages import Stage
+from perfloop.tools.measure.interference import Interference
 from perfloop.tools.measure.ranks import RankReport
 
 STAGES: tuple[str, ...] = tuple(str(stage) for stage in Stage)
@@ -155,6 +156,14 @@ class RunMeasurement(BaseModel):
     step_samples: list[int] = Field(default_factory=list, description="Samples in each measured step.")
     timeline: StepTimeline | None = Field(None, description="The median measured step laid out in time (full "
                                                             "runs of probes that record a timeline; else None).")
+    interference: Interference | None = Field(None, description="What else ran on the machine during the measured "
+                                                                "steps (tools/measure/interference.py); None from "
+                                                                "perfloop before it.")
+
+    @property
+    def contaminated(self) -> bool:
+        """Other work took enough of the machine during the measured steps to re-measure this run."""
+        return self.interference is not None and self.interference.contaminated
 
 
 class Profile(BaseModel):

@@ -16,6 +16,7 @@ from perfloop.tools.measure import written
 from perfloop.tools.measure.folder import ProbeFolder
 from perfloop.tools.measure.headspace import headspace_fields
 from perfloop.tools.measure.hotspots import batch_build_hotspots, main_hotspots, relative_to_target, worker_json
+from perfloop.tools.measure.interference import interference_of
 from perfloop.tools.measure.models import (
     DataBuild,
     GpuStats,
@@ -89,6 +90,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), os.environ.get("PYTHONPATH", "")])),
         Env.PROBE_DIR: str(out_dir),
         Env.MAX_STEPS: str(settings.warmup_steps + settings.steps),
+        Env.WARMUP_STEPS: str(settings.warmup_steps),
         Env.PROBE_MODE: mode,
         Env.SAMPLE_MS: str(settings.sample_ms),
         Env.FIRST_STEP_TIMEOUT_S: str(settings.first_step_timeout_s),
@@ -171,6 +173,7 @@ def _measure(record: ProbeRecord, result: RunResult, settings: ProbeSettings, ou
         losses=[s.loss for s in record.steps], data_digest=digest.hexdigest(),
         step_ms=[s.step_ms for s in steps], step_samples=[s.samples for s in steps],
         timeline=median_step_timeline(record, out_dir, steps) if mode == "full" else None,
+        interference=interference_of(record.load, settings.warmup_steps, len(steps)),
     )
 
 

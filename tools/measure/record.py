@@ -56,7 +56,9 @@ class Step(_Open):
     other_ms: float = 0.0
     gc_ms: float = 0.0
     probe_ms: float = 0.0
-    """The probe's own work in this step (fingerprints, kept batches), left out of step_ms."""
+    """The probe's own work in this step (fingerprints, kept batches, load snapshots), left out of step_ms."""
+    cpu_ms: float | None = Field(None, description="CPU time of the main process (all its threads) during the "
+                                                   "step; None from probes before it.")
     sync_calls: int = 0
     sync_ms: float = 0.0
     gpu_ms: dict[str, float] = Field(default_factory=dict, description="CUDA event time per stage (ms).")
@@ -175,6 +177,21 @@ class Replay(_Open):
     why_not: str = ""
 
 
+class Load(_Open):
+    """The machine's load around the measured steps (probe/perfloop_load.py).
+
+    Each sample is [closed_steps, wall, busy, idle, steal, tree, cpu_s, preempted, queue_ns]:
+    cumulative counters when ``closed_steps`` steps had been closed.
+    """
+
+    available: bool = False
+    reason: str = Field("", description="Why there are no samples (not Linux, probe before it).")
+    hz: int = 100
+    cpus: int = 1
+    warmup_steps: int = 0
+    samples: list[list[float]] = Field(default_factory=list)
+
+
 class ProbeRecord(_Open):
     """The record of one process of a probed run, as ``perfloop_probe._Probe._write_main`` writes it."""
 
@@ -205,6 +222,7 @@ class ProbeRecord(_Open):
     cuda: CudaSummary | None = None
     nvml: Nvml = Field(default_factory=Nvml)
     cpu_count: int | None = None
+    load: Load = Field(default_factory=lambda: Load(reason="recorded by a probe before load snapshots"))
     runtime: Runtime = Field(default_factory=Runtime)
     replay: Replay | None = None
 

@@ -36,6 +36,8 @@ class Env(enum.StrEnum):
     """Folder for the run's output files; the probe is inert without it."""
     MAX_STEPS = "PERFLOOP_MAX_STEPS"
     """Stop the process after this many steps (warm-up + measured); 0 = never."""
+    WARMUP_STEPS = "PERFLOOP_WARMUP_STEPS"
+    """Steps before the measured window: the probe reads the machine's load at its edges."""
     PROBE_MODE = "PERFLOOP_PROBE_MODE"
     """"full" (stage timers, stack sampler, NVTX), "light" (timing, fingerprints, loss) or "off"."""
     SAMPLE_MS = "PERFLOOP_SAMPLE_MS"

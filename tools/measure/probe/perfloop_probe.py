@@ -60,6 +60,7 @@ from perfloop_layout import (
     worker_facts_name,
     worker_log_name,
 )
+from perfloop_load import SAMPLE_EVERY_S, LoadReader
 from perfloop_replay import keep_for_replay, replay_iterator, replays, save_replay
 from perfloop_runtime import (
     install_gc_timer,
@@ -78,6 +79,7 @@ _MODE = os.environ.get(Env.PROBE_MODE, "full")
 _SAMPLE_S = float(os.environ.get(Env.SAMPLE_MS, str(Defaults.SAMPLE_MS))) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get(Env.KEEP_ELEMENTS, str(Defaults.KEEP_ELEMENTS))))
 _FIRST_STEP_TIMEOUT_S = float(os.environ.get(Env.FIRST_STEP_TIMEOUT_S, str(Defaults.FIRST_STEP_TIMEOUT_S)) or 0)
+_WARMUP_STEPS = int(os.environ.get(Env.WARMUP_STEPS, "0") or 0)
 _RANK = os.environ.get("RANK", "0")
 _STAGES = tuple(str(stage) for stage in TIMED_STAGES)
 _DATA = str(Stage.DATA_WAIT)
@@ -128,6 +130,9 @@ class _Probe:
         self.nvml_reason = ""
         self.cuda_checked = False
         self.worker_file = None
+        self.load: LoadReader | None = None  # machine load snapshots (perfloop_load), made at the first step
+        self.load_samples: list[list] = []
+        self.load_taken = 0.0  # perf_counter of the last snapshot
 
     # -- step ledger ---------------------------------------------------------
     def on_loop_thread(self) -> bool:
@@ -239,7 +244,8 @@ class _Probe:
         if step.get("gc_ms", 0.0) > gc_before:
             step["gc_ms"] = gc_before
 
-    def open_step(self, start: float, loader_id: int) -> None:
+    def open_step(self, start: float, loader_id: int, snapshot: bool = True) -> None:
+        """Open a step at ``start``; ``snapshot`` False: the caller takes the load snapshot in its own-time block."""
         self.step_calls = 0
         new_batch()  # tensors hashed for the last step are not this step's
         self.current = {"index": len(self.steps), "loader": loader_id, "start": start,
@@ -252,6 +258,32 @@ class _Probe:
             self._arm_cuda()
         if self.cuda is not None:
             self.cuda.step_start(self.current["index"])
+        self.current["cpu_start"] = time.process_time()
+        taken = time.perf_counter()
+        if snapshot and self._load_snapshot(taken):
+            # The snapshot is the probe's own work: the step's clock starts after it.
+            elapsed = time.perf_counter() - taken
+            self.current["start"] += elapsed
+            self.current["probe_ms"] += elapsed * 1000.0
+
+    def _load_snapshot(self, now: float, final: bool = False) -> bool:
+        """Take a load snapshot at the measured window's edges and at most every SAMPLE_EVERY_S inside it."""
+        closed = len(self.steps)
+        if self.load is None:
+            self.load = LoadReader()
+        if self.load.unavailable_reason:
+            return False
+        edge = final or closed == _WARMUP_STEPS
+        if not edge and (closed < _WARMUP_STEPS or now - self.load_taken < SAMPLE_EVERY_S):
+            return False
+        if self.load_samples and self.load_samples[-1][0] == closed:
+            return False
+        sample = self.load.snapshot(closed)
+        if sample is None:
+            return False
+        self.load_samples.append(sample)
+        self.load_taken = now
+        return True
 
     def _arm_cuda(self) -> None:
         """Use CUDA events and NVML only when the pipeline itself initialised CUDA."""
@@ -271,6 +303,7 @@ class _Probe:
             return
         step.pop("inputs_seen", None)
         step["step_ms"] = (end - step.pop("start")) * 1000.0
+        step["cpu_ms"] = (time.process_time() - step.pop("cpu_start", time.process_time())) * 1000.0
         counted = sum(step[s + "_ms"] for s in _STAGES)
         if self.step_source == "optimizer":
             # Without a DataLoader the script draws its own batches between model calls.
@@ -283,6 +316,7 @@ class _Probe:
         self.current = None
         _write_progress(self, end)
         if _MAX_STEPS and len(self.steps) >= _MAX_STEPS:
+            self._load_snapshot(time.perf_counter(), final=True)
             self.finish("max_steps")
             sys.stdout.flush()
             sys.stderr.flush()
@@ -319,6 +353,8 @@ class _Probe:
     def _write_main(self, reason: str) -> None:
         if self.sampler is not None:
             self.sampler.stop()
+        if self.steps and self.load is not None:
+            self._load_snapshot(time.perf_counter(), final=True)  # the pipeline ended on its own
         for step, loss in self.losses_pending:
             try:
                 step["loss"] = float(loss)
@@ -340,6 +376,7 @@ class _Probe:
             "cuda": self.cuda.summary(self.steps) if self.cuda else None,
             "nvml": self.nvml.summary() if self.nvml else {"available": False, "reason": self.nvml_reason},
             "cpu_count": _usable_cpus(),
+            "load": self._load_record(),
             "runtime": runtime_facts(),
         }
         if self.kept_batches:
@@ -349,6 +386,16 @@ class _Probe:
         if _MODE == "full" and "torch" in sys.modules:
             record["replay"] = save_replay(_OUT_DIR, _RANK)
         _write_text(record_name(_RANK), json.dumps(record))
+
+
+    def _load_record(self) -> dict:
+        reader = self.load
+        if reader is None:
+            return {"available": False, "reason": "no step was taken"}
+        if reader.unavailable_reason:
+            return {"available": False, "reason": reader.unavailable_reason}
+        return {"available": True, "hz": reader.hz, "cpus": len(reader.cpus), "warmup_steps": _WARMUP_STEPS,
+                "samples": self.load_samples}
 
 
 class _Stage:
@@ -521,11 +568,12 @@ def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True
         wait_ms = (time.perf_counter() - call_start) * 1000.0
         if probe.current is not None:
             probe.close_step(call_start)
-        probe.open_step(call_start, loader_id)
+        probe.open_step(call_start, loader_id, snapshot=False)
         probe.current[_DATA + "_ms"] += wait_ms
         probe.span(_DATA, call_start, call_start + wait_ms / 1000.0)
         probe.current["epoch_start"] = probe.current["epoch_start"] or fresh
         own = probe.own_start()
+        probe._load_snapshot(time.perf_counter())  # its time is the probe's own, left out with the rest
         _guarded(probe, _record_batch, probe, batch)  # a probe bug must never break the pipeline
         if _MODE == "full" and replay:
             _guarded(probe, keep_for_replay, batch)
