@@ -102,8 +102,12 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
     command = env + COMMAND
     # The head costs base_delay_ms per batch; the candidate less, by what makes it gain_pct faster.
     head_step_ms = _measure_step_ms(work, settings, command, base_delay_ms)
-    batch_ms = head_step_ms * max(1, workers)  # one worker's cost per batch, where several build them in parallel
-    cand_delay = max(0.0, base_delay_ms - batch_ms * (1 - 1 / (1 + gain_pct / 100)))
+    if workers:
+        # Workers overlap their batches and the loop, so the step is not a sum: size the candidate's
+        # delay on measured steps (two secant steps from the proportional guess).
+        cand_delay = _size_delay(work, settings, command, head_step_ms / (1 + gain_pct / 100), base_delay_ms)
+    else:
+        cand_delay = max(0.0, base_delay_ms - head_step_ms * (1 - 1 / (1 + gain_pct / 100)))
     counter = iter(range(10**9))
 
     def run(delay_ms: float) -> RunSteps:
@@ -172,6 +176,18 @@ while True:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+
+
+def _size_delay(work: Path, settings, command: str, target_step_ms: float, head_delay_ms: float) -> float:
+    """The per-batch delay whose median step is about ``target_step_ms`` (median of two runs per try)."""
+    if target_step_ms <= 0:
+        return head_delay_ms
+    delay = head_delay_ms
+    for _ in range(3):
+        step = statistics.median(_measure_step_ms(work, settings, command, delay) for _ in range(2))
+        delay = max(0.0, delay * target_step_ms / step)
+    print(f"calibration: candidate delay {delay:.2f} ms for a {target_step_ms:.2f} ms step", file=sys.stderr, flush=True)
+    return delay
 
 
 def _measure_step_ms(work: Path, settings, command: str, delay_ms: float) -> float:

@@ -6,6 +6,7 @@ to end case (a real run beside two CPU burners) is in tests/test_busy_machine.py
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -51,8 +52,8 @@ def test_other_processes_beside_spare_cpu_do_not_count_but_steal_always_does():
     beside = interference_of(_load(_sample(1, 0.0, 0, 0), _sample(7, 1.0, 110, 90, tree=50)), 1, 6)
     assert beside.others_cores > BUSY_CORES and beside.idle_cores >= IDLE_MARGIN_CORES
     assert not beside.contaminated and beside.cores == 0.0
-    stolen = interference_of(_load(_sample(1, 0.0, 0, 0), _sample(7, 1.0, 60, 120, steal=20, tree=60)), 1, 6)
-    assert stolen.contaminated and round(stolen.cores, 2) == 0.2
+    stolen = interference_of(_load(_sample(1, 0.0, 0, 0), _sample(7, 1.0, 60, 110, steal=30, tree=60)), 1, 6)
+    assert stolen.contaminated and round(stolen.cores, 2) == 0.3
 
 
 def test_a_window_too_short_or_without_its_edges_is_not_judged():
@@ -88,6 +89,15 @@ def test_the_probes_reader_sees_a_child_burning_cpu_as_part_of_the_tree():
     tree_cores = (after[5] - before[5]) / reader.hz / (after[1] - before[1])
     assert tree_cores > 0.5, tree_cores  # the child's spinning counts as the pipeline's own
     assert after[2] - before[2] >= after[5] - before[5] - 5  # the machine was at least that busy
+
+
+@linux
+def test_the_supervisors_chain_counts_as_the_pipelines_own():
+    parent = os.getppid()
+    assert LoadReader(supervisor=parent).ancestors() == [parent]
+    assert LoadReader(supervisor=os.getpid() + 10**6).ancestors() == []  # not an ancestor: nothing is added
+    reader = LoadReader(supervisor=parent)
+    assert reader.snapshot(0)[5] >= reader.tree_ticks(os.getpid())
 
 
 def test_without_proc_the_reader_says_why():

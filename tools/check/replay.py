@@ -81,6 +81,7 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
         Env.PROBE_DIR: str(out_dir / "probe"),
         Env.MAX_STEPS: str(settings.warmup_steps + settings.steps),
         Env.WARMUP_STEPS: str(settings.warmup_steps),
+        Env.SUPERVISOR_PID: str(os.getpid()),
         Env.PROBE_MODE: "light",
         "PYTHONUNBUFFERED": "1",
         **capture_env(target_dir, file, function, calls_dir, max_calls, max_bytes),

@@ -21,7 +21,9 @@ The decision, in words one can quote:
   whichever was hit, so what the machine did falls on both sides alike. At most
   ``busy_reruns`` pairs are re-run per decision; when the budget is spent with the machine
   still busy the outcome is *undecided: the machine was busy*, with the figures, never a
-  rejection of the change.
+  rejection of the change. Steps that closed in a busy ~0.1 s interval are left out of a
+  kept run's throughput by the caller (``RunSteps.of(run, leave_out_busy_steps=True)``), the
+  same rule on both sides; runs that then differ in length are resampled on their own steps.
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ The probe reads cumulative CPU counters at the edges of the measured window and 
 0.1 s inside it (probe/perfloop_load.py); this module subtracts them. Over the window:
 
 - ``others_cores``: CPU other processes used, in cores (the watched CPUs' busy time minus
-  the pipeline's own process tree), whatever they were: a neighbour's job, a short-lived
+  the pipeline's own process tree and the shell, guard and perfloop process above it),
+  whatever they were: a neighbour's job, a short-lived
   command, another container's processes;
 - ``steal_cores``: CPU a hypervisor gave to other guests while this one's CPUs wanted it;
 - ``idle_cores``: CPU left idle.
@@ -31,15 +32,21 @@ from pydantic import BaseModel, Field
 
 from perfloop.tools.measure.record import Load
 
-BUSY_CORES = 0.15
-"""Interference (cores, over the measured window) from which a run is contaminated."""
+BUSY_CORES = 0.25
+"""Interference (cores, over the measured window) from which a run is contaminated.
+
+On a quiet 2-core VM a pipeline that keeps both cores busy reads 0.0-0.13 cores of "others"
+(perfloop's own poll, and the machine's and the processes' clocks rounding differently)."""
 IDLE_MARGIN_CORES = 0.5
 """Other processes count only when less than this much CPU stayed idle."""
-STEP_BUSY_CORES = 0.4
+STEP_BUSY_CORES = 0.6
 """Interference (cores, over one ~0.1 s interval) from which the interval's steps are left out.
 
-Higher than BUSY_CORES: over 0.1 s a 10 ms clock tick is 0.05 cores of a 2-CPU machine, and a
-quiet interval reads up to about 0.2 from rounding alone."""
+Higher than BUSY_CORES: over 0.1 s a 10 ms clock tick is 0.1 cores, and a quiet interval of a
+saturated 2-core VM read up to about 0.45 from rounding alone; a neighbour holding a core
+for the whole interval reads about 1."""
+MIN_INTERVAL_S = 0.05
+"""Shorter intervals (the last one, cut at the final step) never make their steps busy."""
 MIN_WINDOW_S = 0.25
 """Shorter measured windows are not judged (10 ms clock ticks would decide them)."""
 INTERFERENCE_RULE = (f"steal plus other processes' CPU (counted when under {IDLE_MARGIN_CORES:g} cores stayed idle): "
@@ -111,23 +118,26 @@ def interference_of(load: Load, warmup_steps: int, measured_steps: int) -> Inter
         span = b[1] - a[1]
         if span <= 0:
             continue
-        others_i = max(0.0, cores(2, a, b, span) - cores(5, a, b, span))
+        # Unclamped: clock rounding makes some intervals read a little below zero, others above;
+        # clamping each would add the rounding up. Only the sums are clamped.
+        others_i = cores(2, a, b, span) - cores(5, a, b, span)
         counted_i = cores(4, a, b, span) + (others_i if cores(3, a, b, span) < IDLE_MARGIN_CORES else 0.0)
         peak = max(peak, others_i)
         weighted += counted_i * span
-        if counted_i >= STEP_BUSY_CORES:
+        # An interval of a few ms (the last, cut at the final step) is a clock tick or two: not judged alone.
+        if counted_i >= STEP_BUSY_CORES and span >= MIN_INTERVAL_S:
             busy_steps += range(int(a[0]) - warmup_steps, int(b[0]) - warmup_steps)
         else:
             residual += counted_i * span
             clean_s += span
     judged = seconds >= MIN_WINDOW_S
-    residual_cores = residual / clean_s if clean_s else 0.0
+    residual_cores = max(0.0, residual / clean_s) if clean_s else 0.0
     if not judged:
         busy_steps = []
     contaminated = judged and (residual_cores >= BUSY_CORES or 2 * len(busy_steps) >= measured_steps)
     return Interference(
         available=True, window_s=seconds, cpus=load.cpus, pipeline_cores=tree, others_cores=others,
-        steal_cores=steal, idle_cores=idle, peak_others_cores=peak, cores=weighted / seconds,
+        steal_cores=steal, idle_cores=idle, peak_others_cores=peak, cores=max(0.0, weighted / seconds),
         residual_cores=residual_cores, num_steps=measured_steps, busy_steps=busy_steps,
         main_cpu_share=(last[6] - first[6]) / seconds, preempted=int(last[7] - first[7]),
         queue_ms=(last[8] - first[8]) / 1e6, contaminated=contaminated,

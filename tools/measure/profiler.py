@@ -91,6 +91,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         Env.PROBE_DIR: str(out_dir),
         Env.MAX_STEPS: str(settings.warmup_steps + settings.steps),
         Env.WARMUP_STEPS: str(settings.warmup_steps),
+        Env.SUPERVISOR_PID: str(os.getpid()),
         Env.PROBE_MODE: mode,
         Env.SAMPLE_MS: str(settings.sample_ms),
         Env.FIRST_STEP_TIMEOUT_S: str(settings.first_step_timeout_s),

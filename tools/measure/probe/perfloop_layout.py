@@ -38,6 +38,9 @@ class Env(enum.StrEnum):
     """Stop the process after this many steps (warm-up + measured); 0 = never."""
     WARMUP_STEPS = "PERFLOOP_WARMUP_STEPS"
     """Steps before the measured window: the probe reads the machine's load at its edges."""
+    SUPERVISOR_PID = "PERFLOOP_SUPERVISOR_PID"
+    """The perfloop process running the pipeline: it and the processes between it and the pipeline
+    (shell, guard) count as the pipeline's own CPU in the load snapshots, not as a neighbour's."""
     PROBE_MODE = "PERFLOOP_PROBE_MODE"
     """"full" (stage timers, stack sampler, NVTX), "light" (timing, fingerprints, loss) or "off"."""
     SAMPLE_MS = "PERFLOOP_SAMPLE_MS"

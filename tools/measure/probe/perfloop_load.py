@@ -9,7 +9,9 @@ counters; perfloop (``tools/measure/interference.py``) subtracts two of them:
   time a hypervisor gave a virtual CPU's turn to another guest;
 - ``tree``: CPU ticks of the pipeline's own process tree (this process and its descendants,
   each one's utime + stime + cutime + cstime, so a reaped worker's time is counted once, in
-  its parent);
+  its parent), plus the utime + stime of its ancestors up to the perfloop process that
+  supervises the run (``Env.SUPERVISOR_PID``: the shell, the sandbox's guard and perfloop's
+  own poll are the same on both sides of a comparison and no neighbour's);
 - ``cpu_s``: this process's CPU time (all its threads);
 - ``preempted``: its involuntary context switches (the scheduler took a CPU it still wanted);
 - ``queue_ns``: time the calling thread (the training loop's) waited runnable on a run queue.
@@ -50,10 +52,12 @@ def clock_ticks() -> int:
 class LoadReader:
     """Read load snapshots for one process; ``cpus`` is fixed at construction."""
 
-    def __init__(self, proc: str = PROC) -> None:
+    def __init__(self, proc: str = PROC, supervisor: int = 0) -> None:
         self.proc = proc
+        self.supervisor = supervisor
         self.cpus = _watched_cpus()
         self.hz = clock_ticks()
+        self._ancestors: list[int] | None = None
         self.unavailable_reason = ""
         if self.cpu_counters() is None:
             self.unavailable_reason = f"{proc}/stat is not readable here (not Linux?): no interference figures"
@@ -102,6 +106,37 @@ class LoadReader:
                 continue  # gone meanwhile, or a kernel without the children file
         return total
 
+    def _stat(self, pid: int) -> list[bytes]:
+        with open(f"{self.proc}/{pid}/stat", "rb") as handle:
+            raw = handle.read()
+        return raw[raw.rfind(b")") + 2:].split()
+
+    def ancestors(self) -> list[int]:
+        """This process's ancestors up to the supervisor (inclusive); none when it is not one of them."""
+        chain, pid = [], os.getpid()
+        for _ in range(8):
+            try:
+                pid = int(self._stat(pid)[1])
+            except (OSError, ValueError, IndexError):
+                return []
+            if pid <= 1:
+                return []
+            chain.append(pid)
+            if pid == self.supervisor:
+                return chain
+        return []
+
+    def ancestor_ticks(self, pids: list[int]) -> int:
+        """utime + stime of ``pids`` (their children are the pipeline, counted in the tree)."""
+        total = 0
+        for pid in pids:
+            try:
+                fields = self._stat(pid)
+                total += int(fields[11]) + int(fields[12])
+            except (OSError, ValueError, IndexError):
+                continue
+        return total
+
     def queue_ns(self) -> int:
         """Run-queue wait of the calling thread so far (ns), 0 where schedstat is missing."""
         try:
@@ -116,5 +151,8 @@ class LoadReader:
         if counters is None:
             return None
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        return [closed_steps, time.time(), *counters, self.tree_ticks(os.getpid()), time.process_time(),
+        if self._ancestors is None:
+            self._ancestors = self.ancestors() if self.supervisor else []
+        tree = self.tree_ticks(os.getpid()) + self.ancestor_ticks(self._ancestors)
+        return [closed_steps, time.time(), *counters, tree, time.process_time(),
                 usage.ru_nivcsw, self.queue_ns()]

@@ -80,6 +80,7 @@ _SAMPLE_S = float(os.environ.get(Env.SAMPLE_MS, str(Defaults.SAMPLE_MS))) / 1000
 _KEEP_ELEMENTS = int(float(os.environ.get(Env.KEEP_ELEMENTS, str(Defaults.KEEP_ELEMENTS))))
 _FIRST_STEP_TIMEOUT_S = float(os.environ.get(Env.FIRST_STEP_TIMEOUT_S, str(Defaults.FIRST_STEP_TIMEOUT_S)) or 0)
 _WARMUP_STEPS = int(os.environ.get(Env.WARMUP_STEPS, "0") or 0)
+_SUPERVISOR_PID = int(os.environ.get(Env.SUPERVISOR_PID, "0") or 0)
 _RANK = os.environ.get("RANK", "0")
 _STAGES = tuple(str(stage) for stage in TIMED_STAGES)
 _DATA = str(Stage.DATA_WAIT)
@@ -270,7 +271,7 @@ class _Probe:
         """Take a load snapshot at the measured window's edges and at most every SAMPLE_EVERY_S inside it."""
         closed = len(self.steps)
         if self.load is None:
-            self.load = LoadReader()
+            self.load = LoadReader(supervisor=_SUPERVISOR_PID)
         if self.load.unavailable_reason:
             return False
         edge = final or closed == _WARMUP_STEPS
