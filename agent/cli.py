@@ -20,6 +20,7 @@ from perfloop.agent.ui.console import (
     save_traceback,
     set_json_mode,
 )
+from perfloop.contracts.interference import INTERFERENCE_MODES
 from perfloop.sandbox.errors import BadInput
 
 CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs", "busy_reruns", "interference")
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ab-runs", type=int, help="interleaved timing runs per side when verifying")
     run.add_argument("--max-ab-runs", type=int, help="runs per side while the speed verdict is undecided")
     run.add_argument("--busy-reruns", type=int, help="most contaminated pairs re-run per decision (default 4)")
-    run.add_argument("--interference", choices=("rerun", "report"),
+    run.add_argument("--interference", choices=INTERFERENCE_MODES,
                      help="rerun (default): runs the machine's other work disturbed are left out and run again; "
                           "report: measured and reported only (default from PERFLOOP_INTERFERENCE)")
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")

@@ -7,7 +7,8 @@
 - ``tolerances``: the data tolerance per dtype and the default loss tolerance;
 - ``metrics``: ``ProfileMetrics``, one typed field per metric the knowledge base may match on,
   with its description and unit (the knowledge base's allowed names and README's table come from it);
-- ``code``: ``FunctionRef``, a function named by qualified name, file and line.
+- ``code``: ``FunctionRef``, a function named by qualified name, file and line;
+- ``interference``: the modes of ``interference`` (rerun, report) and their environment default.
 
 This package imports nothing else of perfloop but the probe's layout file.
 """

@@ -30,13 +30,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from perfloop.tools.check.stats import RunSteps, SpeedPlan, candidate_first, sequential_speed
+from perfloop.tools.check.stats import RunSteps, SpeedPlan, candidate_first, rerun_contaminated, sequential_speed
 from perfloop.tools.measure.noise import noise_pct
 
 PIPELINE = Path(__file__).resolve().parent / "calibration_pipeline"
@@ -118,7 +117,11 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
 
     accepts, undecided, dropped, runs = 0, 0, 0, []
     for trial in range(num_trials):
-        profile_noise = noise_pct([r.samples_per_s for r in _clean_runs(lambda: run(base_delay_ms), 3, plan)])
+        # The noise runs as the profile makes them: a contaminated one run again while the budget lasts.
+        noise_runs = rerun_contaminated(lambda: run(base_delay_ms), 3,
+                                        plan.busy_reruns if plan.rerun_contaminated else 0,
+                                        lambda steps: steps.contaminated)
+        profile_noise = noise_pct([steps.samples_per_s for steps in noise_runs])
 
         def pair(number: int) -> tuple[RunSteps, RunSteps]:
             if candidate_first(number):
@@ -137,18 +140,6 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
               f"{speed.interference_line()})", file=sys.stderr, flush=True)
     return ArmResult(gain_pct=gain_pct, trials=num_trials, accepts=accepts, runs_per_decision=runs,
                      undecided=undecided, pairs_dropped=dropped)
-
-
-def _clean_runs(run: Callable[[], RunSteps], wanted: int, plan: SpeedPlan) -> list[RunSteps]:
-    """``wanted`` runs, a contaminated one run again while the budget lasts (as the profile's noise runs)."""
-    kept, reruns = [], 0
-    while len(kept) < wanted:
-        steps = run()
-        if steps.contaminated and plan.rerun_contaminated and reruns < plan.busy_reruns:
-            reruns += 1
-            continue
-        kept.append(steps)
-    return kept
 
 
 class Neighbour:

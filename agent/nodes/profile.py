@@ -7,6 +7,7 @@ from perfloop.agent.faults import fault_point
 from perfloop.agent.state import LoopState
 from perfloop.agent.ui.console import say
 from perfloop.agent.ui.describe import describe_profile
+from perfloop.tools.check.stats import rerun_contaminated
 from perfloop.tools.measure.headspace import replay_env, why_no_replay
 from perfloop.tools.measure.profiler import PipelineError, build_profile
 
@@ -57,17 +58,14 @@ def _noise_runs(ctx: RunContext, target) -> tuple[list, int]:
     Returns the runs kept and how many of them are contaminated (kept once the budget was spent,
     or all of them with ``interference = "report"``).
     """
-    light, reruns = [], 0
-    while len(light) < target.noise_runs:
-        run = ctx.run(ctx.workspace.base_tree, "profile-light", role="baseline")
+    def dropped(run, number: int, left: int) -> None:
         seen = run.measurement.interference
-        if run.measurement.contaminated and target.interference == "rerun" and reruns < target.busy_reruns:
-            reruns += 1
-            left = target.busy_reruns - reruns
-            ctx.record(RunsContaminated(what=f"noise run {len(light) + 1}", cores=[seen.cores], reruns_left=left,
-                                        detail=seen.summary()))
-            say(f"noise run {len(light) + 1} left out, the machine was busy ({seen.summary()}); running it again, "
-                f"{left} re-run(s) left")
-            continue
-        light.append(run)
+        ctx.record(RunsContaminated(what=f"noise run {number}", cores=[seen.cores], reruns_left=left,
+                                    detail=seen.summary()))
+        say(f"noise run {number} left out, the machine was busy ({seen.summary()}); running it again, "
+            f"{left} re-run(s) left")
+
+    budget = target.busy_reruns if target.rerun_contaminated else 0
+    light = rerun_contaminated(lambda: ctx.run(ctx.workspace.base_tree, "profile-light", role="baseline"),
+                               target.noise_runs, budget, lambda run: run.measurement.contaminated, dropped)
     return light, sum(run.measurement.contaminated for run in light)

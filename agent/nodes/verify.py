@@ -196,8 +196,8 @@ def _run_timing(c: _Cascade) -> None:
         c.base_runs.append(base)
         c.cand_runs.append(cand)
         fault_point("between_ab_pairs")
-        leave_out = target.interference == "rerun"
-        return RunSteps.of(base, leave_out_busy_steps=leave_out), RunSteps.of(cand, leave_out_busy_steps=leave_out)
+        return (RunSteps.of(base, leave_out_busy_steps=target.rerun_contaminated),
+                RunSteps.of(cand, leave_out_busy_steps=target.rerun_contaminated))
 
     def undecided(speed: SpeedCheck, pairs: int) -> None:
         c.ctx.record(VerifyStage(stage="speed", passed=False, undecided=True, pairs=pairs,
@@ -213,7 +213,7 @@ def _run_timing(c: _Cascade) -> None:
             f"{left - 1} re-run(s) left")
 
     plan = SpeedPlan(ab_runs=target.ab_runs, max_ab_runs=target.max_ab_runs, min_gain_pct=target.min_gain_pct,
-                     busy_reruns=target.busy_reruns, rerun_contaminated=target.interference == "rerun")
+                     busy_reruns=target.busy_reruns, rerun_contaminated=target.rerun_contaminated)
     c.speed, pairs = sequential_speed(run_pair, state.profile.noise_pct, plan, undecided, dropped)
     c.passed("timing", pairs=pairs)
 

@@ -30,12 +30,15 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from perfloop.tools.measure.interference import BUSY_CORES
 from perfloop.tools.measure.noise import noise_pct
+
+T = TypeVar("T")
 
 
 class RunSteps(BaseModel):
@@ -311,6 +314,27 @@ def sequential_speed(run_pair: Callable[[int], tuple[RunSteps, RunSteps]], profi
             return speed, len(base) + len(dropped)
         if on_undecided is not None:
             on_undecided(speed, pair)
+
+
+def rerun_contaminated(run: Callable[[], T], wanted: int, budget: int, contaminated: Callable[[T], bool],
+                       on_dropped: Callable[[T, int, int], None] | None = None) -> list[T]:
+    """``wanted`` runs of ``run()``; a contaminated one is run again while ``budget`` re-runs last.
+
+    Once the budget is spent, contaminated runs are kept (the caller says so). ``on_dropped(run,
+    number, left)`` hears of each one left out: its number (from 1) among the kept and the
+    re-runs left after it. The profile's noise runs and the calibration's use it.
+    """
+    kept: list[T] = []
+    reruns = 0
+    while len(kept) < wanted:
+        result = run()
+        if contaminated(result) and reruns < budget:
+            reruns += 1
+            if on_dropped is not None:
+                on_dropped(result, len(kept) + 1, budget - reruns)
+            continue
+        kept.append(result)
+    return kept
 
 
 def _with_interference(speed: SpeedCheck, seen: list[RunSteps], dropped: list[DroppedPair],

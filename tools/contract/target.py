@@ -8,10 +8,10 @@ import os
 import shlex
 import tomllib
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from perfloop.contracts.interference import INTERFERENCE_ENV, INTERFERENCE_MODES, InterferenceMode
 from perfloop.contracts.layout import Defaults
 from perfloop.sandbox.errors import BadInput
 from perfloop.sandbox.git import find_repo, git_ok
@@ -21,11 +21,6 @@ from perfloop.tools.contract.runlength import read_run_steps
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s",
                  "busy_reruns", "interference"}
-INTERFERENCE_MODES = ("rerun", "report")
-INTERFERENCE_ENV = "PERFLOOP_INTERFERENCE"
-"""The default of `interference` where the contract and the flags leave it unset."""
-
-
 MAX_CONTRACT_BYTES = 1 << 20
 """A contract file past this is refused unread: it cannot be a hand-written contract."""
 MAX_CONFIG_BYTES = 16 << 20
@@ -80,9 +75,10 @@ class Target(BaseModel):
                                 description="Smallest speed-up worth a commit, whatever the noise.")
     busy_reruns: int = Field(4, ge=0, description="Most contaminated pairs (and profile runs) re-run per "
                                                   "decision while the machine is busy.")
-    interference: Literal["rerun", "report"] = Field(default_factory=lambda: _default_interference(),
-                              description="rerun: contaminated runs are left out and run again (default); "
-                                          "report: measured and reported, kept in the decision.")
+    interference: InterferenceMode = Field(default_factory=_default_interference,
+                                           description="rerun: contaminated runs are left out and run again "
+                                                       "(default); report: measured and reported, kept in the "
+                                                       "decision.")
     first_step_timeout_s: float = Field(Defaults.FIRST_STEP_TIMEOUT_S, gt=0, allow_inf_nan=False,
                                         description="Stop a run that reached no training step in this long.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
@@ -93,6 +89,11 @@ class Target(BaseModel):
     def model_post_init(self, _context) -> None:
         # The ceiling of an undecided comparison can never be below its minimum.
         self.max_ab_runs = max(self.max_ab_runs, self.ab_runs)
+
+    @property
+    def rerun_contaminated(self) -> bool:
+        """Whether runs the machine's other work disturbed are left out and run again (interference = rerun)."""
+        return self.interference == "rerun"
 
     def rendered_command(self) -> str:
         """Return the command with {config} filled in, ready for /bin/sh."""

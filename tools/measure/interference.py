@@ -5,8 +5,7 @@ The probe reads cumulative CPU counters at the edges of the measured window and 
 
 - ``others_cores``: CPU other processes used, in cores (the watched CPUs' busy time minus
   the pipeline's own process tree and the shell, guard and perfloop process above it),
-  whatever they were: a neighbour's job, a short-lived
-  command, another container's processes;
+  whatever they were: a neighbour's job, a short-lived command, another container's processes;
 - ``steal_cores``: CPU a hypervisor gave to other guests while this one's CPUs wanted it;
 - ``idle_cores``: CPU left idle.
 

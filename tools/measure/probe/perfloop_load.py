@@ -95,9 +95,7 @@ class LoadReader:
                 continue
             seen.add(pid)
             try:
-                with open(f"{self.proc}/{pid}/stat", "rb") as handle:
-                    raw = handle.read()
-                fields = raw[raw.rfind(b")") + 2:].split()
+                fields = self._stat(pid)
                 total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
                 for tid in os.listdir(f"{self.proc}/{pid}/task"):
                     with open(f"{self.proc}/{pid}/task/{tid}/children", "rb") as handle:
@@ -107,6 +105,7 @@ class LoadReader:
         return total
 
     def _stat(self, pid: int) -> list[bytes]:
+        """The fields of /proc/<pid>/stat after the command name (state first; utime is [11])."""
         with open(f"{self.proc}/{pid}/stat", "rb") as handle:
             raw = handle.read()
         return raw[raw.rfind(b")") + 2:].split()
