@@ -10,6 +10,7 @@ import os
 import sys
 
 from perfloop.agent.ui.console import (
+    EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -140,7 +141,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "log":
         from perfloop.agent.ui.logview import print_log
 
-        return print_log(args.run, show_diff=args.diff)
+        return print_log(args.run, show_diff=args.diff, as_json=args.json)
     if args.command == "report":
         from perfloop.agent.ui.html_report import write_report
 
@@ -149,13 +150,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "runs":
         from perfloop.agent.ui.runlist import print_runs
 
-        return print_runs(args.path)
+        return print_runs(args.path, as_json=args.json)
     from perfloop.agent.ui.logview import print_kb
 
     words = args.entry[1:] if args.entry[:1] == ["show"] else args.entry
     if len(words) > 1:
         raise BadInput(f"`perfloop kb` takes one entry id, got {' '.join(words)}")
-    return print_kb(words[0] if words else None)
+    return print_kb(words[0] if words else None, as_json=args.json)
 
 
 def _hold_closed_stdin() -> None:
@@ -177,12 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `perfloop` console script."""
     _hold_closed_stdin()
     args = build_parser().parse_args(argv)
-    set_json_mode(getattr(args, "json", False))  # no live progress line under --json
+    set_json_mode(getattr(args, "json", False))  # under --json progress is plain lines on stderr, no live line
     from perfloop.agent.audit import AuditLogDamaged, AuditWriteError
     from perfloop.tools.measure.profiler import PipelineError
 
     try:
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
     except InternalError as error:
         print(f"perfloop: {error}", file=sys.stderr)
         return EXIT_INTERNAL
@@ -201,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("perfloop: interrupted; `perfloop resume RUN` continues where it stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # stdout closed early (`perfloop log RUN | head`): stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush must not raise again
+        return EXIT_BROKEN_PIPE
     except Exception:  # a bug outside any run: say so plainly, keep the traceback for the report
         from perfloop.agent.runs import state_home
 

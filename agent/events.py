@@ -20,6 +20,24 @@ def _pct(value: Any) -> str:
     return f"{value:.0%}" if isinstance(value, (int, float)) else "?"
 
 
+def _plain(value: Any) -> str:
+    """Spell a field's value for a person: floats to 3 significant digits, shas short."""
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, str) and len(value) == 40 and all(c in "0123456789abcdef" for c in value):
+        return value[:10]
+    return str(value)
+
+
+def _fields(event: BaseModel, exclude: set[str] = frozenset(), raw: bool = False) -> str:
+    """Say an event's scalar fields as "key value" pairs (``key=value`` when ``raw``), leaving out empty ones."""
+    shown = {k: v for k, v in event.model_dump(exclude=exclude).items()
+             if v not in (None, "", [], {}) and not isinstance(v, (dict, list))}
+    if raw:
+        return ", ".join(f"{k}={_plain(v)}" for k, v in shown.items())
+    return ", ".join(f"{k.replace('_', ' ')} {_plain(v)}" for k, v in shown.items())
+
+
 class Event(BaseModel):
     """One thing a node saw, decided or measured."""
 
@@ -28,8 +46,8 @@ class Event(BaseModel):
 
     def lines(self, show_diff: bool = False) -> list[str]:
         """Say what happened, in a line or a few, for `perfloop log` and the report."""
-        brief = ", ".join(f"{k}={v}" for k, v in self.model_dump().items() if not isinstance(v, (dict, list)))
-        return [f"{self.name} {brief}".rstrip()]
+        brief = _fields(self)
+        return [f"{self.name.replace('_', ' ')}: {brief}" if brief else self.name.replace("_", " ")]
 
 
 class RunStarted(Event):
@@ -45,7 +63,8 @@ class RunStarted(Event):
     worktrees: list[str] = Field(default_factory=list)
 
     def lines(self, show_diff: bool = False) -> list[str]:
-        out = [f"run {self.run_id} on `{self.target.get('command')}`, branch {self.branch}, head {self.head[:10]}"]
+        command = str(self.target.get("command")).replace("{config}", str(self.target.get("config") or "{config}"))
+        out = [f"run {self.run_id} on `{command}`, branch {self.branch}, head {self.head[:10]}"]
         if self.uncommitted_paths:
             out.append(f"working from HEAD; {len(self.uncommitted_paths)} uncommitted path(s) left alone")
         return out
@@ -55,6 +74,11 @@ class NodeEntered(Event):
     name: ClassVar[str] = "node_entered"
     head: str | None = None
     proposal: str | None = None
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        about = [f"at head {self.head[:10]}" if self.head else "", f"for proposal {self.proposal}" if self.proposal
+                 else ""]
+        return [" ".join(["entered", *filter(None, about)])]
 
 
 class PipelineFailed(Event):
@@ -73,7 +97,7 @@ class Profiled(Event):
 
     def lines(self, show_diff: bool = False) -> list[str]:
         m = self.metrics
-        return [f"profile: {m.get('samples_per_s', 0):.1f} samples/s (noise {m.get('noise_pct', 0):.1f}%), step "
+        return [f"measured {m.get('samples_per_s', 0):.1f} samples/s (noise {m.get('noise_pct', 0):.1f}%), step "
                 f"{m.get('step_ms', 0):.1f} ms, data wait {_pct(m.get('data_wait_share'))}, compute "
                 f"{_pct(m.get('compute_share'))}, other {_pct(m.get('other_share'))}, workers "
                 f"{m.get('num_workers')}, hot {m.get('hot_function')} ({_pct(m.get('hot_function_share') or 0)})"]
@@ -95,6 +119,10 @@ class RemedyChosen(Event):
     diagnosis: str
     remedy: str
     expected_speedup: float | None = None
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        gain = f" (up to {self.expected_speedup:.2f}x)" if self.expected_speedup is not None else ""
+        return [f"next remedy: {self.diagnosis}/{self.remedy}{gain}"]
 
 
 class RemedyNotApplicable(Event):
@@ -162,7 +190,10 @@ class ReplayChecked(Event):
 
     def lines(self, show_diff: bool = False) -> list[str]:
         speed = f", {self.speedup:.1f}x on them" if self.speedup else ""
-        return [f"replay of {self.function} ({self.file}): {self.verdict}{speed}: {self.reason}"]
+        reason = self.reason  # replay's reason names the function too: said once
+        if reason.startswith(f"replay of {self.function}"):
+            reason = reason.removeprefix(f"replay of {self.function}").lstrip(": ")
+        return [f"replay of {self.function} ({self.file}): {self.verdict}{speed}: {reason}"]
 
 
 class RemedySkipped(Event):
@@ -230,7 +261,7 @@ class FinalCheck(Event):
     ci: list[float]
 
     def lines(self, show_diff: bool = False) -> list[str]:
-        return [f"final check: original {self.original[:10]} vs head {self.head[:10]}: {self.speedup:.2f}x "
+        return [f"original {self.original[:10]} vs head {self.head[:10]}: {self.speedup:.2f}x "
                 f"[{self.ci[0]:.2f}, {self.ci[1]:.2f}]"]
 
 
@@ -326,8 +357,7 @@ class Unrecognised(Event):
     event: str = ""
 
     def lines(self, show_diff: bool = False) -> list[str]:
-        fields = self.model_dump(exclude={"event"})
-        brief = ", ".join(f"{k}={v}" for k, v in fields.items() if not isinstance(v, (dict, list)))
+        brief = _fields(self, exclude={"event"}, raw=True)
         return [f"{self.event} {brief}".rstrip()]
 
 

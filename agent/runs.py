@@ -1,10 +1,13 @@
-"""Find a run's state folder by id: the per-user index, the current repo, or a path."""
+"""Find a run's state folder by id: the per-user index (kept under a lock), the current repo, or a path."""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from perfloop.sandbox.errors import BadInput
@@ -83,16 +86,29 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:4]}"
 
 
-def register_run(run_id: str, state_dir: Path) -> None:
-    """Remember where a run keeps its things, so `perfloop log RUN` works from anywhere."""
-    home = state_home()
+@contextmanager
+def _index_locked(home: Path) -> Iterator[None]:
+    """Hold the run index's lock file (an exclusive ``flock``; the kernel drops it if the holder dies)."""
     home.mkdir(parents=True, exist_ok=True)
+    with open(home / "runs.json.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def register_run(run_id: str, state_dir: Path) -> None:
+    """Remember where a run keeps its things, so `perfloop log RUN` works from anywhere.
+
+    Read, change and rewrite happen under the index's lock, so runs started at once (two repositories,
+    two terminals) each keep their entry; readers need no lock, since the file is replaced whole.
+    """
+    home = state_home()
     index_path = home / "runs.json"
-    index = json.loads(index_path.read_text()) if index_path.exists() else {}
-    index[run_id] = str(state_dir)
-    tmp = index_path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(index, indent=1))
-    os.replace(tmp, index_path)
+    with _index_locked(home):
+        index = json.loads(index_path.read_text()) if index_path.exists() else {}
+        index[run_id] = str(state_dir)
+        tmp = index_path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(index, indent=1))
+        os.replace(tmp, index_path)
 
 
 def find_run(ref: str) -> Path:

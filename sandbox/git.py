@@ -1,9 +1,19 @@
 """The one way perfloop reaches git: repository discovery through GitPython, plumbing through the CLI.
 
-Discovery (which repo holds a folder, its common git dir, whether HEAD exists) reads
-the repository files through GitPython, with no subprocess. Everything that changes
-or compares trees (worktrees, apply, private-index commits, status) runs the `git`
-command line the way the sandbox needs it: quiet, hook-free, lock-free.
+Discovery (which repo holds a folder, its top folder and common git dir through worktree
+links, whether HEAD resolves to a commit) reads the repository files through GitPython,
+without running a git command per question (GitPython itself checks `git version` once).
+
+Everything that changes or compares trees (worktrees, apply, commits built in a private
+index, status, diff-tree) runs the `git` command line through ``git()`` below, on purpose:
+for these GitPython only shells out to the same commands (``repo.git.apply(...)`` is
+``git apply``), and its runner hands git perfloop's own environment, while the sandbox
+needs each call made its way: ``GIT_DIR``-style variables that would point git at another
+repository removed (set when perfloop runs from a hook), hooks off, optional locks off so a
+status never rewrites the user's index, no prompt, a private ``GIT_INDEX_FILE`` per commit,
+and the exact porcelain flags (``-z``, ``--porcelain=v1``) that the parsing here relies on.
+One wrapper with that environment is easier to audit than the same settings threaded
+through GitPython's command objects.
 """
 
 from __future__ import annotations
@@ -74,6 +84,7 @@ class RepoInfo:
 def find_repo(path: Path) -> RepoInfo | None:
     """Return the repository holding ``path``, or None when it is in none."""
     import git as gitpython
+    from git.refs.symbolic import SymbolicReference
 
     folder = Path(path).resolve()
     try:
@@ -84,9 +95,12 @@ def find_repo(path: Path) -> RepoInfo | None:
         if repo.working_tree_dir is None:  # a bare repository holds no pipeline
             return None
         top = Path(repo.working_tree_dir).resolve()
+        try:  # HEAD -> refs/heads/<branch> -> sha, read from the files (repo.head.is_valid() asks `git cat-file`)
+            has_head = bool(SymbolicReference.dereference_recursive(repo, "HEAD"))
+        except ValueError:  # a branch with no commit yet
+            has_head = False
         return RepoInfo(top=top, common_dir=Path(repo.common_dir).resolve(),
-                        prefix="" if folder == top else folder.relative_to(top).as_posix(),
-                        has_head=repo.head.is_valid())
+                        prefix="" if folder == top else folder.relative_to(top).as_posix(), has_head=has_head)
 
 
 def head_of(repo_root: Path) -> str:

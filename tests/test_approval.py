@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -145,6 +146,15 @@ def test_the_proposers_notes_reach_the_prompt():
     screen = io.StringIO()
     show_request(request, err=screen)
     assert f"Note: {note}" in screen.getvalue().splitlines()
+
+
+def test_no_color_leaves_the_diff_plain_on_a_terminal(tmp_path):
+    repo = make_repo(tmp_path / "repo", "waiting")
+    code, out, screen = in_terminal(["run", str(repo), *RUN], ["q"], env={**os.environ, "NO_COLOR": "1"})
+    assert code == 0, screen
+    assert _summary(out)["stop_reason"] == "user_quit"
+    assert "--- a/configs/train.yaml" in screen and "\n+  num_workers: " in screen.replace("\r\n", "\n")
+    assert not re.search(r"\x1b\[3\dm", screen), screen  # no colour at all (bold may stay, as NO_COLOR allows)
 
 
 def test_quit_stops_with_typed_reason(tmp_path):

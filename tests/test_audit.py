@@ -186,7 +186,7 @@ def test_perfloop_log_exits_4_naming_the_first_bad_record(tmp_path):
     (run / "audit.jsonl").write_text(lines[0] + "not json\n" + "".join(lines[1:]))
     garbage = perfloop("log", str(run))
     assert garbage.returncode == 4, garbage.stderr
-    assert "line 2: not a JSON record" in garbage.stdout
+    assert "line 2: not a JSON record" in garbage.stderr  # the problem on stderr; the good records on stdout
     (run / "audit.jsonl").write_text(lines[0])
     truncated = perfloop("log", str(run))
-    assert truncated.returncode == 4 and "truncated: the log ends at record 1" in truncated.stdout
+    assert truncated.returncode == 4 and "truncated: the log ends at record 1" in truncated.stderr

@@ -226,7 +226,13 @@ def test_log_of_unknown_run_and_tampered_log(tmp_path):
     text = (run / "audit.jsonl").read_text().replace("rejected", "accepted")
     (run / "audit.jsonl").write_text(text)
     tampered = perfloop("log", str(run))
-    assert tampered.returncode == 4 and "TAMPERED" in tampered.stdout
+    assert tampered.returncode == 4 and "TAMPERED" in tampered.stderr and "TAMPERED" not in tampered.stdout
+    assert "record 2" in tampered.stderr and "audit chain intact" not in tampered.stdout
+    as_json = perfloop("log", str(run), "--json")
+    assert as_json.returncode == 4 and "TAMPERED" in as_json.stderr
+    view = json.loads(as_json.stdout)
+    assert view["chain_intact"] is False and view["problems"] and [e["event"] for e in view["events"]] == [
+        "run_started", "verdict"]
 
 
 @pytest.mark.parametrize("mounts", ["as the OS allows", "turned off"])

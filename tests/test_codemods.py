@@ -75,12 +75,15 @@ seed: 7
     ctx = make_context(tmp_path, {"train.py": TRAIN_READS_CONFIG, "configs/train.yaml": config},
                        "configs/train.yaml", params={"value": 2})
     result = apply_codemod("set_num_workers", ctx)
-    expected = config.replace("num_workers: 0   # raise", "num_workers: 2   # raise")
+    # The comment beside the old value described it: it goes, and the notes say so. Every other byte stays.
+    expected = config.replace("num_workers: 0   # raise when the GPU starves\n", "num_workers: 2\n")
     assert expected != config
     assert result.files == {"configs/train.yaml": expected}
     assert yaml.safe_load(expected)["data"]["num_workers"] == 2
     assert result.location == "configs/train.yaml:11"
     assert result.summary == "num_workers 0 → 2 in configs/train.yaml (data.num_workers)"
+    assert result.notes == ["dropped the comment '# raise when the GPU starves' on line 11 of configs/train.yaml, "
+                            "which described the old value"]
     assert (result.knob, result.old_value, result.new_value) == ("num_workers", 0, 2)
 
 
@@ -93,6 +96,7 @@ def test_yaml_edit_reaches_a_deeply_nested_flow_mapping(tmp_path):
     result = apply_codemod("set_num_workers", ctx)
     assert result.files["c.yml"] == config.replace("num_workers: 1}", "num_workers: 3}")
     assert result.summary.endswith("(data.loaders.train.num_workers)")
+    assert result.notes == []  # the comment follows the whole mapping, not the value: it stays
 
 
 def test_json_nested_key_is_edited_in_place(tmp_path):
@@ -119,7 +123,10 @@ def test_toml_nested_table_is_edited_in_place(tmp_path):
                        kwargs={"num_workers": 4, "persistent_workers": False})
     result = apply_codemod("set_persistent_workers", ctx)
     new_text = result.files["train.toml"]
-    assert new_text == config.replace("persistent_workers = false", "persistent_workers = true")
+    # "restart each epoch" described false: it would contradict true.
+    assert new_text == config.replace("persistent_workers = false # restart each epoch", "persistent_workers = true")
+    assert result.notes == ["dropped the comment '# restart each epoch' on line 6 of train.toml, which described "
+                            "the old value"]
     assert tomllib.loads(new_text)["data"]["loader"]["persistent_workers"] is True
 
 

@@ -48,7 +48,11 @@ def test_python_config_edit_keeps_every_other_byte_and_the_pipeline_runs(tmp_pat
     ctx = CodemodContext(root=tmp_path, config_path="config/train.py",
                          sites=[site_of(TRAIN_EXECS_CONFIG, num_workers=0)], params={"value": 2})
     result = apply_codemod("set_num_workers", ctx)
-    assert result.files == {"config/train.py": PY_CONFIG.replace("num_workers = 0  #", "num_workers = 2  #")}
+    # "main-process loading" described 0 workers: the comment goes with the old value, and the notes say so.
+    assert result.files == {"config/train.py": PY_CONFIG.replace(
+        "num_workers = 0  # main-process loading: readable tracebacks", "num_workers = 2")}
+    assert result.notes == ["dropped the comment '# main-process loading: readable tracebacks' on line 3 of "
+                            "config/train.py, which described the old value"]
     assert (result.old_value, result.new_value, result.location) == (0, 2, "config/train.py:3")
     write(tmp_path, result.files)
     run = subprocess.run([sys.executable, "train.py", "config/train.py"], cwd=tmp_path,

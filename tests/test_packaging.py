@@ -53,6 +53,12 @@ def test_wheel_carries_every_package_and_the_files_they_read(wheel):
         assert f"perfloop/{needed}" in names
 
 
+def test_the_wheel_carries_the_license(wheel):
+    [license_file] = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    assert wheel.read(license_file) == (ROOT / "LICENSE").read_bytes()
+    assert b"Apache License\n                           Version 2.0, January 2004" in wheel.read(license_file)
+
+
 def test_pyproject_names_every_package():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {"perfloop." + ".".join(init.parent.relative_to(ROOT).parts)
@@ -86,3 +92,55 @@ def test_older_runs_state_types_are_revived_from_their_data_quietly():
     assert not quiet.filter(record("tools.target", "Target", "tools.target", "Target"))
     assert not quiet.filter(record("agent.state", "Settings", "agent.state", "Settings"))
     assert quiet.filter(record("somebody.else", "Thing", "somebody.else", "Thing"))
+
+
+def test_every_third_party_import_is_a_declared_dependency():
+    """What perfloop's own modules import (evals aside: its extra) is in [project] dependencies."""
+    import ast
+    import re
+    from importlib.metadata import packages_distributions
+
+    def canonical(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    declared = {canonical(re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0])
+                for spec in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
+    probe_modules = {path.stem for path in (ROOT / "tools" / "measure" / "probe").glob("*.py")}
+    distributions = packages_distributions()
+    missing = {}
+    for layer in ("contracts", "agent", "tools", "sandbox", "knowledge_base"):
+        for path in (ROOT / layer).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for top in {name.split(".")[0] for name in names}:
+                    if top in sys.stdlib_module_names or top in probe_modules or top in ("perfloop", "__future__"):
+                        continue
+                    providers = {canonical(d) for d in distributions.get(top, [top])}
+                    if not providers & declared:
+                        missing.setdefault(top, []).append(str(path.relative_to(ROOT)))
+    assert not missing, f"imported but not declared in pyproject.toml: {missing}"
+
+
+def test_the_evals_extra_leaves_torch_alone_and_constraints_pin_what_is_declared():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert not [spec for spec in project["optional-dependencies"]["evals"] if spec.startswith("torch")]
+    pinned = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pinned[name.lower()] = version
+    from packaging.requirements import Requirement
+
+    for spec in project["dependencies"] + project["optional-dependencies"]["test"]:
+        requirement = Requirement(spec)
+        if requirement.name == "torch":
+            assert "torch" not in pinned  # scripts/setup.sh pins torch; a GPU machine keeps its own
+            continue
+        assert requirement.name.lower() in pinned, f"{requirement.name} has no tested version in constraints.txt"
+        assert requirement.specifier.contains(pinned[requirement.name.lower()]), (spec, pinned[requirement.name.lower()])
+    assert "-c constraints.txt" in (ROOT / "scripts" / "setup.sh").read_text()

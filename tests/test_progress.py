@@ -1,12 +1,15 @@
 """The live progress line: drawn on a terminal (through a pseudo-terminal here), plain lines elsewhere."""
 from __future__ import annotations
 
+import json
 import os
 import pty
 import re
 import select
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 from conftest import ROOT, make_repo, perfloop
 
@@ -56,16 +59,39 @@ def test_plain_lines_without_a_terminal(tmp_path):
     assert " · step " not in done.stderr and "\x1b[" not in done.stderr
 
 
-def test_silent_under_json_on_a_terminal_or_not(tmp_path):
+def test_plain_progress_on_stderr_under_json_on_a_terminal_or_not(tmp_path):
+    # --json reserves stdout for the one JSON object; progress is plain lines on stderr, one per pipeline run.
     target = make_repo(tmp_path / "repo", "waiting")
     code, screen = _on_terminal("profile", str(target), "--json")
     assert code == 0, screen
     assert not LIVE.search(screen) and "\x1b[" not in screen, screen
-    assert not CLOSING.search(screen) and " steps in " not in screen, screen
-    assert "diagnosis dataloader_starved" in screen  # what perfloop found is still said; only progress is quiet
+    assert CLOSING.search(screen), screen
+    assert "diagnosis dataloader_starved" in screen
     done = perfloop("profile", str(target), "--json")
     assert done.returncode == 0, done.stderr
-    assert " steps in " not in done.stderr and " · step " not in done.stderr, done.stderr
+    assert PLAIN.search(done.stderr) and " · step " not in done.stderr, done.stderr
+    ended = re.findall(r"^perfloop: (profiling|headspace) run\b.*: \d+ steps in \d+\.\d s$", done.stderr, re.M)
+    probes = list((Path(json.loads(done.stdout)["audit_log"]).parent / "probe").iterdir())
+    assert len(ended) == len(probes), (done.stderr, probes)
+    assert len(done.stdout.splitlines()) == 1 and json.loads(done.stdout)["diagnoses"], done.stdout
+
+
+def test_a_long_run_says_it_is_still_running(tmp_path, monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from perfloop.agent.ui import console, progress
+
+    monkeypatch.setattr(progress, "HEARTBEAT_S", 0.2)
+    monkeypatch.setattr(console, "_JSON_MODE", True)
+    (tmp_path / "progress.json").write_text('{"steps": 3}')
+    with progress.run_progress("ab-candidate", "candidate", tmp_path, SimpleNamespace(ab_runs=2, max_ab_runs=4), 10):
+        time.sleep(0.7)
+    lines = capsys.readouterr().err.splitlines()
+    still = [line for line in lines if "still running" in line]
+    assert len(still) >= 2, lines
+    assert re.fullmatch(r"perfloop: timing run \d+/\d+, candidate: still running, step 3/10 after \d+ s"
+                        r"(, stage ~\d+ s left)?", still[0]), still
+    assert re.fullmatch(r"perfloop: timing run \d+/\d+, candidate: 3 steps in 0\.\d s", lines[-1]), lines
 
 
 def test_a_failed_run_is_told_even_under_json(tmp_path):

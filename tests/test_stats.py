@@ -92,9 +92,52 @@ def test_looking_again_spends_the_error_rate():
     assert SpeedPlan(ab_runs=3, max_ab_runs=6).num_looks == 4
 
 
-def test_t_quantiles():
-    assert t_quantile(0.975, 2) == pytest.approx(4.303, abs=1e-3)
-    assert t_quantile(0.975, 1000) == pytest.approx(1.962, abs=1e-3)
+# Student t quantiles to 15 digits (mpmath at 40 digits, root of the regularized incomplete beta; scipy
+# 1.17's t.ppf agrees to 1e-12): rows are degrees of freedom, columns the probabilities below.
+T_PROBABILITIES = (0.9, 0.95, 0.975, 0.99, 0.9975, 0.999)
+T_TABLE = {
+    1: (3.07768353717525, 6.31375151467504, 12.7062047361747, 31.820515953774, 127.321336468872, 318.30883898555),
+    2: (1.88561808316413, 2.91998558035373, 4.30265272974946, 6.96455673428327, 14.0890472755553, 22.3271247701199),
+    3: (1.63774435369621, 2.35336343480182, 3.18244630528371, 4.54070285856813, 7.45331850515063, 10.2145318524074),
+    5: (1.47588404882448, 2.01504837333302, 2.57058183563632, 3.36492999890722, 4.77334060485552, 5.89342953135601),
+    10: (1.37218364111034, 1.81246112281168, 2.22813885198627, 2.7637694581127, 3.58140620209066, 4.14370049404659),
+    30: (1.3104150253914, 1.69726088659396, 2.04227245630124, 2.45726154240059, 3.02979822364824, 3.38518486682931),
+    100: (1.29007476134652, 1.66023432608534, 1.98397151852355, 2.36421736623848, 2.87065152383654,
+          3.17373949373878),
+}
+
+
+@pytest.mark.parametrize("dof", sorted(T_TABLE))
+def test_t_quantiles_match_the_table(dof):
+    for probability, expected in zip(T_PROBABILITIES, T_TABLE[dof]):
+        assert t_quantile(probability, dof) == pytest.approx(expected, rel=1e-9), (probability, dof)
+
+
+def test_t_quantiles_match_the_closed_forms_and_the_normal_limit():
+    import math
+    from statistics import NormalDist
+
+    for probability in (0.5000001, 0.51, 0.6, 0.8, 0.9, 0.99, 0.999, 0.999999):
+        centre = probability - 0.5
+        cauchy = math.tan(math.pi * centre) if centre < 0.25 else 1 / math.tan(math.pi * (1 - probability))
+        assert t_quantile(probability, 1) == pytest.approx(cauchy, rel=1e-12)
+        alpha = 4 * probability * (1 - probability)
+        assert t_quantile(probability, 2) == pytest.approx(2 * centre * math.sqrt(2 / alpha), rel=1e-12)
+        assert t_quantile(probability, 1e12) == pytest.approx(NormalDist().inv_cdf(probability), rel=1e-10)
+    # Real degrees of freedom (Welch's) sit between their integer neighbours; the quantile falls as they grow.
+    dofs = [1.0, 1.5, 2.0, 2.7, 3.0, 7.5, 40.0, 99_999.0, 100_001.0, 1e7]
+    quantiles = [t_quantile(0.975, dof) for dof in dofs]
+    assert quantiles == sorted(quantiles, reverse=True)
+    assert quantiles[-3] == pytest.approx(quantiles[-2], rel=1e-6)  # no step where the normal expansion takes over
+
+
+def test_t_quantiles_agree_with_scipy_where_it_is_installed():
+    import numpy as np
+
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(7)
+    for probability, dof in zip(rng.uniform(0.5 + 1e-6, 1 - 1e-6, 500), rng.uniform(0.8, 200.0, 500)):
+        assert t_quantile(float(probability), float(dof)) == pytest.approx(stats.t.ppf(probability, dof), rel=1e-8)
 
 
 def test_simulated_false_accepts_stay_at_or_below_one_percent_at_ten_percent_noise():

@@ -438,3 +438,33 @@ def test_delete_branch_after_cleanup_leaves_the_user_as_before(repo):
     ws.delete_branch()
     assert "perfloop/" not in run_git(repo, "branch", "--list", "perfloop/*")
     assert user_state(repo) == before
+
+
+def test_find_repo_reads_the_repository_files_without_running_git(tmp_path, monkeypatch):
+    import git  # noqa: F401  (GitPython checks `git version` once, on import)
+
+    from perfloop.sandbox.git import find_repo
+
+    repo = tmp_path / "repo"
+    (repo / "pipe").mkdir(parents=True)
+    run_git(tmp_path, "init", "-q", str(repo))
+    empty = find_repo(repo / "pipe")
+    assert (empty.top, empty.prefix, empty.has_head) == (repo.resolve(), "pipe", False)
+    (repo / "pipe" / "a.py").write_text("A = 1\n")
+    run_git(repo, "add", "pipe/a.py")
+    run_git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    run_git(repo, "pack-refs", "--all")  # the branch now lives in packed-refs
+    run_git(repo, "worktree", "add", "-q", "--detach", str(tmp_path / "linked"))
+    started = []
+    real_popen = subprocess.Popen.__init__
+
+    def spy(self, *args, **kwargs):
+        started.append(args[0] if args else kwargs.get("args"))
+        real_popen(self, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", spy)
+    found, linked = find_repo(repo / "pipe"), find_repo(tmp_path / "linked" / "pipe")
+    assert found.has_head and found.common_dir == (repo / ".git").resolve()
+    assert linked.has_head and linked.common_dir == found.common_dir and linked.prefix == "pipe"
+    assert find_repo(tmp_path) is None
+    assert started == []

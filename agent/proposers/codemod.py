@@ -54,7 +54,8 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
     ctx.record(ReplayChecked(file=result.replay.file, function=result.replay.function, ok=outcome.ok,
                              verdict=outcome.verdict, reason=outcome.reason, num_calls=outcome.num_calls,
                              speedup=outcome.speedup))
-    say(f"replay of {result.replay.function}: {outcome.reason}")
+    say(outcome.reason if outcome.reason.startswith("replay of ") else f"replay of {result.replay.function}: "
+        f"{outcome.reason}")
     if not outcome.ok and outcome.verdict != "no_calls":
         raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
 

@@ -16,21 +16,31 @@ from pathlib import Path
 
 from perfloop.agent.state import ApprovalAnswer, ApprovalRequest
 
-_COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
-_RESET = "\033[0m"
+_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+RULE = "-" * 72
 
 
+def print_diff(diff: str, err) -> None:
+    """Print a unified diff between rules on ``err``: additions green, removals red, hunks cyan.
 
-def colour_diff(diff: str, enabled: bool) -> str:
-    """Colour a unified diff for a terminal: additions green, removals red, hunks cyan."""
-    if not enabled:
-        return diff
-    out = []
-    for line in diff.splitlines():
-        code = None if line.startswith(("+++", "---")) else _COLOURS.get(line[:1])
-        out.append(f"{code}{line}{_RESET}" if code else f"\033[1m{line}{_RESET}" if line.startswith("diff ")
-                   else line)
-    return "\n".join(out)
+    rich decides whether to colour: only on a terminal, never with ``NO_COLOR`` set or ``TERM=dumb``
+    (``FORCE_COLOR`` forces it).
+    """
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=err, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    print(RULE, file=err, flush=True)
+    if console.is_terminal:
+        text = Text()
+        for line in diff.rstrip().splitlines():
+            style = "bold" if line.startswith("diff ") else None if line.startswith(("+++", "---")) else \
+                _STYLES.get(line[:1])
+            text.append(line + "\n", style=style)
+        console.print(text, end="")
+    else:  # a pipe or a file gets the patch as it is (rich would expand its tabs)
+        print(diff.rstrip(), file=err)
+    print(RULE, file=err, flush=True)
 
 
 def _fmt(value) -> str:
@@ -40,7 +50,6 @@ def _fmt(value) -> str:
 def show_request(request: ApprovalRequest, err=None) -> None:
     """Print what the user needs to decide on ``err`` (stderr by default)."""
     err = err or sys.stderr
-    tty = err.isatty()
     print("\n" + "=" * 72, file=err)
     print(f"Proposal {request.proposal_id} ({request.source}): {request.change}", file=err)
     print(f"Why: {request.diagnosis}: {request.why}", file=err)
@@ -59,7 +68,7 @@ def show_request(request: ApprovalRequest, err=None) -> None:
         print(f"Caveat: {caveat}", file=err)
     for note in request.notes:
         print(f"Note: {note}", file=err)
-    print("-" * 72 + "\n" + colour_diff(request.diff.rstrip(), tty) + "\n" + "-" * 72, file=err)
+    print_diff(request.diff, err)
 
 
 def edit_patch(patch: str) -> str:
@@ -109,5 +118,5 @@ def ask_user(request: ApprovalRequest, stream_in=None, err=None) -> ApprovalAnsw
             if edited == request.diff:
                 print("no change made; approve, reject or edit again", file=err)
                 continue
-            print("-" * 72 + "\n" + colour_diff(edited.rstrip(), err.isatty()) + "\n" + "-" * 72, file=err)
+            print_diff(edited, err)
             return ApprovalAnswer(decision="approve", edited_patch=edited)

@@ -1,4 +1,4 @@
-"""What perfloop prints: progress lines on stderr, the --json object on stdout, and exit codes."""
+"""What perfloop prints: progress, warnings and errors on stderr; results or the --json object on stdout; exit codes."""
 from __future__ import annotations
 
 import json
@@ -15,6 +15,7 @@ EXIT_PIPELINE = 3  # the user's pipeline failed; its stderr tail is shown
 EXIT_TAMPERED = 4  # the audit log's hash chain is broken
 EXIT_INTERNAL = 5  # a bug in perfloop: the traceback is saved, the run stays resumable
 EXIT_INTERRUPTED = 130  # Ctrl-C; the run is resumable
+EXIT_BROKEN_PIPE = 141  # stdout was closed before the output ended (piped into `head`), as SIGPIPE would end it
 
 
 _JSON_MODE = False
@@ -32,8 +33,9 @@ def json_mode() -> bool:
 
 
 def say(message: str) -> None:
-    """Print one progress line to stderr."""
-    print(f"perfloop: {message}", file=sys.stderr, flush=True)
+    """Print one progress line to stderr (in one write: the progress thread may say a line too)."""
+    sys.stderr.write(f"perfloop: {message}\n")
+    sys.stderr.flush()
 
 
 def emit_json(obj: dict) -> None:

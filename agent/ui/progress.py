@@ -3,9 +3,10 @@
 The probe writes ``progress.json`` (steps so far) into the run's folder at most every
 0.25 s; a thread here reads it and redraws the line ("timing run 3/6, candidate · step
 7/10 · 4.2 s · stage ~12 s left"). The live line is drawn with rich on stderr, only when
-stderr is a terminal and ``--json`` was not given. Without a terminal each run ends with
-one plain ``perfloop:`` line instead; under ``--json`` progress stays silent, and only a
-run that failed says so.
+stderr is a terminal and ``--json`` was not given. Otherwise (a pipe, a log file, or
+``--json``, whose stdout is the summary alone) progress is plain ``perfloop:`` lines on
+stderr: one when each run ends, and one every HEARTBEAT_S while a run lasts longer, so a
+caller never waits long in silence.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from perfloop.agent.ui import console
 from perfloop.contracts.layout import PROGRESS_NAME
 
 POLL_S = 0.25
+HEARTBEAT_S = 10.0  # without the live line, a run still going says so this often
 _KINDS = {"profile": "profiling", "headspace": "headspace", "ab": "timing", "candidate": "smoke", "final": "final check"}
 
 
@@ -77,6 +79,14 @@ class RunProgress:
             parts.append(f"stage ~{left:.0f} s left")
         return " · ".join(parts)
 
+    def still_running(self) -> str:
+        """Say, in one plain line, that the run is still going and how far it got."""
+        self.steps = _read_steps(self.folder)
+        elapsed = time.monotonic() - self.started
+        left = self.left_s(elapsed)
+        estimate = f", stage ~{left:.0f} s left" if left is not None else ""
+        return f"{self.title}: still running, step {self.steps}/{self.max_steps} after {elapsed:.0f} s{estimate}"
+
     def left_s(self, elapsed: float) -> float | None:
         """Estimate the seconds left in the stage from earlier runs of its kind (else this run's pace)."""
         earlier = _STAGE.durations_s.get(self.kind, [])
@@ -108,10 +118,7 @@ def run_progress(label: str, role: str, folder: Path, target, max_steps: int):
     progress = RunProgress(title, kind, folder, max_steps, max(0, (planned or 0) - _STAGE.count))
     ok = False
     try:
-        if live_allowed():
-            with _live(progress):
-                yield progress
-        else:
+        with _live(progress) if live_allowed() else _heartbeat(progress):
             yield progress
         ok = True
     finally:
@@ -119,8 +126,25 @@ def run_progress(label: str, role: str, folder: Path, target, max_steps: int):
         if ok:
             _STAGE.durations_s.setdefault(kind, []).append(elapsed)
         progress.steps = _read_steps(folder)
-        if not ok or not console.json_mode():  # --json: silent progress, but a failure is still told
-            console.say(f"{title}: {progress.steps} steps in {elapsed:.1f} s" + ("" if ok else " (failed)"))
+        console.say(f"{title}: {progress.steps} steps in {elapsed:.1f} s" + ("" if ok else " (failed)"))
+
+
+@contextmanager
+def _heartbeat(progress: RunProgress):
+    """Say ``progress.still_running()`` on stderr every HEARTBEAT_S until the block ends."""
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(HEARTBEAT_S):
+            console.say(progress.still_running())
+
+    thread = threading.Thread(target=beat, name="perfloop-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 @contextmanager

@@ -4,22 +4,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from perfloop.agent.events import RunStarted, parse_record
 from perfloop.agent.runs import RunFolder, state_home
-from perfloop.agent.ui.console import EXIT_OK
+from perfloop.agent.ui.console import EXIT_OK, emit_json
 
 
 class RunLine(BaseModel):
     """One run at a glance."""
 
     run_id: str
-    target: str
-    started: str
-    outcome: str
-    speedup: float | None
-    chain_intact: bool | None
+    folder: str = Field("", description="The run's state folder (audit log, checkpoints, summary).")
+    target: str = Field(description="The pipeline folder the run worked on ('?' when its log does not say).")
+    started: str = Field(description="Local start time, YYYY-MM-DD HH:MM, read from the run id.")
+    outcome: str = Field(description="The stop reason of a finished run; 'profile', 'unfinished' or 'no records'.")
+    speedup: float | None = Field(description="The final check's speed-up of a finished run.")
+    chain_intact: bool | None = Field(description="Whether the audit log's hash chain verifies; None when empty.")
 
     def render(self) -> str:
         speed = f"{self.speedup:.2f}x" if self.speedup is not None else "-"
@@ -44,7 +45,7 @@ def _line(run_id: str, folder: Path) -> RunLine:
         outcome, speedup = "unfinished" if records else "no records", None
     stamp = run_id.removeprefix("profile-")
     started = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]} {stamp[9:11]}:{stamp[11:13]}" if len(stamp) >= 13 else "?"
-    return RunLine(run_id=run_id, target=target, started=started, outcome=outcome, speedup=speedup,
+    return RunLine(run_id=run_id, folder=str(folder), target=target, started=started, outcome=outcome, speedup=speedup,
                    chain_intact=(not log.verify()) if records else None)
 
 
@@ -63,9 +64,12 @@ def list_runs(path: str | None = None) -> list[RunLine]:
     return lines
 
 
-def print_runs(path: str | None = None) -> int:
-    """Print one line per run: id, start, outcome, speed-up, audit chain, target."""
+def print_runs(path: str | None = None, as_json: bool = False) -> int:
+    """Print one line per run: id, start, outcome, speed-up, audit chain, target (or them all as JSON)."""
     lines = list_runs(path)
+    if as_json:
+        emit_json({"index": str(state_home() / "runs.json"), "runs": [line.model_dump(mode="json") for line in lines]})
+        return EXIT_OK
     if not lines:
         where = f" for {path}" if path else ""
         print(f"no runs recorded{where} in {state_home() / 'runs.json'}")

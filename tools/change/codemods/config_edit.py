@@ -1,9 +1,15 @@
-"""Change one value in a YAML, JSON or TOML config as a targeted text edit."""
+"""Change one value in a YAML, JSON or TOML config as a targeted text edit.
+
+A comment that trails the edited value on its line (``num_workers: 0  # main-process loading
+keeps tracebacks readable``) was written about the old value, so it goes with it: the edit
+drops it, and ``ConfigEdit.note`` says which comment on which line. Every other byte stays.
+"""
 
 import json
 import re
 import tomllib
 from pathlib import PurePath
+from typing import NamedTuple
 
 import yaml
 
@@ -22,6 +28,8 @@ _VALUE = {
 }
 _SEPARATOR = {"yaml": r"[ \t]*:[ \t]+", "json": r"[ \t]*:[ \t]*", "toml": r"[ \t]*=[ \t]*"}
 _VALUE_END = r"(?=[ \t]*(?:#|,|\}|\]|\r?$))"
+# A comment right after the value token, to the end of its line (JSON has none).
+_TRAILING_COMMENT = {"yaml": re.compile(r"[ \t]+(#[^\r\n]*)"), "toml": re.compile(r"[ \t]*(#[^\r\n]*)")}
 
 
 def config_format(config_path: str) -> str:
@@ -84,12 +92,38 @@ def value_at(data: object, path: tuple) -> object:
     return data
 
 
+class ConfigEdit(NamedTuple):
+    """A value edit: the new text, the line it is on, and the trailing comment it dropped (None if none)."""
+
+    text: str
+    line: int
+    dropped_comment: str | None
+
+    def note(self, config_path: str) -> str | None:
+        """Say which comment was dropped, for the change's notes; None when none was."""
+        if self.dropped_comment is None:
+            return None
+        return (f"dropped the comment '{self.dropped_comment}' on line {self.line} of {config_path}, "
+                "which described the old value")
+
+
 def edit_config_value(text: str, fmt: str, path: tuple, value: object) -> tuple[str, int]:
-    """Rewrite only the value token at `path`; return the new text and its 1-based line.
+    """Rewrite only the value token at `path` (and drop the comment trailing it); return the new text and its line.
+
+    See edit_config for the comment it drops.
+    """
+    edit = edit_config(text, fmt, path, value)
+    return edit.text, edit.line
+
+
+def edit_config(text: str, fmt: str, path: tuple, value: object) -> ConfigEdit:
+    """Rewrite only the value token at `path`, dropping the comment that trails it on its line.
 
     Every `key: value` spot in the text that could be the one is tried, and an edit
     is kept only if re-parsing shows that exactly `path` changed, to `value`:
-    comments, strings and same-named keys elsewhere are left alone by construction.
+    comments elsewhere, strings and same-named keys elsewhere are left alone by construction.
+    The comment right after the old value (``key: 0  # why 0``) described that value, so it is
+    removed with it; a comment after more of the line (a flow mapping's ``}``) stays.
     """
     data = load_config(text, fmt)
     expected = _unshared_copy(data)
@@ -102,13 +136,16 @@ def edit_config_value(text: str, fmt: str, path: tuple, value: object) -> tuple[
         re.MULTILINE,
     )
     for match in pattern.finditer(text):
-        new_text = text[: match.start("value")] + token + text[match.end("value") :]
+        comment = _TRAILING_COMMENT[fmt].match(text, match.end("value")) if fmt in _TRAILING_COMMENT else None
+        rest = match.end("value") if comment is None else comment.end()
+        new_text = text[: match.start("value")] + token + text[rest:]
         try:
             reparsed = load_config(new_text, fmt)
         except (ValueError, yaml.YAMLError):
             continue  # the spot was inside something else, e.g. a string
         if _same(reparsed, expected):
-            return new_text, text.count("\n", 0, match.start("value")) + 1
+            return ConfigEdit(new_text, text.count("\n", 0, match.start("value")) + 1,
+                              comment.group(1).rstrip() if comment else None)
     raise NotApplicable(
         f"could not change {'.'.join(map(str, path))} alone by a plain value edit "
         "(shared through a YAML anchor, or not written as a simple scalar); edit it by hand"

@@ -10,7 +10,7 @@ from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, D
 from perfloop.tools.change.codemods.choose import choose_config_path
 from perfloop.tools.change.codemods.config_edit import (
     config_format,
-    edit_config_value,
+    edit_config,
     find_key_paths,
     parse_config,
     render_value,
@@ -126,12 +126,14 @@ def _edit_config(
     where = f"{ctx.config_path} ({dotted})"
     if old == value and type(old) is type(value):
         raise NotApplicable(f"{name} is already {render_value(value, fmt)} in {where}")
-    new_text, line = edit_config_value(text, fmt, path, value)
+    edit = edit_config(text, fmt, path, value)
     old_token = repr(old) if isinstance(old, str) else render_value(old, fmt)
+    note = edit.note(ctx.config_path)
     return CodemodResult(
-        files={ctx.config_path: new_text},
+        files={ctx.config_path: edit.text},
         summary=f"{name} {old_token} → {render_value(value, fmt)} in {where}",
-        knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{line}",
+        knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{edit.line}",
+        notes=[note] if note else [],
     )
 
 
@@ -144,11 +146,13 @@ def _edit_py_config(ctx: CodemodContext, name: str, value: object) -> CodemodRes
     old = values[name]
     if old == value and type(old) is type(value):
         raise NotApplicable(f"{name} is already {value!r} in {ctx.config_path}")
-    new_text, line = edit_py_config_value(text, name, value, ctx.config_path)
+    edit = edit_py_config_value(text, name, value, ctx.config_path)
+    note = edit.note(ctx.config_path)
     return CodemodResult(
-        files={ctx.config_path: new_text},
+        files={ctx.config_path: edit.text},
         summary=f"{name} {old!r} → {value!r} in {ctx.config_path} ({name} = ...)",
-        knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{line}",
+        knob=name, old_value=old, new_value=value, location=f"{ctx.config_path}:{edit.line}",
+        notes=[note] if note else [],
     )
 
 

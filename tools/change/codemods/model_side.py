@@ -16,7 +16,7 @@ from perfloop.tools.change.codemods import call_site as calls
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.config_edit import (
     config_format,
-    edit_config_value,
+    edit_config,
     find_key_paths,
     parse_config,
     value_at,
@@ -76,11 +76,12 @@ def _flip_config_switch(ctx: CodemodContext, files: list[str]) -> CodemodResult 
                 if current is True:
                     raise NotApplicable(f"{'.'.join(map(str, path))} in {ctx.config_path} is already true")
                 if current is False:
-                    new_text, line = edit_config_value(text, fmt, path, True)
-                    return CodemodResult(files={ctx.config_path: new_text}, knob="torch.compile",
+                    edit = edit_config(text, fmt, path, True)
+                    note = edit.note(ctx.config_path)
+                    return CodemodResult(files={ctx.config_path: edit.text}, knob="torch.compile",
                                          summary=f"torch.compile on: {'.'.join(map(str, path))} false → true "
-                                                 f"in {ctx.config_path}",
-                                         old_value=False, new_value=True, location=f"{ctx.config_path}:{line}")
+                                                 f"in {ctx.config_path}", notes=[note] if note else [],
+                                         old_value=False, new_value=True, location=f"{ctx.config_path}:{edit.line}")
     py_configs = [f for f in files if f == ctx.config_path or re.search(r"(^|/)(configs?/|config[^/]*\.py$)", f)]
     for rel in py_configs:
         module = _parse(ctx.root, rel)

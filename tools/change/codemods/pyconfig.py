@@ -3,7 +3,8 @@
 Such a file (nanoGPT's `config/train_shakespeare_char.py`, say) is exec'd over a
 script's defaults, so its knobs are the module-level assignments of plain literals.
 Edits go through libcst and replace one value node: comments, spacing and every other
-line print back byte for byte.
+line print back byte for byte, except the comment trailing the edited line, which
+described the old value and goes with it (see config_edit.ConfigEdit).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.call_site import literal_node, literal_value
+from perfloop.tools.change.codemods.config_edit import ConfigEdit
 from perfloop.tools.contract.runlength import read_python_config
 
 
@@ -28,28 +30,33 @@ def read_py_config(text: str, config_path: str = "config") -> dict[str, object]:
         raise NotApplicable(f"cannot parse {config_path}: {error}") from error
 
 
-def edit_py_config_value(text: str, key: str, value: object, config_path: str = "config") -> tuple[str, int]:
-    """Replace the value of the last top-level `key = literal`; return the new text and its line."""
+def edit_py_config_value(text: str, key: str, value: object, config_path: str = "config") -> ConfigEdit:
+    """Replace the value of the last top-level `key = literal`, dropping the comment that trails its line."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(text))
     except cst.ParserSyntaxError as error:
         raise NotApplicable(f"cannot parse {config_path}: {error}") from error
     positions = wrapper.resolve(PositionProvider)
-    found = None
+    found, line = None, None
     for statement in wrapper.module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
             target = _single_name(small)
             if target == key:
-                found = small  # the last assignment is the one exec leaves in force
+                found, line = small, statement  # the last assignment is the one exec leaves in force
     if found is None:
         raise NotApplicable(f"{config_path} has no top-level `{key} = ...` line")
     if not literal_value(found.value)[0]:
         raise NotApplicable(f"{key} in {config_path} is an expression, not a plain value; edit it by hand")
-    new_text = wrapper.module.deep_replace(found.value, literal_node(value)).code
+    edited = found.with_changes(value=literal_node(value))
+    comment = line.trailing_whitespace.comment if len(line.body) == 1 else None  # `a = 1; b = 2  # ...`: kept
+    trailing = line.trailing_whitespace if comment is None else line.trailing_whitespace.with_changes(
+        whitespace=cst.SimpleWhitespace(""), comment=None)
+    new_text = wrapper.module.deep_replace(line, line.with_changes(
+        body=[edited if small is found else small for small in line.body], trailing_whitespace=trailing)).code
     assert read_py_config(new_text, config_path).get(key) == value, "the edit must set exactly this key"
-    return new_text, positions[found].start.line
+    return ConfigEdit(new_text, positions[found].start.line, comment.value.rstrip() if comment else None)
 
 
 def _single_name(small: cst.BaseSmallStatement) -> str | None:
