@@ -38,13 +38,34 @@ def _add_target_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last stdout line")
 
 
+class _PrintVersion(argparse.Action):
+    """`perfloop --version`: the installed package's version, read from its metadata only when asked."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"perfloop {version('perfloop')}")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            print("perfloop (not installed: no package metadata)")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="perfloop", description="Make a PyTorch training pipeline faster "
                                      "without breaking it: profile, diagnose, optimize, verify.")
+    parser.add_argument("--version", action=_PrintVersion, help="print perfloop's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run the loop and commit verified speed-ups on perfloop/<run_id>")
     _add_target_args(run)
-    run.add_argument("--auto-approve", action="store_true", help="apply proposals without asking")
+    run.add_argument("--auto-approve", action="store_true", help="apply proposals without asking (changes that "
+                     "alter the data always wait for you; lower-precision ones unless --allow-precision)")
+    run.add_argument("--allow-precision", action="store_true",
+                     help="let --auto-approve accept precision changes (TF32, bf16/fp16 autocast), each judged by "
+                          "the precision rule on the loss curve")
     # Defaults of loop options are Settings' own (agent/state.py): a flag left out is not passed.
     run.add_argument("--max-iters", type=int, help="most proposals verified or declined in one run")
     run.add_argument("--ab-runs", type=int, help="interleaved timing runs per side when verifying")
@@ -72,17 +93,22 @@ def build_parser() -> argparse.ArgumentParser:
     resume = sub.add_parser("resume", help="continue a stopped or interrupted run")
     resume.add_argument("run", help="run id or run folder")
     resume.add_argument("--auto-approve", action="store_true")
+    resume.add_argument("--allow-precision", action="store_true",
+                        help="let --auto-approve accept precision changes (TF32, autocast)")
     resume.add_argument("--json", action="store_true")
     log = sub.add_parser("log", help="print a run's audit log and check its hash chain")
     log.add_argument("run", help="run id or run folder")
     log.add_argument("--diff", action="store_true", help="show each proposal's diff")
+    log.add_argument("--json", action="store_true", help="print the records and the chain's state as one JSON object")
     report = sub.add_parser("report", help="write a run's HTML report")
     report.add_argument("run", help="run id or run folder")
     report.add_argument("-o", "--output", help="where to write the HTML (default: in the run folder)")
     kb = sub.add_parser("kb", help="list the knowledge base, or show one entry and its track record")
     kb.add_argument("entry", nargs="*", metavar="[show] ENTRY", help="entry id (`kb show ID` or `kb ID`)")
+    kb.add_argument("--json", action="store_true", help="print the entries (or the entry and its track record) as JSON")
     runs = sub.add_parser("runs", help="list the runs perfloop remembers (per-user index)")
     runs.add_argument("path", nargs="?", help="only runs of the target at PATH (and below)")
+    runs.add_argument("--json", action="store_true", help="print the runs as one JSON object")
     return parser
 
 
@@ -125,7 +151,11 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise BadInput(f"--llm-timeout must be a positive number of seconds, got {args.llm_timeout:g}")
         given = {"max_iters": args.max_iters, "llm_candidates": args.llm_candidates, "proposer": args.proposer,
                  "llm_timeout_s": args.llm_timeout}
-        settings = Settings(auto_approve=args.auto_approve,
+        if args.allow_precision and not args.auto_approve:
+            from perfloop.agent.ui.console import say
+
+            say("--allow-precision only matters with --auto-approve: you are asked about every proposal anyway")
+        settings = Settings(auto_approve=args.auto_approve, allow_precision=args.allow_precision,
                             llm_base_url=_url_without_credentials(args.llm_base_url), llm_model=args.llm_model,
                             retry_rejected=args.retry_rejected,
                             **{name: value for name, value in given.items() if value is not None})
@@ -133,7 +163,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "resume":
         from perfloop.agent.driver import resume_run
 
-        return resume_run(args.run, args.auto_approve, args.json)
+        return resume_run(args.run, args.auto_approve, args.json, allow_precision=args.allow_precision)
     if args.command == "profile":
         from perfloop.agent.driver import profile_target
 

@@ -182,10 +182,16 @@ def _discard_failed_start(target: Target, run_id: str) -> None:
         say(f"nothing was changed; the failed run's audit log stays at {RunFolder(ws.state_dir).audit_log}")
 
 
-def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
-    """Continue a run from its last checkpoint (after a crash, Ctrl-C or a pending approval)."""
+def resume_run(ref: str, auto_approve: bool, as_json: bool, allow_precision: bool = False) -> int:
+    """Continue a run from its last checkpoint (after a crash, Ctrl-C or a pending approval).
+
+    A pending approval is answered unattended only with ``auto_approve`` and only where the proposal
+    does not need a person (a changes-data change always does; a precision one without
+    ``allow_precision``): otherwise it is asked again.
+    """
     from langgraph.types import Command
 
+    from perfloop.agent.rule import rule_of
     from perfloop.sandbox.lock import RunLock
 
     state_dir = find_run(ref)
@@ -194,11 +200,16 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
         snapshot = graph.get_state(_config(run_id))
         if not snapshot.values:
             raise BadInput(f"run {run_id} has no checkpoint to resume in {state_dir}")
-        if auto_approve:
-            settings = LoopState.model_validate(snapshot.values).settings.model_copy(update={"auto_approve": True})
+        state = LoopState.model_validate(snapshot.values)
+        update = {name: True for name, given in (("auto_approve", auto_approve),
+                                                 ("allow_precision", allow_precision)) if given}
+        settings = state.settings.model_copy(update=update)
+        if update:
             graph.update_state(_config(run_id), {"settings": settings})
         finished = not snapshot.next
-        repo_root = LoopState.model_validate(snapshot.values).target.repo_root
+        repo_root = state.target.repo_root
+        needs_person = state.proposal is not None and rule_of(state, state.proposal).needs_person(
+            settings.allow_precision)
     if finished:
         say(f"run {run_id} already finished")
         if as_json:
@@ -206,7 +217,7 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool) -> int:
         return EXIT_OK
     pending = any(t.interrupts for t in snapshot.tasks)
     with RunLock(repo_root, run_id):
-        if pending and not auto_approve:
+        if pending and (not auto_approve or needs_person):
             return _drive(state_dir, run_id, None, as_json, answer_pending=True)
         if pending:
             unattended = ApprovalAnswer(decision="approve", by="auto-approve")

@@ -122,7 +122,8 @@ def _policy(rule: Verification, declared_by_change: bool) -> EnforcedPolicy:
         data=DataPolicy(rule=rule.data, atol=rule.atol if tolerant else None, rtol=rule.rtol if tolerant else None,
                         source=source if tolerant else None),
         loss=LossPolicy(rule=rule.loss, atol=rule.loss_atol, rtol=rule.loss_rtol,
-                        default=(rule.loss_atol, rule.loss_rtol) == LOSS_TOLERANCE),
+                        default=(rule.loss_atol, rule.loss_rtol) == LOSS_TOLERANCE,
+                        mean_rtol=rule.loss_mean_rtol if rule.loss == "within_tolerance" else None),
         side_outputs=SideOutputPolicy(compared=["stdout lines", "stderr lines", "files written"],
                                       rtol=rule.loss_rtol if rule.loss == "within_tolerance" else 0.0,
                                       may_change=list(rule.side_output_changes)))

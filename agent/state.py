@@ -28,7 +28,10 @@ ProposerChoice = Literal["auto", "codemod", "llm"]
 class Settings(BaseModel):
     """How the loop behaves, composed once by the CLI."""
 
-    auto_approve: bool = Field(False, description="Apply every proposal without asking.")
+    auto_approve: bool = Field(False, description="Apply every proposal without asking (except those that need a "
+                                                  "person: changes-data always, precision without allow_precision).")
+    allow_precision: bool = Field(False, description="--allow-precision: --auto-approve may accept precision-class "
+                                                     "changes (TF32, autocast), judged by the precision rule.")
     max_iters: int = Field(3, ge=1, description="Most proposals verified or declined in one run.")
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; None = codemods only.")
     llm_model: str | None = Field(None, description="Model name sent to the endpoint.")
@@ -105,6 +108,9 @@ class LossPolicy(BaseModel):
     atol: float
     rtol: float
     default: bool = Field(description="The default loss tolerance (contracts.tolerances.LOSS_TOLERANCE).")
+    mean_rtol: float | None = Field(None, description="The precision rule's bound on the running mean's drift "
+                                                      "(knowledge_base Verification.loss_mean_rtol); None: per-step "
+                                                      "bounds only.")
 
 
 class SideOutputPolicy(BaseModel):
@@ -149,6 +155,10 @@ class ProposalRule(BaseModel):
     def needs_explicit_approval(self) -> bool:
         """A changes-data remedy is never auto-approved."""
         return self.enforced.needs_explicit_approval
+
+    def needs_person(self, allow_precision: bool) -> bool:
+        """Whether --auto-approve must stop for a person: changes-data, or precision without --allow-precision."""
+        return self.enforced.needs_person(allow_precision)
 
 
 class Proposal(BaseModel):

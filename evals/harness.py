@@ -231,9 +231,33 @@ def totals(rows: list[dict]) -> dict:
     }
 
 
+def cuda_available() -> bool:
+    """Say whether this machine has a CUDA device torch can use."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+def default_targets(targets_dir: Path) -> list[str]:
+    """Every target, less those whose expected.toml says ``gpu = true`` when there is no CUDA device.
+
+    On CPU those would only run slowly and pointlessly; `python -m perfloop.evals.gpu` is their
+    suite. Named with --only they run anyway.
+    """
+    names = workspace.target_names(targets_dir)
+    gpu = [name for name in names if workspace.read_expected(targets_dir, name).raw.get("gpu")]
+    if gpu and not cuda_available():
+        progress(f"skipping {len(gpu)} GPU target(s), no CUDA device here: {', '.join(gpu)} "
+                 "(python -m perfloop.evals.gpu runs them)")
+        names = [name for name in names if name not in gpu]
+    return names
+
+
 def run_suite(options: Options) -> dict:
     """Evaluate every selected target ``options.repeat`` times; return rows, totals and settings."""
-    names = options.names or workspace.target_names(options.targets_dir)
+    names = options.names or default_targets(options.targets_dir)
     rows = []
     for name in names:
         for index in range(1, options.repeat + 1):

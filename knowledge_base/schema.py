@@ -173,6 +173,10 @@ class Verification(StrictRecord):
     """Absolute per-step loss tolerance for loss: within_tolerance."""
     loss_rtol: float = Field(default=LOSS_TOLERANCE[1], ge=0.0)
     """Relative per-step loss tolerance for loss: within_tolerance."""
+    loss_mean_rtol: float | None = Field(default=None, ge=0.0)
+    """The precision rule's bound on the running mean's drift: after k steps the candidate's mean loss is
+    within loss_atol + max(loss_mean_rtol, loss_rtol/sqrt(k))·|mean| of the baseline's. Set for the
+    precision class (default loss_rtol / 5 there); None elsewhere: per-step bounds only."""
     side_output_changes: list[str] = []
     """Regular expressions for stdout/stderr lines or output file paths the remedy may add, drop or change."""
     one_off_cost: str | None = None
@@ -194,6 +198,9 @@ class Verification(StrictRecord):
             values = dict(values)
             values["tolerance_class"] = derive_tolerance_class(values.get("data"), values.get("loss"),
                                                                values.get("loss_rtol"))
+        if isinstance(values, dict) and values.get("tolerance_class") == "precision" \
+                and values.get("loss_mean_rtol") is None:
+            values = {**values, "loss_mean_rtol": float(values.get("loss_rtol", LOSS_TOLERANCE[1])) / 5}
         return values
 
     @model_validator(mode="after")
@@ -203,6 +210,8 @@ class Verification(StrictRecord):
         if self.tolerance_class == "precision" and self.data != "identical":
             raise ValueError("tolerance_class precision keeps the data identical (data: identical); "
                              "use reorder or changes-data")
+        if self.tolerance_class == "precision" and self.loss != "within_tolerance":
+            raise ValueError("tolerance_class precision needs loss: within_tolerance (lower precision moves the loss)")
         return self
 
     @field_validator("side_output_changes")
@@ -221,6 +230,10 @@ class Verification(StrictRecord):
     def needs_explicit_approval(self) -> bool:
         """Whether a human must approve the change explicitly (never --auto-approve): changes-data."""
         return self.tolerance_class == "changes-data"
+
+    def needs_person(self, allow_precision: bool = False) -> bool:
+        """Whether --auto-approve may not accept it: changes-data always; precision unless --allow-precision."""
+        return self.needs_explicit_approval or (self.tolerance_class == "precision" and not allow_precision)
 
     @property
     def equivalence(self) -> str:

@@ -29,6 +29,9 @@ def approval_request(state: LoopState) -> ApprovalRequest:
     caveats = list(p.caveats)
     if rule.needs_explicit_approval:
         caveats.append(f"NOT EQUIVALENT: {rule.enforced.equivalence}; approve only if you accept that")
+    elif rule.enforced.tolerance_class == "precision":
+        caveats.append(f"LOWER PRECISION: {rule.enforced.equivalence}; --auto-approve accepts this class only "
+                       "with --allow-precision")
     return ApprovalRequest(
         proposal_id=p.id, change=p.change, source=p.source, diff=p.patch, diagnosis=p.diagnosis,
         why=diagnosis.summary if diagnosis else "", evidence=p.evidence, expected_speedup=p.expected_speedup,
@@ -57,6 +60,9 @@ def policy_lines(policy: EnforcedPolicy, state: LoopState) -> list[str]:
     else:
         loss_line = (f"loss: within {slack} of the baseline's at every step"
                      + (" (the default loss tolerance)" if loss.default else ""))
+        if loss.mean_rtol is not None:
+            loss_line += (f"; the precision rule: the running mean of the first k losses within atol {loss.atol:g} + "
+                          f"max({loss.mean_rtol:g}, {loss.rtol:g}/sqrt(k)) of the baseline's, at every step")
     numbers = f"printed numbers within rtol {side.rtol:g}" if side.rtol else "printed numbers to the digit"
     side_line = (f"side outputs: {', '.join(side.compared[:-1])} and {side.compared[-1]} compared with the "
                  f"baseline's ({numbers})")
@@ -73,7 +79,7 @@ def policy_lines(policy: EnforcedPolicy, state: LoopState) -> list[str]:
 def approve(state: LoopState) -> dict:
     """Get a decision; side effects come after interrupt() because the node re-runs on resume."""
     answer = ApprovalAnswer(decision="approve", by="auto-approve")
-    if not state.settings.auto_approve or rule_of(state, state.proposal).needs_explicit_approval:
+    if not state.settings.auto_approve or rule_of(state, state.proposal).needs_person(state.settings.allow_precision):
         # The driver only resumes with an answer it read; one that does not validate is a bug, not user input.
         answer = ApprovalAnswer.model_validate(interrupt(approval_request(state).model_dump(mode="json")))
     decision, by, reason = answer.decision, answer.by, answer.reason

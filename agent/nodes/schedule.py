@@ -138,9 +138,10 @@ def feedback_retry(state: LoopState, ref: RemedyRef) -> bool:
 
 
 def _needs_person(state: LoopState, ref: RemedyRef) -> bool:
-    """Whether ``ref``'s remedy can never be auto-approved (its declared rule changes the data)."""
+    """Whether ``ref``'s remedy waits for a person under --auto-approve (it changes the data, or lowers the
+    precision without --allow-precision)."""
     _, remedy = resolve_remedy(state, ref)
-    return remedy.verification.tolerance_class == "changes-data"
+    return remedy.verification.needs_person(state.settings.allow_precision)
 
 
 def _nothing_actionable(ctx: RunContext, state: LoopState, skipped: list[Skip]) -> dict:

@@ -141,7 +141,8 @@ def _data(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasur
 
 def _loss(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> CheckResult:
     return compare_losses([r.losses for r in baseline], [r.losses for r in candidate],
-                          rtol=c.rule.loss_rtol, atol=c.rule.loss_atol)
+                          rtol=c.rule.loss_rtol, atol=c.rule.loss_atol,
+                          mean_rtol=c.rule.loss_mean_rtol if c.rule.loss == "within_tolerance" else None)
 
 
 def _side(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> SideOutputCheck:

@@ -27,7 +27,8 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     main = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in profile.main_hot_functions
             if h.name != "<module>"]
     return ProfileFacts(hot_function=profile.transform_hot_function(), num_workers=metrics.num_workers,
-                        workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main)
+                        workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main,
+                        cuda_capability=metrics.cuda_capability)
 
 
 def _sites(profile: Profile) -> list[DataLoaderSite]:

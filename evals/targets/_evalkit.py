@@ -7,6 +7,14 @@ tolerance?) and steady-state samples/s (faster beyond noise?).
 Environment:
   EVAL_MAX_STEPS  stop after this many steps (unset: the loop runs to its own end)
   EVAL_WARMUP     steps excluded from the throughput clock (default 5)
+
+On a CUDA loss the meter adds no host sync per step: `float(loss)` would wait for the device
+every step (the very bottleneck the GPU targets plant), so it keeps a detached copy on the device
+and reads all of them back once, in report(). The device is synchronised only where the clock
+reads it: at the end of the last warm-up step, at EVAL_MAX_STEPS and in report(), so the steady
+window holds whole steps of device work. On CPU nothing changes. Call batch() on the batch the
+loader returned (on the host), before it is copied to the device: digesting a device batch copies
+it back, another sync.
 """
 import hashlib
 import json
@@ -67,6 +75,8 @@ class Meter:
         if self.warmup <= 0:
             self._t0 = self._t_start
         self._reported = False
+        self._cuda = False  # a step got a CUDA loss: self.losses holds device tensors until report()
+        self._synced_last = False
 
     def batch(self, batch):
         """Digest the batch (each tensor's row-major bytes, i.e. row by row) and count its rows."""
@@ -77,8 +87,18 @@ class Meter:
         self.samples += _first_dim(batch)
 
     def step(self, loss):
-        self.losses.append(float(loss.detach()) if isinstance(loss, torch.Tensor) else float(loss))
+        on_device = isinstance(loss, torch.Tensor) and loss.device.type == "cuda"
+        if on_device:
+            # Read back in report(). The clone: the output of a CUDA graph (torch.compile's
+            # "reduce-overhead") is overwritten by the graph's next replay.
+            self.losses.append(loss.detach().reshape(()).clone())
+            self._cuda = True
+        else:
+            self.losses.append(float(loss.detach()) if isinstance(loss, torch.Tensor) else float(loss))
         self.steps += 1
+        if on_device and (self.steps == self.warmup or self.steps == self.max_steps):
+            torch.cuda.synchronize()
+        self._synced_last = on_device and self.steps == self.max_steps
         now = time.perf_counter()
         if self.steps == self.warmup:
             # The clock starts at the end of the last warm-up step, so the steady window
@@ -100,6 +120,8 @@ class Meter:
         if self._reported:
             return
         self._reported = True
+        if self._cuda:
+            self._read_back()
         record = {
             "steps": self.steps,
             "samples": self.samples,
@@ -110,3 +132,16 @@ class Meter:
             "extra": dict(extra or {}),
         }
         print("EVALKIT " + json.dumps(record), flush=True)
+
+    def _read_back(self):
+        """Turn the device losses into floats with one transfer, and close the clock on finished work."""
+        torch.cuda.synchronize()
+        if not self._synced_last and self.steps > self.warmup:
+            # The loop ran to its own end: the host may be steps ahead of the device.
+            self._t_last = time.perf_counter()
+        kept = [i for i, loss in enumerate(self.losses) if isinstance(loss, torch.Tensor)]
+        if kept:
+            # float64 holds every float32/bfloat16/float16 value exactly: the same numbers float() gives.
+            values = torch.stack([self.losses[i].double() for i in kept]).tolist()
+            for i, value in zip(kept, values):
+                self.losses[i] = value

@@ -15,6 +15,7 @@ What is compared (README, "What the verdicts mean", says the same to users):
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -304,12 +305,19 @@ def _compare_values(reference: _Run, differing: list[tuple[int, _Run, int, list[
 
 
 def compare_losses(baseline: list[list[float | None]], candidate: list[list[float | None]],
-                   rtol: float = 1e-4, atol: float = 1e-6) -> CheckResult:
+                   rtol: float = 1e-4, atol: float = 1e-6, mean_rtol: float | None = None) -> CheckResult:
     """Check the candidate's per-step loss against the baseline's: bit-identical, within tolerance, or diverged.
 
     When the baseline's own repeated runs disagree (a nondeterministic pipeline), the
     candidate must lie inside their envelope at every step, widened by atol + rtol·|loss|;
     the result is then ``within_envelope`` or ``diverged``, never ``not_comparable``.
+
+    ``mean_rtol`` (the precision rule, for TF32 and autocast) also bounds the drift of the running
+    mean: after k steps, the mean of the candidate's first k losses must lie within
+    atol + max(mean_rtol, rtol / sqrt(k))·|m| of the mean m of some baseline run's first k. Rounding
+    noise that is independent from step to step averages out like 1/sqrt(k), so the bound starts
+    at the per-step one and narrows to ``mean_rtol``; a bias that every step shares (a loss 0.5%
+    high throughout, each step within its per-step bound) does not average out and is caught.
     """
     expected_steps = len(baseline[0]) if baseline else 0
     for number, run in enumerate(candidate, start=1):
@@ -344,9 +352,41 @@ def compare_losses(baseline: list[list[float | None]], candidate: list[list[floa
                                           f"(rtol {rtol}, atol {atol})")
     if identical:
         return CheckResult(status="identical", **common, detail=f"{expected_steps} losses bit-identical")
+    drift_note = ""
+    if mean_rtol is not None:
+        drifted, drift_note = _mean_drift(baseline, candidate, rtol, atol, mean_rtol)
+        if drifted:
+            return CheckResult(status="diverged", **common, max_abs_diff=worst, detail=drifted)
     if envelope:
         return CheckResult(status="within_envelope", **common, max_abs_diff=worst,
                            detail=f"{expected_steps} losses inside the envelope of {len(baseline)} baseline runs "
                                   f"that themselves differ (max |diff| to the nearest baseline {worst:.3g})")
     return CheckResult(status="within_tolerance", **common, max_abs_diff=worst,
-                       detail=f"{expected_steps} losses within rtol {rtol} atol {atol} (max |diff| {worst:.3g})")
+                       detail=f"{expected_steps} losses within rtol {rtol} atol {atol} (max |diff| {worst:.3g})"
+                              + drift_note)
+
+
+def _mean_drift(baseline: list[list[float | None]], candidate: list[list[float | None]], rtol: float,
+                atol: float, mean_rtol: float) -> tuple[str, str]:
+    """(why the running mean drifted too far, or ""; a note with the largest drift seen) for the precision rule."""
+    def running(run: list[float | None]) -> list[float]:
+        total, out = 0.0, []
+        for k, value in enumerate(run, start=1):
+            total += float(value)
+            out.append(total / k)
+        return out
+
+    bases = [running(run) for run in baseline]
+    largest = 0.0
+    for number, run in enumerate(candidate, start=1):
+        for k, mean in enumerate(running(run), start=1):
+            allowed_rtol = max(mean_rtol, rtol / math.sqrt(k))
+            nearest = min(bases, key=lambda b: abs(b[k - 1] - mean))[k - 1]
+            drift = abs(mean - nearest)
+            largest = max(largest, drift / max(abs(nearest), 1e-30))
+            if drift > atol + allowed_rtol * abs(nearest):
+                return (f"candidate run {number}: the running mean of the first {k} losses, {mean:.6g}, drifted "
+                        f"{drift / max(abs(nearest), 1e-30):.2%} from the baseline's {nearest:.6g} (bound atol {atol} + "
+                        f"{allowed_rtol:.2%}: max(loss_mean_rtol {mean_rtol}, rtol {rtol}/sqrt({k})))"), ""
+    return "", f"; running mean within loss_mean_rtol {mean_rtol} (largest drift {largest:.2%})"
+

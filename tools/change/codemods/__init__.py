@@ -14,6 +14,8 @@ from perfloop.tools.change.codemods.base import (
 from perfloop.tools.change.codemods.cache_samples import cache_samples
 from perfloop.tools.change.codemods.dataloader import set_dataloader_option
 from perfloop.tools.change.codemods.decode_once import cache_decoded_records
+from perfloop.tools.change.codemods.gpu import allow_tf32, autocast_forward, pinned_non_blocking_copies
+from perfloop.tools.change.codemods.host_syncs import defer_host_syncs
 from perfloop.tools.change.codemods.model_side import (
     enable_torch_compile,
     set_intra_op_threads,
@@ -42,6 +44,10 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "zero_copy_conversion": zero_copy_conversion,
     "cache_decoded_records": cache_decoded_records,
     "cache_samples": cache_samples,
+    "allow_tf32": allow_tf32,
+    "autocast_forward": autocast_forward,
+    "pinned_non_blocking_copies": pinned_non_blocking_copies,
+    "defer_host_syncs": defer_host_syncs,
 }
 
 

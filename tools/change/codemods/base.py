@@ -29,6 +29,8 @@ class ProfileFacts(BaseModel):
     """ceil(batch build ms / compute ms): workers that would hide batch building."""
     cpu_count: int | None = None
     """CPU cores available to the run."""
+    cuda_capability: float | None = None
+    """The GPU's compute capability (8.0 for an A100); None on the CPU or when NVML could not say."""
     main_hot_functions: list[FunctionRef] = []
     """The main process's hot functions outside any stage (the training loop's per-step host work),
     loop owner first: what a rewrite of per-step metrics or logging changes."""
