@@ -14,7 +14,7 @@ from perfloop.agent.ui.console import say
 from perfloop.knowledge_base import Verification
 from perfloop.sandbox.workspace import PROPOSAL_TRAILER, PatchError
 from perfloop.tools.change.patching import scope_problems
-from perfloop.tools.check.datacheck import CheckResult, compare_data, compare_losses
+from perfloop.tools.check.datacheck import CheckResult, compare_data, compare_losses, compare_ranks
 from perfloop.tools.check.sideoutputs import SideOutputCheck, compare_side_outputs
 from perfloop.tools.check.stats import (
     DroppedPair,
@@ -71,6 +71,7 @@ class _Cascade:
     # Each run's parsed record by probe folder: the runs made here as run_probed parsed them, the
     # profile's runs read from disk on first use; the data checks of every stage share them.
     records: dict[str, ProbeRecord] = field(default_factory=dict)
+    other_ranks: dict[str, dict[int, ProbeRecord]] = field(default_factory=dict)
 
     def keep(self, run: ProbeRun) -> RunMeasurement:
         """Keep a run's parsed record for the data checks; return its measurement."""
@@ -82,6 +83,12 @@ class _Cascade:
         if run.probe_dir not in self.records:
             self.records[run.probe_dir] = ProbeRecord.read(run.probe_dir)
         return self.records[run.probe_dir]
+
+    def ranks_of(self, run: RunMeasurement) -> dict[int, ProbeRecord]:
+        """Every rank's record of a run, by rank: rank 0's alone for one process, each rank's under torchrun."""
+        if run.probe_dir not in self.other_ranks:
+            self.other_ranks[run.probe_dir] = ProbeRecord.read_other_ranks(run.probe_dir)
+        return {0: self.record_of(run), **self.other_ranks[run.probe_dir]}
 
     @property
     def state(self) -> LoopState:
@@ -134,15 +141,24 @@ def _check_smoke(c: _Cascade) -> None:
 
 
 def _data(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> CheckResult:
+    """Every batch of every run, on every rank (each against the same rank of the baseline)."""
     tolerant = c.rule.data == "within_tolerance"
-    return compare_data([c.record_of(r) for r in baseline], [c.record_of(r) for r in candidate], tolerant,
-                        atol=c.rule.atol if tolerant else None, rtol=c.rule.rtol if tolerant else None)
+    return compare_ranks(
+        [c.ranks_of(r) for r in baseline], [c.ranks_of(r) for r in candidate],
+        lambda base, cand: compare_data(base, cand, tolerant, atol=c.rule.atol if tolerant else None,
+                                        rtol=c.rule.rtol if tolerant else None), "record")
 
 
 def _loss(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> CheckResult:
-    return compare_losses([r.losses for r in baseline], [r.losses for r in candidate],
-                          rtol=c.rule.loss_rtol, atol=c.rule.loss_atol,
-                          mean_rtol=c.rule.loss_mean_rtol if c.rule.loss == "within_tolerance" else None)
+    """Every step's loss of every run, on every rank."""
+    def losses(run: RunMeasurement) -> dict[int, list[float | None]]:
+        return {rank: [step.loss for step in record.steps] for rank, record in c.ranks_of(run).items()}
+
+    return compare_ranks(
+        [losses(r) for r in baseline], [losses(r) for r in candidate],
+        lambda base, cand: compare_losses(base, cand, rtol=c.rule.loss_rtol, atol=c.rule.loss_atol,
+                                          mean_rtol=c.rule.loss_mean_rtol if c.rule.loss == "within_tolerance"
+                                          else None), "loss")
 
 
 def _side(c: _Cascade, baseline: list[RunMeasurement], candidate: list[RunMeasurement]) -> SideOutputCheck:

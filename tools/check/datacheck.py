@@ -16,13 +16,16 @@ What is compared (README, "What the verdicts mean", says the same to users):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
 from perfloop.tools.measure.folder import as_probe_folder
 from perfloop.tools.measure.record import ProbeRecord
+
+T = TypeVar("T")
 
 
 class CheckResult(BaseModel):
@@ -43,6 +46,8 @@ class CheckResult(BaseModel):
                                                   "was given, with a bit-identical loss).")
     atol: float | None = Field(None, description="Absolute tolerance enforced (the remedy's), when one applied.")
     rtol: float | None = Field(None, description="Relative tolerance enforced (the remedy's), when one applied.")
+    ranks: list[int] = Field(default_factory=list, description="The ranks compared, each against the same rank of "
+                                                               "the baseline (torchrun); empty for one process.")
 
     @property
     def label(self) -> str:
@@ -226,11 +231,13 @@ def _identical_beyond_layout(reference: _Run, base: list[_Run], cand: list[_Run]
     return None
 
 
-def _kept_batches(probe_dir: str) -> dict[int, dict[str, object]]:
-    """Return the batches the probe kept: step index -> {leaf path -> value}."""
+def _kept_batches(probe_dir: str, rank: int = 0) -> dict[int, dict[str, object]]:
+    """Return the batches the probe kept on ``rank``: step index -> {leaf path -> value}."""
     import torch
 
-    path = as_probe_folder(probe_dir).kept_batches
+    from perfloop.contracts.layout import kept_batches_name
+
+    path = as_probe_folder(probe_dir).kept_batches if not rank else Path(probe_dir) / kept_batches_name(rank)
     if not probe_dir or not path.exists():
         return {}
     return {step: dict(leaves) for step, leaves in torch.load(path, weights_only=True)}
@@ -241,7 +248,7 @@ def _compare_values(reference: _Run, differing: list[tuple[int, _Run, int, list[
     """Compare every differing row the probe kept by value; count the rows it could not compare."""
     import torch
 
-    base = _kept_batches(reference.probe_dir)
+    base = _kept_batches(reference.probe_dir, reference.record.rank)
     kept: dict[str, dict] = {}
     worst, compared = 0.0, 0
     num_differing = sum(len(rows) for _, _, _, rows in differing)
@@ -249,7 +256,7 @@ def _compare_values(reference: _Run, differing: list[tuple[int, _Run, int, list[
                   atol=atol, rtol=rtol)
     for number, run, step, rows in differing:
         if run.probe_dir not in kept:
-            kept[run.probe_dir] = _kept_batches(run.probe_dir)
+            kept[run.probe_dir] = _kept_batches(run.probe_dir, run.record.rank)
         want, got = base.get(step), kept[run.probe_dir].get(step)
         if want is None or got is None:
             continue  # beyond the storage budget: counted as not compared
@@ -390,3 +397,43 @@ def _mean_drift(baseline: list[list[float | None]], candidate: list[list[float |
                         f"{allowed_rtol:.2%}: max(loss_mean_rtol {mean_rtol}, rtol {rtol}/sqrt({k})))"), ""
     return "", f"; running mean within loss_mean_rtol {mean_rtol} (largest drift {largest:.2%})"
 
+
+PASSING = {"identical", "within_tolerance", "within_envelope"}
+"""Statuses a per-rank comparison may end in and still go on to the next rank."""
+
+
+def compare_ranks(baseline: list[dict[int, T]], candidate: list[dict[int, T]],
+                  compare: Callable[[list[T], list[T]], CheckResult], what: str) -> CheckResult:
+    """Compare every rank of a torchrun job with the same rank of the baseline: each rank's own batches
+    and losses, not rank 0's alone. ``baseline`` and ``candidate`` hold, per run, rank -> that rank's
+    evidence (its record, its losses); ``compare`` is the one-process check.
+
+    The result is the first rank whose check does not pass (its detail says which rank), else the
+    rank-0 result with every rank's detail, naming the ranks compared. A rank the baseline has and a
+    candidate run lacks is ``changed``: the job no longer runs the same ranks.
+    """
+    ranks = sorted(set().union(*[set(run) for run in baseline])) if baseline else []
+    if len(ranks) <= 1 and all(set(run) <= set(ranks) for run in candidate):
+        only = ranks[0] if ranks else 0
+        return compare([run[only] for run in baseline], [run[only] for run in candidate])
+    results = []
+    for rank in ranks:
+        missing = [number for number, run in enumerate(candidate, start=1) if rank not in run]
+        if missing:
+            return CheckResult(status="changed", ranks=ranks, detail=f"rank {rank}: candidate run {missing[0]} "
+                                                                     f"wrote no {what} for this rank")
+        result = compare([run[rank] for run in baseline if rank in run], [run[rank] for run in candidate])
+        if result.status not in PASSING:
+            return result.model_copy(update={"ranks": ranks, "detail": f"rank {rank} of {len(ranks)}: {result.detail}"})
+        results.append((rank, result))
+    extra = sorted(set().union(*[set(run) for run in candidate]) - set(ranks))
+    if extra:
+        return CheckResult(status="changed", ranks=ranks, detail=f"rank {extra[0]}: the candidate ran a rank the "
+                                                                 f"baseline did not ({len(ranks)} ranks there)")
+    first = results[0][1]
+    worst = next((r for _, r in results if r.status != "identical"), first)
+    detail = "; ".join(f"rank {rank}: {result.detail}" for rank, result in results)
+    return worst.model_copy(update={"ranks": ranks, "detail": f"every one of {len(ranks)} ranks compared: {detail}",
+                                    "rows_total": sum(r.rows_total for _, r in results),
+                                    "rows_differing": sum(r.rows_differing for _, r in results),
+                                    "rows_compared": sum(r.rows_compared for _, r in results)})

@@ -261,6 +261,18 @@ class ProbeRecord(_Open):
         return cls.parse(data, path)
 
     @classmethod
+    def read_other_ranks(cls, folder: Path | str) -> dict[int, "ProbeRecord"]:
+        """The records of a torchrun job's other ranks in a run folder (``main-rank<N>.json``, N > 0), by rank."""
+        from perfloop.contracts.layout import RECORD_GLOB
+
+        found = {}
+        for path in sorted(Path(folder).glob(RECORD_GLOB)):
+            if path.name != RECORD_NAME:
+                record = cls.read(path)
+                found[record.rank] = record
+        return found
+
+    @classmethod
     def parse(cls, data, path: Path | str | None = None) -> "ProbeRecord":
         """Validate already-loaded JSON; ``path`` names it in errors and sets ``probe_dir``."""
         where = f"probe record {path}" if path is not None else "probe record"
