@@ -29,8 +29,10 @@ def test_compile_flips_the_yaml_switch_and_the_pipeline_runs_compiled(tmp_path):
     command = "python train.py --config configs/train.yaml"
     before = run_probed(command, repo, tmp_path / "before", SHORT)
     result = apply_codemod("enable_torch_compile", CodemodContext(root=repo, config_path="configs/train.yaml"))
+    # The comment on the edited line went with the old value (a value edit's rule); the notes say so.
     assert result.files == {"configs/train.yaml": (repo / "configs/train.yaml").read_text().replace(
-        "compile: false ", "compile: true ")}
+        "compile: false           # the switch perfloop should find", "compile: true")}
+    assert any("dropped the comment '# the switch perfloop should find'" in note for note in result.notes)
     assert result.location == "configs/train.yaml:4" and result.one_off_cost_s > 0
     apply(repo, result)
     after = run_probed(command, repo, tmp_path / "after", SHORT)
