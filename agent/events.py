@@ -97,7 +97,7 @@ class Profiled(Event):
 
     def lines(self, show_diff: bool = False) -> list[str]:
         m = self.metrics
-        return [f"measured {m.get('samples_per_s', 0):.1f} samples/s (noise {m.get('noise_pct', 0):.1f}%), step "
+        return [f"measured {m.get('samples_per_s', 0):.1f} samples/s (noise floor {m.get('noise_pct', 0):.1f}%), step "
                 f"{m.get('step_ms', 0):.1f} ms, data wait {_pct(m.get('data_wait_share'))}, compute "
                 f"{_pct(m.get('compute_share'))}, other {_pct(m.get('other_share'))}, workers "
                 f"{m.get('num_workers')}, hot {m.get('hot_function')} ({_pct(m.get('hot_function_share') or 0)})"]

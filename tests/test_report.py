@@ -32,6 +32,7 @@ def real_report(tmp_path_factory) -> Path:
     report = perfloop("report", run_id, "-o", str(page), env=env)
     assert report.returncode == 0, report.stderr
     assert report.stdout.strip() == str(page)
+    (root / "out" / "summary.json").write_text(done.stdout.splitlines()[-1])
     return page
 
 
@@ -56,6 +57,21 @@ def test_real_run_report_renders_in_chromium(real_report):
     assert "ACCEPTED" in dom and "num_workers: 2" in dom and "intact" in dom
     # Headspace of both profiles, with the step each replay left.
     assert len(re.findall(r"<td>\d+\.\d ms</td><td>\d+%</td>", dom)) == 2, dom
+    # What the report adds to the ledger: hot functions, each run's step spread, the workers, one Gantt scale.
+    assert 'class="hot"' in dom and re.search(r"<code>\w+</code> [\w./]+\.py:\d+</td><td>\d+%</td>", dom)
+    assert dom.count('class="chart steps"') == 1 and len(re.findall(r'<rect class="box"', dom)) >= 4
+    assert 'class="workers"' in dom and re.search(r"<td>worker 2 \(pid \d+\)</td><td>\d+</td>", dom)
+    assert len(re.findall(r'<text class="tick"', dom)) >= 4
+    # Every number agrees with the summary: the result and its interval, each verdict's level, the noise floor.
+    summary = json.loads((real_report.parent / "summary.json").read_text())
+    low, high = summary["speedup_ci"]
+    assert f"Result: {summary['speedup']:.2f}x" in dom and f"[{low:.2f}, {high:.2f}], the final check's interval" in dom
+    level = re.search(r'<text class="level"[^>]*>(\d+\.\d)% \[', dom)
+    assert level and "95% interval" not in dom
+    assert f"{level.group(1)}% interval" in (summary["iterations"][0]["reason"] or ""), summary["iterations"][0]
+    shown = dom.split("<h2>Audit records</h2>")[0]  # the raw records below hold the log as written
+    assert "{config}" not in shown and "cut cut" not in shown and "none_protected" not in shown
+    assert "speed: <span class=bad>FAIL" not in dom  # an interim look that asked for more pairs says undecided
     shot = real_report.parent / "report.png"
     taken = _chromium(f"--screenshot={shot}", real_report.as_uri())
     assert taken.returncode == 0 and shot.stat().st_size > 10_000, taken.stderr
@@ -65,9 +81,10 @@ def test_report_links_a_trace_per_profile(real_report):
     links = re.findall(r"href='([^']+\.json)'", real_report.read_text())
     assert links
     for href in links:
-        path = Path(href.removeprefix("file://")) if href.startswith("file://") else real_report.parent / href
-        trace = json.loads(path.read_text())
+        assert not href.startswith(("file:", "/")), "-o writes the traces beside the page, linked relatively"
+        trace = json.loads((real_report.parent / href).read_text())
         assert any(e["name"].startswith("perfloop:") for e in trace["traceEvents"])
+        assert trace["otherData"]["hot_functions"], "the trace carries the profile's hot functions"
 
 
 def _old_records() -> list[dict]:

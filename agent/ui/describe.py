@@ -7,7 +7,8 @@ from perfloop.tools.measure.models import STAGES, Profile
 def describe_profile(profile: Profile) -> list[str]:
     """Return a few lines: throughput and noise, where a step goes, the hot spots."""
     led = profile.ledger
-    lines = [f"{profile.samples_per_s:.1f} samples/s (noise ±{profile.noise_pct / 2:.1f}%), "
+    lines = [f"{profile.samples_per_s:.1f} samples/s (noise floor {profile.noise_pct:.1f}%: about two standard "
+             f"deviations of one run), "
              f"start-up {profile.startup_s:.2f} s to the first batch, step {led.step_ms:.1f} ms"]
     parts = [(name, getattr(led, f"{name}_ms")) for name in STAGES]
     lines.append("step ledger: " + ", ".join(f"{name.replace('_', ' ')} {ms:.1f} ms ({ms / led.step_ms:.0%})"

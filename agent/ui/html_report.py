@@ -25,7 +25,14 @@ from perfloop.agent.events import (
     parse_record,
 )
 from perfloop.agent.runs import RunFolder, find_run
-from perfloop.agent.ui.report_charts import LEDGER_STAGES, ledger_bars, speed_intervals, step_gantt
+from perfloop.agent.ui.report_charts import (
+    LEDGER_STAGES,
+    gantt_span_ms,
+    ledger_bars,
+    speed_intervals,
+    step_distribution,
+    step_gantt,
+)
 from perfloop.contracts.layout import RECORD_NAME
 
 _STYLE = """body{font:14px/1.45 system-ui,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222}
@@ -147,6 +154,15 @@ def _side_outputs(value) -> str:
     return "<table><tr><th>side output</th><th>result</th><th>detail</th></tr>" + "".join(rows) + "</table>"
 
 
+def _stage_word(stage: VerifyStage) -> str:
+    """pass, FAIL, or undecided for an interim sequential look that called for more pairs."""
+    return "pass" if stage.passed else "undecided" if getattr(stage, "undecided", False) else "FAIL"
+
+
+def _stage_class(stage: VerifyStage) -> str:
+    return {"pass": "ok", "undecided": "undecided"}.get(_stage_word(stage), "bad")
+
+
 def _stage_detail(stage: VerifyStage) -> str:
     result = stage.result or {}
     return str(result.get("detail") or result.get("reason") or "")
@@ -194,11 +210,15 @@ def _proposal_section(view: ProposalView) -> str:
         out.append(f"<tr><th>commit</th><td><code>{_esc(v['commit'])}</code></td></tr>")
     out.append("</table>")
     if view.stages:
-        items = "".join(f"<li>{_esc(s.stage)}: <span class={'ok' if s.passed else 'bad'}>"
-                        f"{'pass' if s.passed else 'FAIL'}</span> {_esc(_stage_detail(s))}</li>" for s in view.stages)
+        items = "".join(f"<li>{_esc(s.stage)}: <span class={_stage_class(s)}>{_stage_word(s)}</span> "
+                        f"{_esc(_stage_detail(s))}</li>" for s in view.stages)
         out.append(f"<p>Verification stages:</p><ol>{items}</ol>")
     if v.get("side_outputs"):
-        out.append(_side_outputs(v["side_outputs"]))
+        side = v["side_outputs"]
+        empty = isinstance(side, dict) and not side.get("lines_compared") and not side.get("differences")
+        table = _side_outputs(side)
+        out.append(f"<details class=side><summary>side outputs: {_esc(side.get('status', ''))}, nothing printed or "
+                   f"written to compare</summary>{table}</details>" if empty else table)
     if view.edited is not None:
         out.append("<p>Edited by the user before verification; the verified patch:</p>" + _diff(view.edited.edited_patch))
         out.append("<details><summary>the proposed patch</summary>" + _diff(view.edited.original_patch) + "</details>")
@@ -214,14 +234,19 @@ def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] =
     start = next((r.event for r in records if isinstance(r.event, RunStarted)), None)
     if start is not None:
         out.append(f"<h1>perfloop run {_esc(start.run_id)}</h1>")
-        out.append(f"<p>Command <code>{_esc(start.target.get('command', ''))}</code>, "
+        command = str(start.target.get("command", "")).replace("{config}", str(start.target.get("config") or ""))
+        out.append(f"<p>Command <code>{_esc(command)}</code>, "
                    f"branch <code>{_esc(start.branch)}</code>, from {_esc(start.head[:10])}.</p>")
     chain = ("<span class=ok>intact</span>" if not problems
              else "<span class=bad>BROKEN: " + _esc("; ".join(problems)) + "</span>")
     out.append(f"<p id=chain>Audit chain: {chain} ({len(records)} records).</p>")
     finished = next((r.event.summary for r in reversed(records) if isinstance(r.event, RunFinished)), None)
     if finished:
-        out.append(f"<h2>Result: {finished['speedup']:.2f}x</h2><p>{finished['baseline']['samples_per_s']:.1f} → "
+        ci = finished.get("speedup_ci")
+        interval = (f" <span class=muted>[{ci[0]:.2f}, {ci[1]:.2f}], the final check's interval</span>"
+                    if ci else " <span class=muted>(nothing accepted: no final check)</span>")
+        out.append(f"<h2>Result: {finished['speedup']:.2f}x{interval}</h2>"
+                   f"<p>{finished['baseline']['samples_per_s']:.1f} → "
                    f"{finished['final']['samples_per_s']:.1f} samples/s; stopped: {_esc(finished['stop_reason'])} "
                    f"({_esc(finished.get('stop_detail', ''))})</p>")
         out.append(_base_moved(finished) + _isolation(finished))
@@ -234,13 +259,18 @@ def render(raw: list[dict], problems: list[str], traces: list[tuple[str, str]] =
                    "probe's stages (each interval counted once).</p>")
         out.append(ledger_bars([(label, _ledger_parts(r.event.profile)) for label, r in profiles]))
         out.append(_headspace(profiles))
+        out.append(_hot_functions(profiles))
+        out.append(_step_spread(profiles))
+        out.append(_workers(profiles))
     rows = [{"label": v.proposal["id"], "speedup": v.speed["speedup"], "ci": list(v.speed["ci"]),
+             "confidence": v.speed.get("confidence"),
              "threshold_pct": v.speed.get("threshold_pct", 0.0), "verdict": (v.verdict or {}).get("verdict", "")}
             for v in proposals if v.speed and v.speed.get("speedup")]
     if rows:
         out.append("<h2>Throughput per proposal</h2><p>Speed-up of each timed proposal (median candidate over median "
-                   "baseline samples/s in interleaved runs), its 95% interval (bar) and the noise floor it had to "
-                   "beat (grey band; dashed: the gain required).</p>" + speed_intervals(rows))
+                   "baseline samples/s in interleaved runs), the interval its verdict quoted (bar; its level, "
+                   "Bonferroni-adjusted over the sequential looks, beside it) and the noise floor it had to beat "
+                   "(grey band; dashed: the gain required).</p>" + speed_intervals(rows))
     if profiles:
         out.append(_timelines(profiles))
     out.append(_diagnoses(records))
@@ -260,16 +290,27 @@ def _base_moved(summary: dict) -> str:
             "cherry-pick the run's commits onto it.</p>")
 
 
+_ISOLATION_WORDS = {"none_protected": "none linked into the run, so none to protect",
+                    "cut": "cut (own network namespace)"}
+
+
 def _isolation(summary: dict) -> str:
     """One line on the isolation the sandbox reported over the run's pipeline runs (empty for older logs)."""
     seen = summary.get("isolation")
     if not seen:
         return ""
     detail = seen.get("detail") or {}
-    items = "".join(f"<li>{_esc(name)}: <b>{_esc(seen.get(key))}</b> <span class=muted>{_esc(detail.get(words, ''))}"
-                    "</span></li>" for name, key, words in (("network", "network", "network"),
-                                                           ("memory limit", "memory_limit", "memory"),
-                                                           ("your inputs", "inputs", "inputs")))
+    def item(name: str, key: str, words: str) -> str:
+        value = str(seen.get(key, ""))
+        shown = _ISOLATION_WORDS.get(value, value)
+        more = str(detail.get(words, "") or "")
+        if more.replace("_", " ").strip() in (value.replace("_", " "), shown):  # "cut cut"
+            more = ""
+        return f"<li>{_esc(name)}: <b>{_esc(shown)}</b> <span class=muted>{_esc(more)}</span></li>"
+
+    items = "".join(item(*names) for names in (("network", "network", "network"),
+                                                ("memory limit", "memory_limit", "memory"),
+                                                ("your inputs", "inputs", "inputs")))
     return (f"<p id=isolation>Isolation the sandbox reported over {_esc(seen.get('runs'))} pipeline run(s) "
             f"(the weakest of each):</p><ul>{items}</ul>")
 
@@ -282,12 +323,13 @@ def _headspace(profiles: list[tuple[str, Logged]]) -> str:
         share, free = profile.get("headspace"), profile.get("step_ms_free_data")
         measured = share is not None and free is not None
         free_cell, share_cell = (f"{free:.1f} ms", f"{share:.0%}") if measured else ("–", "–")
-        rows.append(f"<tr><td>{_esc(label)}</td><td>{free_cell}</td><td>{share_cell}</td>"
+        step = float((profile.get("ledger") or {}).get("step_ms") or 0.0)
+        rows.append(f"<tr><td>{_esc(label)}</td><td>{step:.1f} ms</td><td>{free_cell}</td><td>{share_cell}</td>"
                     f"<td class=muted>{_esc(profile.get('headspace_note', '') or 'recorded by an older perfloop')}</td></tr>")
     return ("<h3>Headspace</h3><p>The same loop fed the profile's stored batches from memory, the data loading "
             "bypassed: the step it leaves is the step with free data, and <b>headspace</b> = (step − step with free "
             "data) / step is the most any data-side change can gain.</p><table class=headspace><tr><th>profile</th>"
-            "<th>step with free data</th><th>headspace</th><th>how measured</th></tr>" + "".join(rows)
+            "<th>mean step (the ledger's)</th><th>step with free data</th><th>headspace</th><th>how measured</th></tr>" + "".join(rows)
             + "</table>")
 
 
@@ -295,14 +337,83 @@ def _timelines(profiles: list[tuple[str, Logged]]) -> str:
     shown = [profiles[0]] + ([profiles[-1]] if len(profiles) > 1 else [])
     out = ["<h2>One step, laid out in time</h2><p>The median measured step of the profile's full run: the main "
            "process's stages, and the batch builds (DataLoader workers, or the main process itself) during it and "
-           "in the step-long window before it. Red is the model waiting for data.</p>"]
-    for label, record in shown:
-        timeline = _timeline(record.event.profile)
+           "in the step-long window before it. Red is the model waiting for data. Every chart has the same time "
+           "scale (ticks in ms), so equal times are equally wide.</p>"]
+    timelines = [_timeline(record.event.profile) for _, record in shown]
+    span = max((gantt_span_ms(t) for t in timelines if t), default=None)
+    for (label, record), timeline in zip(shown, timelines):
         if timeline:
-            out.append(step_gantt(timeline, f"{label}: step {timeline['index']}, {timeline['step_ms']:.1f} ms"))
+            mean = float((record.event.profile.get("ledger") or {}).get("step_ms") or 0.0)
+            out.append(step_gantt(timeline, f"{label}: step {timeline['index']}, the full run's median step, "
+                                            f"{timeline['step_ms']:.1f} ms (mean step {mean:.1f} ms)", span_ms=span))
         else:
             out.append(f"<p class=muted>{_esc(label)}: no timeline in this profile (recorded by an older perfloop).</p>")
     return "".join(out)
+
+
+def _hot_functions(profiles: list[tuple[str, Logged]]) -> str:
+    """The profile's hot functions: where batch building and the loop's host code spend their samples."""
+    rows = []
+    for label, record in profiles:
+        profile = record.event.profile
+        for kind, key in (("batch build", "hot_functions"), ("main process", "main_hot_functions")):
+            for hot in (profile.get(key) or [])[:5]:
+                loop = f"line {hot['loop_line']} ({hot.get('loop_share', 0):.0%})" if hot.get("loop_line") else "–"
+                rows.append(f"<tr><td>{_esc(label)}</td><td>{kind}</td><td><code>{_esc(hot.get('name'))}</code> "
+                            f"{_esc(hot.get('file'))}:{_esc(hot.get('line'))}</td><td>{hot.get('share', 0):.0%}</td>"
+                            f"<td>{hot.get('self_share', 0):.0%}</td><td>{_esc(loop)}</td></tr>")
+    if not rows:
+        return ""
+    return ("<h3>Hot functions</h3><p>From the stack sampler: the share of the phase's samples with the function on "
+            "the stack (callees counted), its self share, and its hottest loop.</p><table class=hot><tr><th>profile"
+            "</th><th>phase</th><th>function</th><th>share</th><th>self</th><th>hottest loop</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _step_spread(profiles: list[tuple[str, Logged]]) -> str:
+    """A box per run of each profile: how its measured steps spread (the full run costs more: its probe samples)."""
+    rows = []
+    for label, record in profiles:
+        light = 0
+        for run in record.event.profile.get("runs", []):
+            if run.get("mode") == "full":
+                name = f"{label}: full run"
+            else:
+                light += 1
+                name = f"{label}: light run {light}"
+            rows.append((name, [float(ms) for ms in run.get("step_ms") or []]))
+    if not any(ms for _, ms in rows):
+        return ""
+    return ("<h3>Step times per run</h3><p>Each profile run's measured steps: box from the first to the third "
+            "quartile, mark at the median, whiskers from the 5th to the 95th percentile. Light runs (what timing "
+            "uses) and the full run (stage timers and the sampler on) side by side.</p>" + step_distribution(rows))
+
+
+def _workers(profiles: list[tuple[str, Logged]]) -> str:
+    """Per DataLoader worker of each profile's full run (while its probe files are on disk): builds and their times."""
+    from perfloop.tools.measure.record import RecordError, worker_fetches
+
+    rows = []
+    for label, record in profiles:
+        full = next((run for run in record.event.profile.get("runs", []) if run.get("mode") == "full"), None)
+        if not full or not Path(full.get("probe_dir", "")).is_dir():
+            continue
+        try:
+            fetches = worker_fetches(Path(full["probe_dir"]))
+        except RecordError:
+            continue
+        by_pid: dict[int, list[float]] = {}
+        for fetch in fetches:
+            by_pid.setdefault(fetch.pid or 0, []).append(fetch.fetch_ms)
+        for number, (pid, ms) in enumerate(sorted(by_pid.items()), start=1):
+            ms.sort()
+            rows.append(f"<tr><td>{_esc(label)}</td><td>worker {number} (pid {pid})</td><td>{len(ms)}</td>"
+                        f"<td>{ms[len(ms) // 2]:.1f} ms</td><td>{ms[-1]:.1f} ms</td><td>{sum(ms):.0f} ms</td></tr>")
+    if not rows:
+        return ""
+    return ("<h3>DataLoader workers</h3><p>Every batch each worker built in the profile's full run.</p><table "
+            "class=workers><tr><th>profile</th><th>worker</th><th>batches</th><th>median build</th><th>slowest</th>"
+            "<th>total</th></tr>" + "".join(rows) + "</table>")
 
 
 def _diagnoses(records: list[Logged]) -> str:
@@ -323,7 +434,8 @@ def _raw_records(raw: list[dict], records: list[Logged]) -> str:
 
 
 def trace_links(state_dir: Path, raw: list[dict], page_dir: Path) -> list[tuple[str, str]]:
-    """Return the run's traces to link: `perfloop profile --trace`'s, and one written per profile still on disk."""
+    """Return the run's traces to link: `perfloop profile --trace`'s, and one per profile still on disk, written
+    next to the page (``page_dir``: the run folder, or where ``-o`` put it) and linked relatively."""
     from perfloop.agent.ui.trace import TRACE_POINTER, write_trace
 
     links = []
@@ -336,8 +448,11 @@ def trace_links(state_dir: Path, raw: list[dict], page_dir: Path) -> list[tuple[
         full = next((run for run in (data.get("data") or {}).get("profile", {}).get("runs", [])
                      if run.get("mode") == "full"), None)
         if full and (Path(full["probe_dir"]) / RECORD_NAME).exists():
+            profile = (data.get("data") or {}).get("profile", {})
+            hot = [{k: f.get(k) for k in ("name", "file", "line", "share", "phase")}
+                   for f in (profile.get("hot_functions") or []) + (profile.get("main_hot_functions") or [])]
             links.append((f"profile #{data['seq']}",
-                          write_trace(Path(full["probe_dir"]), state_dir / f"trace-profile-{data['seq']}.json")))
+                          write_trace(Path(full["probe_dir"]), page_dir / f"trace-profile-{data['seq']}.json", hot)))
     return [(label, _href(path, page_dir)) for label, path in links]
 
 

@@ -157,8 +157,8 @@ def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequen
     if not differing:
         return CheckResult(status="identical", steps_compared=expected, steps_expected=expected,
                            rows_total=rows_total,
-                           detail=f"{expected} batches ({rows_total} rows) identical row by row in "
-                                  f"{len(cand)} candidate run(s)")
+                           detail=f"{expected} batches a run, identical row by row in each of {len(cand)} "
+                                  f"candidate run(s) ({rows_total} rows in all)")
     return _compare_values(reference, differing, expected, rows_total, atol, rtol)
 
 
@@ -219,8 +219,9 @@ def _identical_beyond_layout(reference: _Run, base: list[_Run], cand: list[_Run]
     if same("values") and (not inputs_known or same("inputs")):
         return CheckResult(status="identical", rule="layout_free", steps_compared=steps, steps_expected=steps,
                            rows_total=rows_total,
-                           detail=f"{steps} batches ({rows_total} rows) hold the same values sample by sample in "
-                                  f"{len(cand)} candidate run(s); the layout changed from {_layout(reference.layout)} "
+                           detail=f"{steps} batches a run hold the same values sample by sample in each of "
+                                  f"{len(cand)} candidate run(s) ({rows_total} rows in all); the layout changed "
+                                  f"from {_layout(reference.layout)} "
                                   f"to {_layout(cand[0].layout)}")
     if same("inputs") and all(run.losses == reference.losses and None not in run.losses for run in cand):
         return CheckResult(status="identical", rule="model_input", steps_compared=steps, steps_expected=steps,
