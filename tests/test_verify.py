@@ -1,4 +1,4 @@
-"""The verify cascade: one function per stage, the README's list generated from them."""
+"""The verify cascade: one function per stage, the list in docs/verification.md generated from them."""
 from __future__ import annotations
 
 from perfloop.agent.nodes.verify import STAGES, cascade_markdown
@@ -6,8 +6,9 @@ from tests.conftest import ROOT
 
 
 def test_readme_lists_the_stages_verify_runs():
-    readme = (ROOT / "README.md").read_text()
-    assert cascade_markdown() in readme, "regenerate README's cascade list from perfloop.agent.nodes.verify.cascade_markdown()"
+    readme = (ROOT / "docs" / "verification.md").read_text()
+    assert cascade_markdown() in readme, \
+        "regenerate docs/verification.md's cascade list from perfloop.agent.nodes.verify.cascade_markdown()"
     names = [stage.name for stage in STAGES]
     assert len(names) == len(set(names)) and names[0] == "patch" and names[-1] == "speed"
     assert names.index("timing") < names.index("all_runs") < names.index("speed")

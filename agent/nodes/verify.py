@@ -289,7 +289,7 @@ STAGES: list[Stage] = [
 
 
 def cascade_markdown() -> str:
-    """Render STAGES as README's numbered list (tests/test_verify.py checks README holds it)."""
+    """Render STAGES as docs/verification.md's numbered list (tests/test_verify.py checks that file holds it)."""
     lines = [f"{number}. `{stage.name}`: {stage.checks};" for number, stage in enumerate(STAGES, start=1)]
     return "\n".join(lines + [f"{len(STAGES) + 1}. `commit`: accepted."])
 

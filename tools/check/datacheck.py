@@ -1,6 +1,6 @@
 """Compare what two pipeline runs did: the same steps, the same batch rows, the same loss curve.
 
-What is compared (README, "What the verdicts mean", says the same to users):
+What is compared (docs/verification.md says the same to users):
 - work: every candidate run ends the way the baseline did (stopped by perfloop after the
   same number of steps, or ended by itself after the same number) with the same samples;
 - identity: every row of every batch of every run, by the probe's fingerprint over all of
