@@ -149,8 +149,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise BadInput("--proposer llm needs an LLM: give --llm-base-url URL --llm-model NAME")
         if args.llm_timeout is not None and args.llm_timeout <= 0:
             raise BadInput(f"--llm-timeout must be a positive number of seconds, got {args.llm_timeout:g}")
+        target = _target(args)
+        timeout = args.llm_timeout if args.llm_timeout is not None else target.llm_timeout_s  # flag, else contract
         given = {"max_iters": args.max_iters, "llm_candidates": args.llm_candidates, "proposer": args.proposer,
-                 "llm_timeout_s": args.llm_timeout}
+                 "llm_timeout_s": timeout}
         if args.allow_precision and not args.auto_approve:
             from perfloop.agent.ui.console import say
 
@@ -159,7 +161,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                             llm_base_url=_url_without_credentials(args.llm_base_url), llm_model=args.llm_model,
                             retry_rejected=args.retry_rejected,
                             **{name: value for name, value in given.items() if value is not None})
-        return start_run(_target(args), settings, args.json)
+        return start_run(target, settings, args.json)
     if args.command == "resume":
         from perfloop.agent.driver import resume_run
 

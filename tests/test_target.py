@@ -77,3 +77,15 @@ def test_unknown_key_names_the_file(tiny_repo):
 def test_path_that_is_not_a_folder(tmp_path):
     with pytest.raises(TargetError, match="is not a folder"):
         load_target(tmp_path / "missing")
+
+
+def test_the_llm_timeout_can_live_in_the_contract(tmp_path):
+    target_dir = make_repo(tmp_path / "repo")
+    contract = target_dir / "perfloop.toml"
+    contract.write_text(contract.read_text() + "llm_timeout_s = 900\n")
+    git(target_dir, "commit", "-qam", "a slow local model")
+    assert load_target(target_dir).llm_timeout_s == 900
+    contract.write_text(contract.read_text().replace("llm_timeout_s = 900", 'llm_timeout_s = "long"'))
+    git(target_dir, "commit", "-qam", "not a number")
+    with pytest.raises(TargetError, match="llm_timeout_s"):
+        load_target(target_dir)

@@ -20,7 +20,7 @@ from perfloop.tools.contract.runlength import read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s",
-                 "busy_reruns", "interference"}
+                 "busy_reruns", "interference", "llm_timeout_s"}
 MAX_CONTRACT_BYTES = 1 << 20
 """A contract file past this is refused unread: it cannot be a hand-written contract."""
 MAX_CONFIG_BYTES = 16 << 20
@@ -36,7 +36,7 @@ _KINDS = {
        for key in ("steps", "warmup_steps", "memory_mb", "noise_runs", "ab_runs", "max_ab_runs", "busy_reruns")},
     "interference": (lambda v: v in INTERFERENCE_MODES, f"one of {', '.join(INTERFERENCE_MODES)}"),
     **{key: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), "a number")
-       for key in ("timeout_s", "min_gain_pct", "first_step_timeout_s")},
+       for key in ("timeout_s", "min_gain_pct", "first_step_timeout_s", "llm_timeout_s")},
 }
 
 
@@ -81,6 +81,9 @@ class Target(BaseModel):
                                                        "decision.")
     first_step_timeout_s: float = Field(Defaults.FIRST_STEP_TIMEOUT_S, gt=0, allow_inf_nan=False,
                                         description="Stop a run that reached no training step in this long.")
+    llm_timeout_s: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                        description="Seconds one LLM request may take (a slow local model needs "
+                                                    "minutes); --llm-timeout overrides it; None: Settings' default.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
     run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "
                                   "perfloop.tools.contract.runlength from the command, config, trainer calls or flag defaults; "
@@ -235,7 +238,8 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     subdir = "" if target_dir == repo_root else str(target_dir.relative_to(repo_root))
     fields = {k: settings[k] for k in ("inputs", "steps", "warmup_steps", "timeout_s", "memory_mb", "network",
                                       "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct",
-                                      "first_step_timeout_s", "busy_reruns", "interference") if k in settings}
+                                      "first_step_timeout_s", "busy_reruns", "interference", "llm_timeout_s")
+              if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
                       config=config_rel, editable=list(editable), contract_file=source,
