@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,37 @@ def test_the_report_says_the_base_moved_and_the_isolation_seen():
     moved = re.search(r"<p id=base-moved[^>]*>(.*?)</p>", page).group(1)
     assert "aaaaaaaaaa" in moved and "bbbbbbbbbb" in moved and "Rebase or cherry-pick" in moved
     assert "over 7 pipeline run(s)" in page and "<b>hash_check</b>" in page and "no mount namespace" in page
+
+
+def test_text_from_the_log_is_escaped_by_the_template():
+    # The page is a jinja2 template with autoescape: a proposal, a reason or a patch holding markup shows it as text.
+    records = _old_records()
+    proposal = next(r for r in records if r["event"] == "proposal")["data"]["proposal"]
+    proposal["change"] = "<script>alert('change')</script>"
+    proposal["patch"] = "@@ -1 +1 @@\n-x = 1\n+x = '<script>alert(1)</script>' & \"y\""
+    next(r for r in records if r["event"] == "approval")["data"]["reason"] = "<img src=x onerror=alert(2)>"
+    verdict = next(r for r in records if r["event"] == "verdict")
+    verdict["data"]["verdict"]["side_outputs"] = {"status": "same", "detail": "</table>", "compared": ["<b>out</b>"],
+                                                  "lines_compared": 1, "differences": []}
+    page = render(records, ["record <3> & more"], [("profile <1>", "trace'.json")])
+    assert "<script>" not in page and "<img" not in page and "<b>out</b>" not in page
+    assert "&lt;script&gt;alert(&#39;change&#39;)&lt;/script&gt;" in page
+    assert "<span class=add>+x = &#39;&lt;script&gt;alert(1)&lt;/script&gt;&#39; &amp; &#34;y&#34;</span>" in page
+    assert "<span class=del>-x = 1</span>" in page and "<span class=hunk>@@ -1 +1 @@</span>" in page
+    assert "&lt;img src=x onerror=alert(2)&gt;" in page and "<b>same</b> &lt;/table&gt;</td>" in page
+    assert "<td>compared</td><td>&lt;b&gt;out&lt;/b&gt;</td>" in page
+    assert "BROKEN: record &lt;3&gt; &amp; more" in page and "<a href='trace&#39;.json'>profile &lt;1&gt;</a>" in page
+    assert page.count('class="chart ledger"') == 1  # the charts go in as markup
+
+
+def test_the_report_templates_ship_and_jinja2_waits_for_a_render():
+    import tomllib
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    templates = sorted((ROOT / "agent" / "ui" / "templates").iterdir())
+    assert templates and all(any(t.relative_to(ROOT / "agent" / "ui").match(g) for g in globs["perfloop.agent.ui"])
+                             for t in templates), "pyproject.toml's package-data must ship every report template"
+    code = ("import sys; import perfloop.agent.cli, perfloop.agent.ui.html_report; "
+            "print(sorted(m for m in ('jinja2', 'markupsafe') if m in sys.modules))")
+    imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert imported.returncode == 0 and imported.stdout.strip() == "[]", imported.stderr
