@@ -109,13 +109,16 @@ def _drive(state_dir: Path, run_id: str, graph_input, as_json: bool, answer_pend
                 if answer is None:
                     return _paused(state_dir, run_id, request, as_json)
                 graph_input = Command(resume=answer.model_dump(mode="json"))
-            result = graph.invoke(graph_input, config)
+            # durability="sync": each node's checkpoint is on disk before the next node starts, so a kill
+            # inside a node resumes from the node before it (with "async", a kill could land before the
+            # previous checkpoint was written, and the run would look finished).
+            result = graph.invoke(graph_input, config, durability="sync")
             while result.get("__interrupt__"):
                 request = ApprovalRequest.model_validate(result["__interrupt__"][0].value)
                 answer = ask_user(request)
                 if answer is None:
                     return _paused(state_dir, run_id, request, as_json)
-                result = graph.invoke(Command(resume=answer.model_dump(mode="json")), config)
+                result = graph.invoke(Command(resume=answer.model_dump(mode="json")), config, durability="sync")
         state = LoopState.model_validate({k: v for k, v in result.items() if not k.startswith("__")})
         _release_worktrees(state)
         summary = json.loads(RunFolder(state_dir).summary.read_text())
@@ -206,7 +209,9 @@ def resume_run(ref: str, auto_approve: bool, as_json: bool, allow_precision: boo
         settings = state.settings.model_copy(update=update)
         if update:
             graph.update_state(_config(run_id), {"settings": settings})
-        finished = not snapshot.next
+        # A checkpoint whose tasks ran but whose successor was never written (a run killed by an older
+        # perfloop's asynchronous checkpointing) has no next node yet pending writes: not finished.
+        finished = not snapshot.next and not snapshot.tasks
         repo_root = state.target.repo_root
         needs_person = state.proposal is not None and rule_of(state, state.proposal).needs_person(
             settings.allow_precision)
