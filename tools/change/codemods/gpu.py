@@ -24,6 +24,7 @@ from perfloop.tools.change.codemods.imports import add_import
 from perfloop.tools.change.codemods.training_step import (
     Source,
     Step,
+    after_imports,
     code_of,
     find_steps,
     framework_call,
@@ -117,11 +118,7 @@ def _insert_at_start(src: Source, where: cst.CSTNode, statements: list) -> tuple
     """Insert `statements` first in `where`'s body (after a docstring; in a module, after the imports)."""
     if isinstance(where, cst.Module):
         body = list(where.body)
-        at = 0
-        for i, statement in enumerate(body):
-            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
-            if isinstance(small, (cst.Import, cst.ImportFrom)) or (i == 0 and is_docstring(statement)):
-                at = i + 1
+        at = after_imports(body)
         line = src.line(body[at]) if at < len(body) else len(src.module.code.splitlines()) + 1
         return where.with_changes(body=body[:at] + statements + body[at:]), line
     body = list(where.body.body)
@@ -229,7 +226,7 @@ def _wrap_forward(step: Step, dtype: str) -> CodemodResult:
              "master weights; the data are untouched and the loss is checked against the precision rule"]
     scaler_notes: list[str] = []
     if dtype == "float16":
-        new_body, scaler_notes = _with_grad_scaler(step, new_body, device)
+        new_body, scaler_notes = _with_grad_scaler(step, new_body)
     scaler = None
     if dtype == "float16":
         if step.loop is None:
@@ -322,7 +319,7 @@ def _copy_target(call: cst.Call) -> cst.BaseExpression | None:
     return value
 
 
-def _with_grad_scaler(step: Step, body: list, device: str) -> tuple[list, list[str]]:
+def _with_grad_scaler(step: Step, body: list) -> tuple[list, list[str]]:
     """fp16: `scaler.scale(loss).backward()`, `scaler.step(opt)` and `scaler.update()`, in the step's block."""
     if step.step_function is not None:
         raise NotApplicable("autocast_forward: float16 needs a GradScaler created outside the step function "

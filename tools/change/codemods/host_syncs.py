@@ -14,8 +14,8 @@ from perfloop.tools.change.codemods.hot_function import python_files
 from perfloop.tools.change.codemods.imports import add_import
 from perfloop.tools.change.codemods.training_step import (
     Source,
+    after_imports,
     code_of,
-    is_docstring,
     one_step,
     require_cuda,
     walk,
@@ -134,7 +134,7 @@ def _deferrable(src: Source, loop: cst.CSTNode, statement: cst.SimpleStatementLi
             return f"line {line}: `{code_of(statement).strip()}` appends more than one device read"
         if _used_elsewhere(loop, name, statement):
             return f"line {line}: the list {name} is also used inside the loop"
-        new_value = cst.parse_expression(_on_device_call(value, loss, as_float=False))
+        new_value = cst.parse_expression(_on_device_call(value, as_float=False))
         new = statement.with_changes(body=[small.with_changes(value=small.value.with_changes(
             args=[small.value.args[0].with_changes(value=new_value)]))])
         return _Sync(statement, name, "list", new)
@@ -147,7 +147,7 @@ def _deferrable(src: Source, loop: cst.CSTNode, statement: cst.SimpleStatementLi
     if _used_elsewhere(loop, name, statement):
         return f"line {line}: {name} is also read or set elsewhere in the loop"
     if _is_read(value, loss):
-        new_value = cst.parse_expression(_on_device_call(value, loss, as_float=isinstance(init, float)))
+        new_value = cst.parse_expression(_on_device_call(value, as_float=isinstance(init, float)))
     else:
         if not isinstance(init, float):
             return (f"line {line}: {name} starts as an int and `{code_of(value)}` combines a device read with other "
@@ -172,7 +172,7 @@ def _reads(node: cst.CSTNode, loss: str) -> list[cst.Call]:
     return [c for c in walk(node, cst.Call) if _is_read(c, loss)]
 
 
-def _on_device_call(read: cst.Call, loss: str, as_float: bool) -> str:
+def _on_device_call(read: cst.Call, as_float: bool) -> str:
     inner = code_of(read.func.value) if isinstance(read.func, cst.Attribute) else code_of(read.args[0].value)
     as_float = as_float or code_of(read.func) == "float"
     return f"_on_device({inner}{', as_float=True' if as_float else ''})"
@@ -182,7 +182,7 @@ def _replace_reads(node: cst.BaseExpression, loss: str) -> cst.BaseExpression:
     class Swap(cst.CSTTransformer):
         def leave_Call(self, original, updated):
             if _is_read(original, loss):
-                return cst.parse_expression(_on_device_call(original, loss, as_float=True))
+                return cst.parse_expression(_on_device_call(original, as_float=True))
             return updated
 
     return node.visit(Swap())
@@ -237,11 +237,7 @@ def _add_helpers(code: str) -> str:
         return code
     module = cst.parse_module(code)
     body = list(module.body)
-    at = 0
-    for i, statement in enumerate(body):
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
-        if isinstance(small, (cst.Import, cst.ImportFrom)) or (i == 0 and is_docstring(statement)):
-            at = i + 1
+    at = after_imports(body)
     helpers = list(cst.parse_module(ON_DEVICE_HELPERS).body)
     helpers[0] = helpers[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
     if at < len(body):

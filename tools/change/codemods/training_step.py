@@ -220,3 +220,13 @@ def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:
 def is_docstring(statement: cst.CSTNode) -> bool:
     small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
     return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def after_imports(body: list) -> int:
+    """Index in a module's statements just past its docstring and its top-level imports."""
+    at = 0
+    for i, statement in enumerate(body):
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+        if isinstance(small, (cst.Import, cst.ImportFrom)) or (i == 0 and is_docstring(statement)):
+            at = i + 1
+    return at
