@@ -263,7 +263,9 @@ def test_a_per_sample_path_spread_over_helpers_is_diagnosed_as_a_transform(tmp_p
     from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
 
     (tmp_path / "train.py").write_text(SPREAD_PIPELINE)
-    settings = ProbeSettings(steps=8, warmup_steps=1)
+    # Enough steps that the sampler catches the comprehension under a busy machine too (with none
+    # of its samples, no function owns a loop and __getitem__ is the hot function itself).
+    settings = ProbeSettings(steps=30, warmup_steps=1)
     full = run_probed("python train.py", tmp_path, tmp_path / "out", settings, mode="full")
     metrics = build_profile(full, [], "python train.py", tmp_path, settings).metrics()
     assert metrics["sample_path_function"].startswith("Signals.__getitem__ (train.py:")

@@ -208,6 +208,21 @@ def test_loop_owner_beats_the_helper_with_more_self_time(tmp_path):
     assert "encode.<locals>.<listcomp>" not in {h.name for h in hot}
 
 
+def test_a_hot_loops_whole_body_is_its_source_whichever_lines_were_sampled_most(tmp_path):
+    source = tmp_path / "tok.py"
+    source.write_text(LOOPS)
+    # Two sample mixes of one loop: the hottest lines differ, the loop (and so the source the
+    # knowledge base reads words in) does not.
+    mixes = [[([("encode", 15), ("normalize", 8), ("_is_control", 2)], 45), ([("encode", 15), ("normalize", 8)], 30)],
+             [([("encode", 15), ("normalize", 10)], 45), ([("encode", 15), ("normalize", 9)], 30)]]
+    sources = set()
+    for rows in mixes:
+        owner = batch_build_hotspots(_loop_paths(str(source), rows), tmp_path, tmp_path)[0]
+        assert owner.name == "normalize" and owner.loop_line == 7
+        sources.add(owner.source)
+    assert sources == {"\n".join(LOOPS.splitlines()[6:10])}  # lines 7-10: the header and its body
+
+
 def test_loop_driver_gives_way_to_the_loop_it_calls_with_most_of_the_time(tmp_path):
     source = tmp_path / "tok.py"
     source.write_text(LOOPS)

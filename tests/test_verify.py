@@ -1,6 +1,8 @@
 """The verify cascade: one function per stage, the list in docs/verification.md generated from them."""
 from __future__ import annotations
 
+import pytest
+
 from perfloop.agent.nodes.verify import STAGES, cascade_markdown
 from tests.conftest import ROOT
 
@@ -25,6 +27,7 @@ def test_an_unchecked_loss_is_said_in_the_reason():
     assert _caveat(cascade) == ""
 
 
+@pytest.mark.serial  # a speed decision decides it: timed alone, not beside the other worker
 def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_length_is_judged(tmp_path):
     """The tiny pipeline's Python loop vectorised with a reordered sum, through the real nodes.
 
@@ -45,7 +48,7 @@ def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_lengt
     from tests.conftest import make_repo
 
     target = load_target(make_repo(tmp_path / "repo"),
-                         overrides={"steps": 6, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})
+                         overrides={"steps": 24, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})
     assert target.run_steps == 1000 * 32  # 1000 epochs of 512 samples in batches of 16
     run_id = new_run_id()
     state = LoopState(run_id=run_id, target=target, settings=Settings(auto_approve=True),

@@ -29,6 +29,7 @@ from perfloop.tools.measure.models import HotFunction, HotHelper
 
 _TOP = 8
 _NUM_HELPERS = 5
+_LOOP_LINES = 30  # a hot loop longer than this is shown from its header down
 _DESCEND = 0.5
 """A callee's loop must hold at least this fraction of the current owner's loop samples to take over."""
 _COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
@@ -132,6 +133,20 @@ def _loop_line(frame: Frame) -> int | None:
     return header
 
 
+def _shown_lines(file: str, hot_lines: list[int], loop_line: int | None) -> list[int]:
+    """The hottest lines, and with a hot loop its whole body (at most _LOOP_LINES lines), in file order.
+
+    The three most-sampled lines alone depend on which lines a sampler happened to catch most:
+    the knowledge base matches words in this source ("tokeniz", ".lower()"), and a word two lines
+    away in the same loop must not decide a diagnosis by chance.
+    """
+    shown = set(hot_lines)
+    if loop_line is not None:
+        end = max((last for first, last in loop_spans(file) if first == loop_line), default=loop_line)
+        shown.update(range(loop_line, min(end, loop_line + _LOOP_LINES - 1) + 1))
+    return sorted(shown)
+
+
 def _source(file: str, line_numbers: list[int]) -> str:
     lines = source_lines(file)
     # A file edited since sampling may be shorter now: lines past its end show as empty.
@@ -222,7 +237,7 @@ def rank_paths(total: int, paths: dict[tuple[Frame, ...], int], phase: str, targ
             name=name, file=relative_to_target(file, target_dir), line=first, phase=phase,
             share=tally.inclusive[key] / denominator, self_share=tally.self[key] / denominator,
             loop_share=tally.loop[key] / denominator, loop_line=loop_line, hot_lines=hot_lines,
-            source=_source(file, hot_lines), helpers=tally.helpers(key, denominator, target_dir)))
+            source=_source(file, _shown_lines(file, hot_lines, loop_line)), helpers=tally.helpers(key, denominator, target_dir)))
     return hot
 
 
