@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="who proposes changes: auto (default: codemods and knobs first, then the LLM when an "
                      "endpoint is given), codemod (never ask the LLM), llm (ask the LLM first on every diagnosis; "
                      "codemods after)")
+    run.add_argument("--executor", choices=("local", "ray"),
+                     help="where candidates are verified: local (default: here) or ray (each candidate's block on one "
+                          "node of a Ray cluster; needs perfloop[ray]); default from [tool.perfloop] executor")
+    run.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster: auto (default: $RAY_ADDRESS or this "
+                     "machine's), HOST:PORT or ray://HOST:10001")
+    run.add_argument("--block-retries", type=int, help="times a block whose node was lost is sent again (default 2)")
     run.add_argument("--retry-rejected", action="store_true",
                      help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
@@ -151,8 +157,16 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise BadInput(f"--llm-timeout must be a positive number of seconds, got {args.llm_timeout:g}")
         target = _target(args)
         timeout = args.llm_timeout if args.llm_timeout is not None else target.llm_timeout_s  # flag, else contract
+        if args.block_retries is not None and args.block_retries < 0:
+            raise BadInput(f"--block-retries must be 0 or more, got {args.block_retries}")
+        executor = args.executor or target.executor  # flag, else contract
+        address = args.ray_address or target.ray_address
+        if address and executor != "ray":
+            raise BadInput("--ray-address (or [tool.perfloop] ray_address) is for --executor ray: add it, or drop "
+                           "the address")
         given = {"max_iters": args.max_iters, "llm_candidates": args.llm_candidates, "proposer": args.proposer,
-                 "llm_timeout_s": timeout}
+                 "llm_timeout_s": timeout, "executor": executor, "ray_address": address,
+                 "block_retries": args.block_retries}
         if args.allow_precision and not args.auto_approve:
             from perfloop.agent.ui.console import say
 

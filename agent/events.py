@@ -351,6 +351,40 @@ class IsolationObserved(Event):
         return [line + ("" if s.get("orphans_bound", True) else ", process tree NOT bound to perfloop's life")]
 
 
+class BlockRan(Event):
+    """A candidate's verification block ran on one node of a cluster (--executor ray); its stages' records follow,
+    each with ``ran_on``."""
+
+    name: ClassVar[str] = "block_ran"
+    block: str = Field(description="The block: the proposal's id, with the candidate's number when K ran at once.")
+    executor: str = "ray"
+    ran_on: str = Field(description="The node: its host and Ray node id.")
+    attempt: int = Field(1, description="1, or more when earlier attempts lost their node.")
+    lost_on: list[str] = Field(default_factory=list, description="Nodes lost mid-block before this attempt.")
+    shipped_bytes: int = Field(0, description="What the driver sent: the tree's pack, the patch and the state.")
+    returned_bytes: int = Field(0, description="What came back: verdict, records and probe folders.")
+    seconds: float = 0.0
+    runs: int = Field(0, description="Pipeline runs the block made on its node.")
+    noise_pct: float = Field(0.0, description="The node's own noise floor, from its light runs of the head.")
+    verdict: str = ""
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        again = f", attempt {self.attempt} after losing {', '.join(self.lost_on)}" if self.lost_on else ""
+        return [f"block {self.block} ran on {self.ran_on}{again}: {self.verdict}, {self.runs} runs in "
+                f"{self.seconds:.0f} s, node noise floor {self.noise_pct:.1f}%, shipped {self.shipped_bytes} B, "
+                f"returned {self.returned_bytes} B"]
+
+
+class BlockLost(Event):
+    """A node was lost while it ran a block; the block runs again, whole, on another node (bounded)."""
+
+    name: ClassVar[str] = "block_lost"
+    block: str
+    ran_on: str
+    error: str = ""
+    retries_left: int = 0
+
+
 class Unrecognised(Event):
     """A record no model accepts (an unknown name, or an older shape): shown as its raw fields."""
 
@@ -366,7 +400,7 @@ EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, RunsContaminated,
     VerdictReached, FinalCheck,
     RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed,
-    LlmCandidateChecked, IsolationObserved)}
+    LlmCandidateChecked, IsolationObserved, BlockRan, BlockLost)}
 
 
 class Logged(BaseModel):

@@ -8,6 +8,7 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
+from perfloop.agent.executors import verify_node
 from perfloop.agent.nodes.approve import approve
 from perfloop.agent.nodes.diagnose import diagnose
 from perfloop.agent.nodes.final_check import final_check
@@ -15,7 +16,6 @@ from perfloop.agent.nodes.optimize import optimize
 from perfloop.agent.nodes.prepare import prepare
 from perfloop.agent.nodes.profile import profile
 from perfloop.agent.nodes.schedule import schedule
-from perfloop.agent.nodes.verify import verify
 from perfloop.agent.state import LoopState
 
 # Each rejected remedy loops schedule → optimize once; leave room for many of them.
@@ -48,8 +48,9 @@ def route_after_verify(state: LoopState) -> Literal["profile", "schedule"]:
 def build_graph(checkpointer=None):
     """Compile the loop with ``checkpointer`` (SQLite in the CLI, in-memory in tests)."""
     graph = StateGraph(LoopState)
-    for node in (prepare, profile, diagnose, schedule, optimize, approve, verify, final_check):
+    for node in (prepare, profile, diagnose, schedule, optimize, approve, final_check):
         graph.add_node(node.__name__, node)
+    graph.add_node("verify", verify_node)  # the cascade here, or as a block on a cluster (--executor ray)
     for name, node in LEGACY_NODES.items():
         graph.add_node(name, node)
         graph.add_edge(name, END)

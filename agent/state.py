@@ -40,6 +40,10 @@ class Settings(BaseModel):
                                 "each is replayed, the best survivor alone reaches the pipeline.")
     profile_only: bool = Field(False, description="Stop after the first diagnosis (`perfloop profile`).")
     retry_rejected: bool = Field(False, description="Propose remedies an earlier run rejected at this same head.")
+    executor: Literal["local", "ray"] = Field("local", description="local: every pipeline run here; ray: each "
+                                              "candidate's verification block on one node of a Ray cluster.")
+    ray_address: str | None = Field(None, description="--ray-address: auto, HOST:PORT or ray://HOST:PORT (ray only).")
+    block_retries: int = Field(2, ge=0, description="Times a block whose node was lost mid-block is sent again.")
     proposer: ProposerChoice = Field("auto", description="auto: each remedy as its entry lists it (codemods and "
                                      "knobs offline, LLM remedies when an endpoint is set); codemod: never ask "
                                      "the LLM; llm: ask the LLM first on every diagnosis, codemods after.")
@@ -49,6 +53,8 @@ class Settings(BaseModel):
             raise ValueError("--llm-base-url and --llm-model go together: give both, or neither for codemods only")
         if self.proposer == "llm" and not self.llm_base_url:
             raise ValueError("--proposer llm needs an LLM: give --llm-base-url and --llm-model")
+        if has_credentials(self.ray_address):
+            raise ValueError("ray_address must not carry user:password@ (it would be stored with the run)")
         if has_credentials(self.llm_base_url):  # the CLI strips them: settings are checkpointed and logged
             raise ValueError("llm_base_url must not carry user:password@ (they would be stored with the run)")
 

@@ -67,6 +67,16 @@ def git(
     return proc.stdout
 
 
+def git_bytes(*args: str, cwd: Path, stdin: bytes | None = None) -> bytes:
+    """Run `git ARGS` in `cwd` with binary input and output (a pack of objects); GitError when it fails."""
+    full_env = {k: v for k, v in os.environ.items() if k not in _REDIRECTING}
+    full_env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    proc = subprocess.run(["git", *_CONFIG, *args], cwd=cwd, env=full_env, input=stdin, capture_output=True)
+    if proc.returncode != 0:
+        raise GitError(args, cwd, proc.stderr.decode("utf-8", "replace"))
+    return proc.stdout
+
+
 @dataclass(frozen=True)
 class RepoInfo:
     """Where a folder sits in its git repository."""

@@ -23,7 +23,7 @@ def profile(state: LoopState) -> dict:
     try:
         full = ctx.run(ws.base_tree, "profile-full", mode="full", role="profile")
         fault_point("mid_profile")
-        light, kept_busy = _noise_runs(ctx, target)
+        light, kept_busy = noise_runs(ctx, target)
         # Headspace: the same loop fed the full run's batches from memory, the DataLoader bypassed.
         env = replay_env(full.record)
         replay = why_no_replay(full.record)
@@ -52,7 +52,7 @@ def profile(state: LoopState) -> dict:
     return updates
 
 
-def _noise_runs(ctx: RunContext, target) -> tuple[list, int]:
+def noise_runs(ctx: RunContext, target) -> tuple[list, int]:
     """The light runs of the noise floor; a contaminated one is run again while the re-run budget lasts.
 
     Returns the runs kept and how many of them are contaminated (kept once the budget was spent,

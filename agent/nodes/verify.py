@@ -27,6 +27,7 @@ from perfloop.tools.check.stats import (
     sequential_speed,
 )
 from perfloop.tools.measure.models import RunMeasurement
+from perfloop.tools.measure.noise import noise_pct
 from perfloop.tools.measure.profiler import PipelineError, ProbeRun
 from perfloop.tools.measure.record import ProbeRecord
 
@@ -72,6 +73,8 @@ class _Cascade:
     # profile's runs read from disk on first use; the data checks of every stage share them.
     records: dict[str, ProbeRecord] = field(default_factory=dict)
     other_ranks: dict[str, dict[int, ProbeRecord]] = field(default_factory=dict)
+    # The noise floor speed is judged against: the profile's here, a remote block's own light runs there.
+    noise_pct: float = 0.0
 
     def keep(self, run: ProbeRun) -> RunMeasurement:
         """Keep a run's parsed record for the data checks; return its measurement."""
@@ -190,7 +193,7 @@ def _check_side_outputs(c: _Cascade) -> None:
 
 
 def _run_timing(c: _Cascade) -> None:
-    state, target, ws = c.state, c.state.target, c.ctx.workspace
+    target, ws = c.state.target, c.ctx.workspace
     say(f"timing: {target.ab_runs} interleaved pairs of the head and the candidate, order alternating "
         f"(up to {target.max_ab_runs} while undecided)")
 
@@ -231,7 +234,7 @@ def _run_timing(c: _Cascade) -> None:
 
     plan = SpeedPlan(ab_runs=target.ab_runs, max_ab_runs=target.max_ab_runs, min_gain_pct=target.min_gain_pct,
                      busy_reruns=target.busy_reruns, rerun_contaminated=target.rerun_contaminated)
-    c.speed, pairs = sequential_speed(run_pair, state.profile.noise_pct, plan, undecided, dropped)
+    c.speed, pairs = sequential_speed(run_pair, c.noise_pct, plan, undecided, dropped)
     c.passed("timing", pairs=pairs)
 
 
@@ -294,12 +297,48 @@ def cascade_markdown() -> str:
     return "\n".join(lines + [f"{len(STAGES) + 1}. `commit`: accepted."])
 
 
-def _start(ctx: RunContext, proposal: Proposal) -> _Cascade:
+def _start(ctx: RunContext, proposal: Proposal, baseline: list[ProbeRun] | None = None) -> _Cascade:
+    """The cascade of ``proposal``: against the profile's runs, or against ``baseline`` (a block's own head runs)."""
     state = ctx.state
     rule = rule_of(state, proposal)
-    return _Cascade(ctx=ctx, proposal=proposal, rule=rule.enforced, tolerance_source=rule.tolerance_source,
-                    run_steps=state.target.run_steps,
-                    baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
+    c = _Cascade(ctx=ctx, proposal=proposal, rule=rule.enforced, tolerance_source=rule.tolerance_source,
+                 run_steps=state.target.run_steps, noise_pct=state.profile.noise_pct,
+                 baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
+    if baseline is not None:
+        c.baseline = [c.keep(run) for run in baseline]
+        c.noise_pct = noise_pct([run.measurement.samples_per_s for run in baseline])
+    return c
+
+
+def _judge(c: _Cascade) -> Verdict:
+    """Run every stage; the verdict is rejected or undecided at the first that fails, else accepted (uncommitted)."""
+    try:
+        for stage in STAGES:
+            stage.run(c)
+    except _Rejected as rejection:
+        return Verdict(proposal_id=c.proposal.id, verdict=rejection.verdict, stage=rejection.stage,
+                       reason=rejection.reason + _caveat(c), **_verdict_fields(c))
+    return Verdict(proposal_id=c.proposal.id, verdict="accepted", stage="commit",
+                   reason=f"{c.speed.reason}; {c.startup.reason}{_caveat(c)}", **_verdict_fields(c))
+
+
+def judge_block(ctx: RunContext, proposal: Proposal) -> tuple[Verdict, float]:
+    """A verification block on its node (agent/executors/block.py): the head's own light runs, then the
+    cascade against them; return the uncommitted verdict and the node's noise floor."""
+    from perfloop.agent.nodes.profile import noise_runs
+
+    say(f"block {proposal.id}: {ctx.state.target.noise_runs} light runs of the head here (this node's noise floor)")
+    try:
+        light, _ = noise_runs(ctx, ctx.state.target)
+    except PipelineError as error:
+        reason = f"the head's own runs failed on this node: {error}"
+        ctx.record(VerifyStage(stage="smoke", passed=False, reason=reason))
+        return Verdict(proposal_id=proposal.id, verdict="rejected", stage="smoke", reason=reason), 0.0
+    c = _start(ctx, proposal, baseline=light)
+    try:
+        return _judge(c), c.noise_pct
+    finally:
+        ctx.workspace.reset_candidate()
 
 
 def _changes_data(c: _Cascade) -> bool:
@@ -343,8 +382,12 @@ def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:
                    side_outputs=SideOutputCheck.model_validate(checks["side_outputs"]))
 
 
-def verify(state: LoopState) -> dict:
-    """Apply, check and time the proposal; commit it on the run's branch or roll it back."""
+def verify(state: LoopState, remote: Callable[[RunContext, Proposal], Verdict] | None = None) -> dict:
+    """Apply, check and time the proposal; commit it on the run's branch or roll it back.
+
+    ``remote`` judges the proposal elsewhere (agent/executors: a block on a cluster node) and
+    returns its uncommitted verdict; the commit, the audit log and the state stay here.
+    """
     ctx = RunContext(state, "verify")
     proposal = state.proposal
     ws = ctx.workspace
@@ -352,27 +395,27 @@ def verify(state: LoopState) -> dict:
     ctx.record(NodeEntered(proposal=proposal.id))
     if committed:
         return _finish(ctx, proposal, _recovered(ctx, proposal, committed))
+    if remote is not None:
+        return _finish(ctx, proposal, _committed(ctx, proposal, remote(ctx, proposal)))
     c = _start(ctx, proposal)
     try:
-        for stage in STAGES:
-            stage.run(c)
-    except _Rejected as rejection:
-        verdict = Verdict(proposal_id=proposal.id, verdict=rejection.verdict, stage=rejection.stage,
-                          reason=rejection.reason + _caveat(c), **_verdict_fields(c))
-    else:
-        speed = c.speed
-        reason = f"{speed.reason}; {c.startup.reason}{_caveat(c)}"
-        message = f"perfloop: {proposal.change}\n\n{proposal.diagnosis}: {reason}."
-        trailers = {"Perfloop-Run": state.run_id, "Perfloop-Diagnosis": proposal.diagnosis,
-                    "Perfloop-Speedup": f"{speed.speedup:.3f}x", PROPOSAL_TRAILER: proposal.id}
-        fault_point("before_commit")
-        sha = ws.commit(proposal.patch, message, trailers)
-        fault_point("after_commit")
-        verdict = Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit", reason=reason, commit=sha,
-                          **_verdict_fields(c))
+        verdict = _committed(ctx, proposal, _judge(c))
     finally:
         ws.reset_candidate()
     return _finish(ctx, proposal, verdict)
+
+
+def _committed(ctx: RunContext, proposal: Proposal, verdict: Verdict) -> Verdict:
+    """Commit an accepted verdict's patch on the run's branch (the driver alone does); others pass through."""
+    if verdict.verdict != "accepted":
+        return verdict
+    message = f"perfloop: {proposal.change}\n\n{proposal.diagnosis}: {verdict.reason}."
+    trailers = {"Perfloop-Run": ctx.state.run_id, "Perfloop-Diagnosis": proposal.diagnosis,
+                "Perfloop-Speedup": f"{verdict.speed.speedup:.3f}x", PROPOSAL_TRAILER: proposal.id}
+    fault_point("before_commit")
+    sha = ctx.workspace.commit(proposal.patch, message, trailers)
+    fault_point("after_commit")
+    return verdict.model_copy(update={"commit": sha})
 
 
 def _finish(ctx: RunContext, proposal: Proposal, verdict: Verdict) -> dict:

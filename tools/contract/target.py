@@ -8,6 +8,7 @@ import os
 import shlex
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -20,7 +21,7 @@ from perfloop.tools.contract.runlength import read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s",
-                 "busy_reruns", "interference", "llm_timeout_s"}
+                 "busy_reruns", "interference", "llm_timeout_s", "executor", "ray_address"}
 MAX_CONTRACT_BYTES = 1 << 20
 """A contract file past this is refused unread: it cannot be a hand-written contract."""
 MAX_CONFIG_BYTES = 16 << 20
@@ -35,6 +36,8 @@ _KINDS = {
     **{key: (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
        for key in ("steps", "warmup_steps", "memory_mb", "noise_runs", "ab_runs", "max_ab_runs", "busy_reruns")},
     "interference": (lambda v: v in INTERFERENCE_MODES, f"one of {', '.join(INTERFERENCE_MODES)}"),
+    "executor": (lambda v: v in ("local", "ray"), "local or ray"),
+    "ray_address": (lambda v: isinstance(v, str) and bool(v), "a string: auto, HOST:PORT or ray://HOST:PORT"),
     **{key: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), "a number")
        for key in ("timeout_s", "min_gain_pct", "first_step_timeout_s", "llm_timeout_s")},
 }
@@ -84,6 +87,9 @@ class Target(BaseModel):
     llm_timeout_s: float | None = Field(None, gt=0, allow_inf_nan=False,
                                         description="Seconds one LLM request may take (a slow local model needs "
                                                     "minutes); --llm-timeout overrides it; None: Settings' default.")
+    executor: Literal["local", "ray"] | None = Field(None, description="Where verification blocks run; "
+                                                     "--executor overrides it; None: Settings' default (local).")
+    ray_address: str | None = Field(None, description="The Ray cluster for executor ray; --ray-address overrides it.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
     run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "
                                   "perfloop.tools.contract.runlength from the command, config, trainer calls or flag defaults; "
@@ -238,7 +244,8 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     subdir = "" if target_dir == repo_root else str(target_dir.relative_to(repo_root))
     fields = {k: settings[k] for k in ("inputs", "steps", "warmup_steps", "timeout_s", "memory_mb", "network",
                                       "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct",
-                                      "first_step_timeout_s", "busy_reruns", "interference", "llm_timeout_s")
+                                      "first_step_timeout_s", "busy_reruns", "interference", "llm_timeout_s",
+                                      "executor", "ray_address")
               if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],

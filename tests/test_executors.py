@@ -1,0 +1,164 @@
+"""Verification blocks: the shipped tree, the node-side cascade, and a real two-node Ray cluster on 127.0.0.1."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, git, make_repo
+
+
+def _state_with_proposal(tmp_path, settings):
+    """The tiny pipeline prepared, profiled and given the vectorize_loops proposal, through the real nodes."""
+    from perfloop.agent.nodes.optimize import optimize
+    from perfloop.agent.nodes.prepare import prepare
+    from perfloop.agent.nodes.profile import profile
+    from perfloop.agent.runs import new_run_id
+    from perfloop.agent.state import LoopState, RemedyRef
+    from perfloop.knowledge_base import describe, load_entries
+    from perfloop.sandbox.workspace import Workspace
+    from perfloop.tools.contract.target import load_target
+
+    target = load_target(make_repo(tmp_path / "repo"),
+                         overrides={"steps": 6, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})
+    run_id = new_run_id()
+    state = LoopState(run_id=run_id, target=target, settings=settings,
+                      state_dir=str(Workspace(target.repo_root, run_id).state_dir))
+    state = state.model_copy(update=prepare(state))
+    state = state.model_copy(update=profile(state))
+    entry = next(e for e in load_entries() if e.id == "transform_hotspot")
+    state = state.model_copy(update={"diagnoses": [describe(entry, state.profile.metrics())],
+                                     "next_remedy": RemedyRef(diagnosis=entry.id, remedy="vectorize_loops")})
+    state = state.model_copy(update=optimize(state))
+    assert state.proposal is not None
+    return state
+
+
+def test_the_pack_holds_the_head_tree_and_nothing_else(tmp_path):
+    from perfloop.agent.executors.block import pack_head, unpack_head
+
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "checkout", "-q", "-b", "other")
+    (repo / "secret.txt").write_text("not for the nodes\n")
+    git(repo, "add", "secret.txt")
+    git(repo, "commit", "-q", "-m", "elsewhere")
+    git(repo, "checkout", "-q", "main")
+    tree, pack = pack_head(repo, "main")
+    assert b"not for the nodes" not in pack
+    sha = unpack_head(tmp_path / "node", tree, pack)
+    assert git(tmp_path / "node", "rev-parse", f"{sha}^{{tree}}").strip() == tree
+    assert git(tmp_path / "node", "ls-tree", "-r", "--name-only", sha) == git(repo, "ls-tree", "-r", "--name-only", "main")
+    assert git(tmp_path / "node", "rev-list", "--count", sha).strip() == "1"  # no history travels
+
+
+def test_a_cluster_that_cannot_be_reached_is_exit_2_naming_it(tmp_path, monkeypatch):
+    from perfloop.agent.executors.ray_cluster import ClusterError, connect, resolve_address
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    with pytest.raises(ClusterError, match="not HOST:PORT"):
+        connect("nonsense")
+    started = time.monotonic()
+    with pytest.raises(ClusterError, match=r"127\.0\.0\.1:9 cannot be reached"):
+        connect("127.0.0.1:9")
+    assert time.monotonic() - started < 10  # Ray itself would wait minutes
+    monkeypatch.setattr("perfloop.agent.executors.ray_cluster._RAY_CURRENT", tmp_path / "none")
+    with pytest.raises(ClusterError, match="found no cluster"):
+        resolve_address("auto")
+    target = make_repo(tmp_path / "repo")
+    cli = [sys.executable, "-m", "perfloop.agent.cli", "run", str(target), "--auto-approve"]
+    done = subprocess.run(cli + ["--executor", "ray", "--ray-address", "127.0.0.1:9"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and "127.0.0.1:9 cannot be reached" in done.stderr, done.stderr[-2000:]
+    done = subprocess.run(cli + ["--ray-address", "127.0.0.1:9"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and "is for --executor ray" in done.stderr, done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """Two worker nodes of one CPU each and a head with none: blocks can only land on the workers."""
+    pytest.importorskip("ray")
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    workers = [cluster.add_node(num_cpus=1) for _ in range(2)]
+    cluster.wait_for_nodes()
+    yield cluster, workers
+    ray.shutdown()
+    cluster.shutdown()
+
+
+def _ray_settings(cluster):
+    from perfloop.agent.state import Settings
+
+    return Settings(auto_approve=True, executor="ray", ray_address=cluster.address)
+
+
+def _records(state):
+    from perfloop.agent.audit import AuditLog
+    from perfloop.agent.runs import RunFolder
+
+    return list(AuditLog(RunFolder(state.state_dir).audit_log).records())
+
+
+@pytest.mark.serial  # a speed decision decides it
+def test_a_real_pipeline_is_verified_as_one_block_on_one_node(tmp_path, ray_cluster, monkeypatch):
+    from perfloop.agent.executors import verify_node as verify
+
+    cluster, workers = ray_cluster
+    monkeypatch.setenv("PERFLOOP_LLM_API_KEY", "sk-never-shipped")
+    state = _state_with_proposal(tmp_path, _ray_settings(cluster))
+    updates = verify(state)
+    verdict = updates["history"][-1].verdict
+    assert verdict.verdict == "accepted" and verdict.commit, verdict.reason  # the driver committed it
+    assert git(state.target.repo_root, "rev-parse", f"perfloop/{state.run_id}").strip() == verdict.commit
+    records = _records(state)
+    ran = [r for r in records if r["event"] == "block_ran"]
+    assert len(ran) == 1 and ran[0]["data"]["ran_on"].split("(")[1][:12] in {w.node_id[:12] for w in workers}
+    assert ran[0]["data"]["shipped_bytes"] > 0 and ran[0]["data"]["runs"] >= 2 + 1 + 4
+    stages = [r["data"]["stage"] for r in records if r["event"] == "verify_stage" and r["data"].get("ran_on")]
+    assert stages[:2] == ["patch", "smoke"] and stages[-1] == "speed"
+    # The candidate's runs came back under the driver's run folder, and the verdict points there.
+    assert all(run.probe_dir.startswith(state.state_dir) for run in verdict.candidate_runs)
+    assert verdict.candidate_runs and all(any(Path(run.probe_dir).iterdir()) for run in verdict.candidate_runs)
+    log = (Path(state.state_dir) / "audit.jsonl").read_text()
+    assert "sk-never-shipped" not in log
+
+
+@pytest.mark.serial  # a speed decision decides it
+def test_a_node_lost_mid_block_has_its_block_run_again_on_the_other(tmp_path, ray_cluster):
+    import ray
+
+    from perfloop.agent.executors import ray_cluster as placement
+    from perfloop.agent.executors import verify_node as verify
+
+    cluster, workers = ray_cluster
+    state = _state_with_proposal(tmp_path, _ray_settings(cluster))
+    out: dict = {}
+    worker = threading.Thread(target=lambda: out.update(verify(state)), daemon=True)
+    worker.start()
+    placed = None
+    for _ in range(600):
+        connected = placement._connected
+        placed = connected.placed.get(state.proposal.id) if connected else None
+        if placed:
+            break
+        time.sleep(0.2)
+    assert placed, "the block was never placed"
+    time.sleep(4)  # mid-block: the node's head runs are under way
+    victim = next(w for w in workers if w.node_id == placed)
+    cluster.remove_node(victim)
+    worker.join(timeout=600)
+    assert not worker.is_alive()
+    verdict = out["history"][-1].verdict
+    assert verdict.verdict == "accepted" and "after losing" in verdict.reason, verdict.reason
+    records = _records(state)
+    assert [r["event"] for r in records].count("block_lost") == 1
+    ran = next(r for r in records if r["event"] == "block_ran")["data"]
+    assert ran["attempt"] == 2 and victim.node_id[:12] in ran["lost_on"][0]
+    workers.remove(victim)
+    assert ray.is_initialized()
