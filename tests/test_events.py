@@ -53,7 +53,12 @@ def test_every_event_reads_back_as_its_own_type(name, tmp_path):
                "runs_contaminated": {"what": "timing pair 1", "cores": [0.9, None], "reruns_left": 3,
                                      "detail": "head contaminated: others 0.90 cores"},
                "isolation_observed": {"label": "000-full", "run": {"network": "cut"},
-                                      "seen": {"network": "cut", "memory_limit": "pss_polling", "inputs": "change_check"}}}
+                                      "seen": {"network": "cut", "memory_limit": "pss_polling", "inputs": "change_check"}},
+               "block_ran": {"block": "p1-1", "ran_on": "10.0.0.2 (65dd899d2d48)", "attempt": 2,
+                             "lost_on": ["10.0.0.3 (2148a669db01)"], "shipped_bytes": 4096, "verdict": "accepted at speed"},
+               "block_lost": {"block": "p1-1", "ran_on": "10.0.0.3 (2148a669db01)", "error": "NodeDiedError"},
+               "candidates_compared": {"candidates": [{"id": "p1-1", "change": "a", "verdict": "accepted",
+                                                       "stage": "speed", "speedup": 3.0}], "chosen": "p1-1"}}
     event = model.model_validate(old.get(name) or minimal[name])
     log = AuditLog(tmp_path / "audit.jsonl")
     log.append(event.name, "node", **event.model_dump(mode="json"))
