@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     run.add_argument("--llm-model", help="model name for that endpoint")
     run.add_argument("--llm-candidates", type=int, help="candidate edits asked of the LLM per remedy, each replayed "
-                     "on captured calls; only the best survivor is verified")
+                     "on captured calls; the best survivor is verified (every survivor, side by side, "
+                     "under --executor ray --auto-approve)")
     run.add_argument("--llm-timeout", type=float, metavar="S",
                      help="seconds one LLM request may take (default 120; a local model on CPU may need more)")
     run.add_argument("--proposer", choices=("auto", "codemod", "llm"),

@@ -385,6 +385,24 @@ class BlockLost(Event):
     retries_left: int = 0
 
 
+class CandidatesCompared(Event):
+    """A remedy's candidates, each verified in its own block at the same head: their verdicts and the one kept.
+
+    Each speed-up is its candidate's against the head on the candidate's own node (ratios, so
+    nodes are never compared by raw speed); the kept one is the accepted one with the largest."""
+
+    name: ClassVar[str] = "candidates_compared"
+    candidates: list[dict] = Field(description="Per block: id, change, verdict, stage, speedup (None unless timed).")
+    chosen: str | None = Field(None, description="The id committed; None when no candidate was accepted.")
+
+    def lines(self, show_diff: bool = False) -> list[str]:
+        head = (f"{len(self.candidates)} candidates verified side by side; kept {self.chosen}" if self.chosen
+                else f"{len(self.candidates)} candidates verified side by side; none accepted")
+        return [head] + [f"{c['id']} {c['verdict']} at {c['stage']}"
+                         + (f", x{c['speedup']:.2f}" if c.get("speedup") else "") + f": {c['change']}"
+                         for c in self.candidates]
+
+
 class Unrecognised(Event):
     """A record no model accepts (an unknown name, or an older shape): shown as its raw fields."""
 
@@ -400,7 +418,7 @@ EVENTS: dict[str, type[Event]] = {cls.name: cls for cls in (
     ProposalMade, Approval, ProposalEdited, RemedySkipped, ReplayChecked, VerifyStage, RunsContaminated,
     VerdictReached, FinalCheck,
     RunFinished, LlmExchange, LlmAnswerUnusable, LlmCallFailed,
-    LlmCandidateChecked, IsolationObserved, BlockRan, BlockLost)}
+    LlmCandidateChecked, IsolationObserved, BlockRan, BlockLost, CandidatesCompared)}
 
 
 class Logged(BaseModel):

@@ -37,7 +37,8 @@ class Settings(BaseModel):
     llm_model: str | None = Field(None, description="Model name sent to the endpoint.")
     llm_timeout_s: float = Field(120.0, description="Per-request timeout of the LLM call.")
     llm_candidates: int = Field(3, ge=1, le=8, description="Candidate edits asked of the LLM per remedy; "
-                                "each is replayed, the best survivor alone reaches the pipeline.")
+                                "each is replayed; the best survivor reaches the pipeline (every survivor, in "
+                                "blocks side by side, under --executor ray --auto-approve).")
     profile_only: bool = Field(False, description="Stop after the first diagnosis (`perfloop profile`).")
     retry_rejected: bool = Field(False, description="Propose remedies an earlier run rejected at this same head.")
     executor: Literal["local", "ray"] = Field("local", description="local: every pipeline run here; ray: each "
@@ -195,6 +196,9 @@ class Proposal(BaseModel):
     setting: ChangedSetting | None = Field(None, description="What a codemod changed, as data (None for an LLM edit).")
     rule: ProposalRule | None = Field(None, description="What verification holds it to; None in proposals made "
                                                         "before the rule travelled with them (then re-derived).")
+    alternatives: list[Proposal] = Field(default_factory=list, description="Other candidates for the same remedy "
+                                         "at the same head (ids '<id>c2', ...), each verified in its own block beside "
+                                         "this one (--executor ray, unattended); the best accepted one is committed.")
 
 
 class ApprovalRequest(BaseModel):

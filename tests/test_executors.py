@@ -1,6 +1,7 @@
 """Verification blocks: the shipped tree, the node-side cascade, and a real two-node Ray cluster on 127.0.0.1."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -129,6 +130,87 @@ def test_a_real_pipeline_is_verified_as_one_block_on_one_node(tmp_path, ray_clus
     assert "sk-never-shipped" not in log
 
 
+FAST = '''def frame_energy(values, width):
+    """Sum of squares over a sliding window: every window at once, each summed left to right as before."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.float64)
+    window = (np.arange(len(v))[:, None] + np.arange(width)[None, :]) % len(v)
+    return np.cumsum(v[window] ** 2, axis=1)[:, -1].tolist()
+'''
+
+
+def _llm_state(tmp_path, cluster, server):
+    """The tiny pipeline profiled, its LLM remedy scheduled, the scripted endpoint set; optimize run."""
+    from perfloop.agent.nodes.optimize import optimize
+    from perfloop.agent.nodes.prepare import prepare
+    from perfloop.agent.nodes.profile import profile
+    from perfloop.agent.runs import new_run_id
+    from perfloop.agent.state import LoopState, RemedyRef
+    from perfloop.knowledge_base import describe, load_entries
+    from perfloop.sandbox.workspace import Workspace
+    from perfloop.tools.contract.target import load_target
+
+    target = load_target(make_repo(tmp_path / "repo"),
+                         overrides={"steps": 6, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})
+    settings = _ray_settings(cluster).model_copy(update={"llm_base_url": server.base_url, "llm_model": "scripted"})
+    run_id = new_run_id()
+    state = LoopState(run_id=run_id, target=target, settings=settings,
+                      state_dir=str(Workspace(target.repo_root, run_id).state_dir))
+    state = state.model_copy(update=prepare(state))
+    state = state.model_copy(update=profile(state))
+    entry = next(e for e in load_entries() if e.id == "transform_hotspot")
+    state = state.model_copy(update={"diagnoses": [describe(entry, state.profile.metrics())],
+                                     "next_remedy": RemedyRef(diagnosis=entry.id, remedy="vectorize_hot_function")})
+    return state.model_copy(update=optimize(state))
+
+
+@pytest.mark.serial  # a speed decision decides it
+def test_an_llm_remedys_candidates_are_verified_side_by_side_and_the_best_accepted_kept(tmp_path, ray_cluster):
+    """Three replay survivors, three blocks on two nodes: one changes the labels (replay cannot see that,
+    its block's data check does), one does more work for the same result, one is fast; the fast one lands."""
+    import json
+
+    from perfloop.agent.executors import verify_node as verify
+    from tests.fake_llm import ScriptedLLM
+
+    source = (ROOT / "tests" / "data" / "pipelines" / "tiny" / "train.py").read_text()
+    old = source[source.index("def frame_energy"):source.index("class Frames")].rstrip("\n") + "\n"
+    label = "        return features, self.labels[index]\n"
+
+    def edits(*pairs):
+        return [{"file": "train.py", "search": a, "replace": b} for a, b in pairs]
+
+    answer = json.dumps({"candidates": [
+        {"summary": "vectorise, and shift the labels", "edits": edits((old, FAST), (label, label.replace(
+            "self.labels[index]", "(self.labels[index] + 1) % 4")))},
+        {"summary": "vectorise the window sums", "edits": edits((old, FAST))},
+        {"summary": "same sums, more work", "edits": edits(("        out.append(total)\n",
+                                                            "        out.append(total)\n        sum(range(3000))\n"))},
+    ]})
+    cluster, workers = ray_cluster
+    with ScriptedLLM([answer]) as server:
+        state = _llm_state(tmp_path, cluster, server)
+    proposal = state.proposal
+    assert proposal is not None and len(proposal.alternatives) == 2, "three survivors: the best and two alternatives"
+    updates = verify(state)
+    kept = updates["history"][-1]
+    assert kept.verdict.verdict == "accepted" and kept.proposal.change == "vectorise the window sums", \
+        kept.verdict.reason
+    assert "fastest accepted of 3 candidates verified side by side" in kept.verdict.reason
+    shown = git(state.target.repo_root, "show", f"perfloop/{state.run_id}")
+    assert "np.arange" in shown and "+ 1) % 4" not in shown and "sum(range(3000))" not in shown
+    records = _records(state)
+    compared = next(r for r in records if r["event"] == "candidates_compared")["data"]
+    outcomes = {row["change"]: (row["verdict"], row["stage"]) for row in compared["candidates"]}
+    assert outcomes["vectorise, and shift the labels"] == ("rejected", "data")
+    assert outcomes["same sums, more work"][0] == "rejected"
+    assert compared["chosen"] == kept.proposal.id
+    ran = [r["data"] for r in records if r["event"] == "block_ran"]
+    assert sorted(r["block"] for r in ran) == sorted([proposal.id, *(a.id for a in proposal.alternatives)])
+    assert len({r["ran_on"] for r in ran}) == 2  # two nodes idle at the start: the first two blocks took one each
+
+
 @pytest.mark.serial  # a speed decision decides it
 def test_a_node_lost_mid_block_has_its_block_run_again_on_the_other(tmp_path, ray_cluster):
     import ray
@@ -162,3 +244,57 @@ def test_a_node_lost_mid_block_has_its_block_run_again_on_the_other(tmp_path, ra
     assert ran["attempt"] == 2 and victim.node_id[:12] in ran["lost_on"][0]
     workers.remove(victim)
     assert ray.is_initialized()
+
+
+def _pipelines() -> list[int]:
+    """Pids of the tiny pipeline's runs on this machine (the nodes of the test cluster live here too)."""
+    done = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True)
+    return [int(line.split()[0]) for line in done.stdout.splitlines()
+            if "train.py --config configs/train.yaml" in line and "ps -eo" not in line]
+
+
+@pytest.mark.serial  # whole runs on the cluster, and a process count that other tests' pipelines would blur
+def test_a_dead_driver_leaves_no_run_on_the_nodes_and_resume_finishes_the_block(tmp_path, ray_cluster):
+    import os
+    import re
+    import signal
+
+    cluster, _ = ray_cluster
+    repo = make_repo(tmp_path / "repo")
+    env = {**os.environ, "PERFLOOP_HOME": str(tmp_path / "home")}
+    cli = [sys.executable, "-m", "perfloop.agent.cli"]
+    flags = ["--steps", "6", "--warmup-steps", "2", "--noise-runs", "2", "--max-iters", "1"]
+    stderr = tmp_path / "driver.err"
+    with open(stderr, "w") as err:
+        driver = subprocess.Popen(cli + ["run", str(repo), "--auto-approve", "--executor", "ray", "--ray-address",
+                                         cluster.address, *flags], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=err, start_new_session=True)
+    try:
+        remote: list[int] = []
+        for _ in range(600):
+            if "verifying 1 block(s)" in stderr.read_text():
+                # The driver's own runs are over; a pipeline running now is the block's, on a node.
+                remote = _pipelines()
+                if remote:
+                    break
+            assert driver.poll() is None, stderr.read_text()[-3000:]
+            time.sleep(0.2)
+        assert remote, "the block's pipeline never started on a node: " + stderr.read_text()[-2000:]
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(timeout=30)
+        for _ in range(300):  # Ray ends a dead driver's tasks; each run dies with its worker
+            if not _pipelines():
+                break
+            time.sleep(0.2)
+        assert not _pipelines(), "a dead driver's pipeline run was left running on a node"
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    run_id = re.search(r"perfloop: run (\S+):", stderr.read_text()).group(1)
+    done = subprocess.run(cli + ["resume", run_id, "--json"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "verifying 1 block(s) on the Ray cluster" in done.stderr  # resume sends the block again
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    [item] = summary["iterations"]
+    assert item["verdict"] == "accepted", item

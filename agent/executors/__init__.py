@@ -23,9 +23,41 @@ def verify_node(state) -> dict:
     return verify(state) if state.settings.executor == "local" else verify(state, remote=verify_remotely)
 
 
-def verify_remotely(ctx, proposal: Proposal) -> Verdict:
-    """Verify ``proposal`` as one block on the cluster; return its verdict (the caller commits an accepted one)."""
-    return verify_blocks(ctx, [(proposal.id, proposal)])[0]
+def verify_remotely(ctx, proposal: Proposal) -> tuple[Proposal, Verdict]:
+    """Verify ``proposal`` and each of its alternatives as a block of its own, at once; return the one kept.
+
+    The kept one is the accepted candidate with the largest speed-up (each measured against the
+    head on its own node); when none is accepted, the first (replay's best) with its verdict.
+    The caller commits an accepted one.
+    """
+    candidates = [proposal, *proposal.alternatives]
+    verdicts = verify_blocks(ctx, [(c.id, c.model_copy(update={"alternatives": []})) for c in candidates])
+    if len(candidates) == 1:
+        return proposal, verdicts[0]
+    return choose(ctx, candidates, verdicts)
+
+
+def choose(ctx, candidates: list[Proposal], verdicts: list[Verdict]) -> tuple[Proposal, Verdict]:
+    """The accepted candidate with the largest speed-up, its reason saying what it was chosen over."""
+    from perfloop.agent.events import CandidatesCompared
+    from perfloop.agent.ui.console import say
+
+    def speedup(verdict: Verdict) -> float | None:
+        return verdict.speed.speedup if verdict.speed is not None else None
+
+    accepted = [i for i, v in enumerate(verdicts) if v.verdict == "accepted"]
+    kept = max(accepted, key=lambda i: (speedup(verdicts[i]) or 0.0, -i)) if accepted else 0
+    table = [{"id": c.id, "change": c.change, "verdict": v.verdict, "stage": v.stage, "speedup": speedup(v)}
+             for c, v in zip(candidates, verdicts)]
+    ctx.record(CandidatesCompared(candidates=table, chosen=candidates[kept].id if accepted else None))
+    others = "; ".join(f"{row['id']} {row['verdict']} at {row['stage']}"
+                       + (f" (x{row['speedup']:.2f})" if row["speedup"] else "")
+                       for i, row in enumerate(table) if i != kept)
+    say(f"{len(candidates)} candidates verified side by side: kept {candidates[kept].id}; {others}")
+    verdict = verdicts[kept]
+    what = "kept as the fastest accepted" if accepted else "none accepted"
+    return candidates[kept], verdict.model_copy(update={"reason": f"{verdict.reason} ({what} of {len(candidates)} "
+                                                        f"candidates verified side by side; {others})"})
 
 
 def verify_blocks(ctx, proposals: list[tuple[str, Proposal]]) -> list[Verdict]:

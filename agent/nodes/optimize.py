@@ -31,21 +31,40 @@ def optimize(state: LoopState) -> dict:
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy,
                                        reason="the change produced an empty diff"))
         return {"tried": [attempt], "proposal": None, "runs_used": ctx.runs_used}
+    proposal_id = f"p{len(state.history) + 1}-{len(state.tried) + 1}"
+    proposal = _proposal(ctx, proposal_id, ref, diagnosis, remedy, proposed, patch)
+    if parallel_candidates(state.settings):
+        diffs = [(other, ctx.workspace.diff_files(other.files)) for other in proposed.alternatives]
+        alternatives = [_proposal(ctx, f"{proposal_id}c{n}", ref, diagnosis, remedy, other, diff)
+                        for n, (other, diff) in enumerate(((o, d) for o, d in diffs if d.strip()), 2)]
+        proposal = proposal.model_copy(update={"alternatives": alternatives})
+    ctx.record(ProposalMade(proposal=proposal))
+    say(f"proposal {proposal.id} ({proposed.source}): {proposed.change}")
+    for other in proposal.alternatives:
+        say(f"  alternative {other.id}, verified beside it in its own block: {other.change}")
+    for note in proposed.notes:
+        say(f"  note: {note}")
+    return {"tried": [attempt], "proposal": proposal, "runs_used": ctx.runs_used}
+
+
+def parallel_candidates(settings) -> bool:
+    """Whether a remedy's other surviving candidates are verified beside the best one: only where blocks run
+    in parallel (--executor ray) and nobody approves patches one by one (--auto-approve)."""
+    return settings.executor == "ray" and settings.auto_approve
+
+
+def _proposal(ctx: RunContext, proposal_id: str, ref, diagnosis, remedy, proposed, patch: str) -> Proposal:
+    """One proposed change as a Proposal at the branch head, with its declared tolerance and its rule."""
     declared: dict = {}
     if proposed.tolerance is not None:
         declared = {"atol": proposed.tolerance.atol, "rtol": proposed.tolerance.rtol,
                     "tolerance_reason": proposed.tolerance.reason,
                     "data_rule": "within_tolerance", "loss_rule": "within_tolerance"}
     proposal = Proposal(
-        id=f"p{len(state.history) + 1}-{len(state.tried) + 1}", diagnosis=ref.diagnosis, remedy=ref.remedy,
+        id=proposal_id, diagnosis=ref.diagnosis, remedy=ref.remedy,
         source=proposed.source, change=proposed.change, patch=patch, touched=touched_paths(patch),
         expected_speedup=diagnosis.expected_speedup, evidence=diagnosis.evidence,
         data_rule=remedy.verification.data, loss_rule=remedy.verification.loss,
         caveats=list(remedy.verification.caveats), notes=proposed.notes, setting=proposed.setting,
         one_off_cost_s=proposed.one_off_cost_s, base_head=ctx.workspace.head()).model_copy(update=declared)
-    proposal = proposal.model_copy(update={"rule": decide_rule(remedy.verification, proposal)})
-    ctx.record(ProposalMade(proposal=proposal))
-    say(f"proposal {proposal.id} ({proposed.source}): {proposed.change}")
-    for note in proposed.notes:
-        say(f"  note: {note}")
-    return {"tried": [attempt], "proposal": proposal, "runs_used": ctx.runs_used}
+    return proposal.model_copy(update={"rule": decide_rule(remedy.verification, proposal)})

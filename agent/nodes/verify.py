@@ -382,21 +382,27 @@ def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:
                    side_outputs=SideOutputCheck.model_validate(checks["side_outputs"]))
 
 
-def verify(state: LoopState, remote: Callable[[RunContext, Proposal], Verdict] | None = None) -> dict:
+Remote = Callable[[RunContext, Proposal], tuple[Proposal, Verdict]]
+
+
+def verify(state: LoopState, remote: Remote | None = None) -> dict:
     """Apply, check and time the proposal; commit it on the run's branch or roll it back.
 
-    ``remote`` judges the proposal elsewhere (agent/executors: a block on a cluster node) and
-    returns its uncommitted verdict; the commit, the audit log and the state stay here.
+    ``remote`` judges the proposal, and its alternatives when it has any, elsewhere
+    (agent/executors: a block on a cluster node each) and returns the one chosen with its
+    uncommitted verdict; the commit, the audit log and the state stay here.
     """
     ctx = RunContext(state, "verify")
     proposal = state.proposal
     ws = ctx.workspace
-    committed = ws.committed(proposal.id)  # a crash after the commit: the verdict was accepted
     ctx.record(NodeEntered(proposal=proposal.id))
-    if committed:
-        return _finish(ctx, proposal, _recovered(ctx, proposal, committed))
+    for candidate in [proposal, *proposal.alternatives]:
+        committed = ws.committed(candidate.id)  # a crash after the commit: the verdict was accepted
+        if committed:
+            return _finish(ctx, candidate, _recovered(ctx, candidate, committed))
     if remote is not None:
-        return _finish(ctx, proposal, _committed(ctx, proposal, remote(ctx, proposal)))
+        chosen, verdict = remote(ctx, proposal)
+        return _finish(ctx, chosen, _committed(ctx, chosen, verdict))
     c = _start(ctx, proposal)
     try:
         verdict = _committed(ctx, proposal, _judge(c))

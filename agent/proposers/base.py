@@ -35,6 +35,9 @@ class ProposedChange(BaseModel):
     one_off_cost_s: float | None = Field(None, description="A one-off start-up cost the change declares.")
     notes: list[str] = Field(default_factory=list, description="What a reviewer should know.")
     setting: ChangedSetting | None = Field(None, description="What a codemod changed, as data.")
+    alternatives: list[ProposedChange] = Field(default_factory=list, description="Other changes for the same "
+                                               "remedy that also survived (the LLM's other candidates, best first); "
+                                               "verified beside this one only where blocks run in parallel.")
 
 
 class Proposer(Protocol):

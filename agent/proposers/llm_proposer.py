@@ -243,9 +243,13 @@ def _edits_a_caller(root: Path, function: str, texts: dict[str, str]) -> bool:
     return False
 
 
-def _best(survivors: list[Candidate]) -> Candidate:
+def _rank(candidate: Candidate) -> tuple:
     """Replayed candidates first, fastest on the captured calls first; then the model's own order."""
-    return min(survivors, key=lambda c: (not c.replayed, -(c.speedup or 0.0), c.index))
+    return not candidate.replayed, -(candidate.speedup or 0.0), candidate.index
+
+
+def _best(survivors: list[Candidate]) -> Candidate:
+    return min(survivors, key=_rank)
 
 
 class LlmProposer:
@@ -308,7 +312,10 @@ def propose_with_llm(ctx: RunContext, diagnosis, remedy) -> ProposedChange:
                     function=hot.function if hot else None, replay_verdict="passed" if candidate.replayed else None,
                     reason="passed replay" if candidate.replayed else "not replayed"))
             ws.reset_candidate()  # what the capture run left
-            return ProposedChange(source="llm", change=best.answer.summary.splitlines()[0], files=best.texts)
+            ranked = sorted(survivors, key=_rank)  # best first: the others go along as alternatives
+            changes = [ProposedChange(source="llm", change=c.answer.summary.splitlines()[0], files=c.texts)
+                       for c in ranked]
+            return changes[0].model_copy(update={"alternatives": changes[1:]})
         ctx.record(LlmAnswerUnusable(attempt=attempt, reason="; ".join(reasons)))
         messages += [{"role": "assistant", "content": content},
                      {"role": "user", "content": "None of those candidates can be used:\n- " + "\n- ".join(reasons)
