@@ -6,7 +6,7 @@ import subprocess
 
 from perfloop.agent.nodes.optimize import optimize
 from perfloop.agent.nodes.verify import verify
-from perfloop.evals.adversarial.run import _undo_commit
+from perfloop.evals.adversarial.run import undo_commit
 from perfloop.evals.oracle_proposer import OracleLLM, patch_to_edits
 from tests.fake_llm import ScriptedLLM
 from tests.test_llm import SLOW_LINE, _events, _with_llm, profiled  # noqa: F401 (profiled is a fixture)
@@ -48,7 +48,7 @@ def test_best_survivor_is_the_one_verified(profiled):
     try:
         verdict = verify(state.model_copy(update={"decision": "approve"}))["history"][-1].verdict
     finally:
-        _undo_commit(profiled)  # the next test starts from the profiled code again
+        undo_commit(profiled)  # the next test starts from the profiled code again
     assert verdict.data.status == "identical" and verdict.stage in ("speed", "commit")
 
 
@@ -112,7 +112,7 @@ def test_oracle_proposer_serves_the_oracle_patch_and_the_loop_verifies_it(profil
     try:
         verdict = verify(state.model_copy(update={"decision": "approve"}))["history"][-1].verdict
     finally:
-        _undo_commit(profiled)
+        undo_commit(profiled)
     assert verdict.data.status == "identical" and verdict.loss.status == "identical"
 
 

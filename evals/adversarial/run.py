@@ -84,13 +84,13 @@ def run_mutant(state, mutant: Mutant) -> MutantRow:
         return MutantRow(mutant.name, mutant.target, mutant.kind, "not_proposed", "optimize", why)
     verdict = verify(state)["history"][-1].verdict
     if verdict.verdict == "accepted":
-        _undo_commit(state)
+        undo_commit(state)
     return MutantRow(mutant.name, mutant.target, mutant.kind, verdict.verdict, verdict.stage, verdict.reason,
                      verdict.data.label if verdict.data else "not_run",
                      verdict.data.max_abs_diff if verdict.data else None)
 
 
-def _undo_commit(state) -> None:
+def undo_commit(state) -> None:
     """Put the run's branch back at the profiled head, so the next mutant starts from the same code."""
     from perfloop.sandbox.git import git
     from perfloop.sandbox.workspace import Workspace
