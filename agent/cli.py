@@ -28,8 +28,12 @@ CONTRACT_FLAGS = ("steps", "warmup_steps", "noise_runs", "ab_runs", "max_ab_runs
 """Contract keys that a flag of the same name (dashes for underscores) overrides."""
 
 
-def _add_target_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", help="folder holding the training pipeline (inside a git repository)")
+def _add_target_args(parser: argparse.ArgumentParser, many: bool = False) -> None:
+    if many:
+        parser.add_argument("path", nargs="*", help="folder holding the training pipeline (inside a git repository); "
+                            "several: each its own run, one table at the end")
+    else:
+        parser.add_argument("path", help="folder holding the training pipeline (inside a git repository)")
     parser.add_argument("--config", help="training config, relative to PATH (overrides [tool.perfloop] config)")
     parser.add_argument("--cmd", help="pipeline command; {config} is replaced by the config path")
     parser.add_argument("--steps", type=int, help="steady-state steps measured per run")
@@ -60,7 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_PrintVersion, help="print perfloop's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run the loop and commit verified speed-ups on perfloop/<run_id>")
-    _add_target_args(run)
+    _add_target_args(run, many=True)
+    run.set_defaults(run_parser=run)
+    run.add_argument("--targets", metavar="FILE", help="run every target FILE lists (a line each: PATH or PATH CONFIG), "
+                     "each its own run, one table at the end")
+    run.add_argument("--jobs", type=int, metavar="K", help="with several targets, run K at once (default 1; their "
+                     "profiles share this machine)")
     run.add_argument("--auto-approve", action="store_true", help="apply proposals without asking (changes that "
                      "alter the data always wait for you; lower-precision ones unless --allow-precision)")
     run.add_argument("--allow-precision", action="store_true",
@@ -145,8 +154,21 @@ def _url_without_credentials(url: str | None) -> str | None:
     return bare
 
 
+def _batch(args: argparse.Namespace) -> int:
+    """Several targets (`run A B C`, `--targets FILE`): each its own perfloop run (agent/batch.py)."""
+    from perfloop.agent.batch import TargetSpec, passed_flags, read_targets, run_batch
+
+    specs = [TargetSpec(path) for path in args.path] + (read_targets(args.targets) if args.targets else [])
+    return run_batch(specs, passed_flags(args.run_parser, args), args.config, args.jobs or 1, args.json)
+
+
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "run" and (args.targets or len(args.path) != 1):
+        if not args.path and not args.targets:
+            raise BadInput("perfloop run needs a PATH (several for several runs, or --targets FILE)")
+        return _batch(args)
     if args.command == "run":
+        args.path = args.path[0]
         from perfloop.agent.driver import start_run
         from perfloop.agent.state import Settings
 
