@@ -298,3 +298,17 @@ def test_a_dead_driver_leaves_no_run_on_the_nodes_and_resume_finishes_the_block(
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     [item] = summary["iterations"]
     assert item["verdict"] == "accepted", item
+
+
+@pytest.mark.serial  # its own Ray cluster, after the module's (which is shut down by then only at the module's end)
+def test_the_cluster_eval_runs_its_three_blocks(tmp_path):
+    """A small real instance of `python -m perfloop.evals.cluster`: two nodes, the blocks only."""
+    import os
+
+    env = {**os.environ, "PERFLOOP_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "perfloop.evals.cluster", "--nodes", "2", "--no-local",
+                           "--steps", "4"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    blocks = [line for line in done.stdout.splitlines() if "shipped" in line]
+    assert len(blocks) == 3 and all(" shipped 0 B" not in line for line in blocks), done.stdout
+    assert "ray, 2 node(s)" in done.stdout
