@@ -164,6 +164,22 @@ def test_startup_is_judged_with_steady_state():
     assert long_run.passed and long_run.projected_speedup > 1.2
 
 
+def test_startup_jitter_of_a_library_import_is_not_a_regression():
+    # Two runs a side whose start-ups agree by chance: a 6% slower start-up of a torch-importing
+    # pipeline (the fault tests' planted pipeline, 2.18 s -> 2.31 s) is jitter, 30% is not.
+    def run(startup_s: float, step_ms: float) -> RunSteps:
+        return RunSteps(step_ms=[step_ms] * 10, samples=[10] * 10, startup_s=startup_s)
+
+    base = [run(2.17, 80), run(2.19, 80)]
+    jitter = check_startup(base, [run(2.30, 20), run(2.32, 20)], threshold_pct=5.0)
+    assert jitter.passed and jitter.noise_s == pytest.approx(0.218), jitter.reason
+    slower = check_startup(base, [run(2.84, 20), run(2.86, 20)], threshold_pct=5.0)
+    assert not slower.passed and "beyond its noise 0.22 s" in slower.reason
+    # The candidate's own spread counts too: its runs 2.3 s and 3.3 s make 0.67 s noise.
+    wide = check_startup(base, [run(2.3, 20), run(3.3, 20)], threshold_pct=5.0)
+    assert wide.passed and wide.noise_s > 0.6, wide.reason
+
+
 def test_calibration_runs_the_real_pipeline_through_the_real_decision(tmp_path):
     from perfloop.evals.calibration import run_real_arm
 
