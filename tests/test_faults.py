@@ -1,5 +1,9 @@
 """Kill perfloop (SIGKILL) at each named fault point, resume, and check nothing was lost or doubled.
 
+One run is killed at every point in turn (each resume dies at the next point): every point is
+reached, and from a run that was itself resumed, for the cost of about two runs instead of one
+run a point.
+
 Each case runs the real CLI on a pipeline with a planted Python transform whose vectorised
 form is about ten times faster (tests/data/pipelines/planted), so its one proposal is
 accepted on any machine, however loaded, and the run passes every point, commit included.
@@ -62,14 +66,27 @@ def _pipelines_alive(repo: Path) -> list[str]:
     return alive
 
 
-@pytest.mark.parametrize("point", POINTS)
-def test_kill_at_fault_point_then_resume(point, tmp_path):
+def test_killed_at_every_fault_point_in_turn_then_resumed(tmp_path):
+    """One run killed (SIGKILL) at each fault point in the order a run passes them, resumed after each.
+
+    Each resume is killed at the next point, so every point is reached from a run that was
+    itself resumed, and the last resume must end as an uninterrupted run does: one proposal,
+    one verdict, one commit, the user's files untouched, no pipeline run left alive.
+    """
     repo = _repo(tmp_path / "repo")
     before = _fingerprint(repo)
-    killed = perfloop("run", str(repo), *RUN, env={**os.environ, "PERFLOOP_FAULT_AT": point})
-    assert killed.returncode == -9, f"{point} was never reached:\n{killed.stderr[-2000:]}"
-    assert _fingerprint(repo) == before
-    [run] = (repo / ".git" / "perfloop" / "runs").iterdir()
+    run = None
+    for point in POINTS:
+        env = {**os.environ, "PERFLOOP_FAULT_AT": point}
+        args = ("run", str(repo), *RUN) if run is None else ("resume", run.name, "--json")
+        killed = perfloop(*args, env=env)
+        assert killed.returncode == -9, f"{point} was never reached:\n{killed.stderr[-2000:]}"
+        assert _fingerprint(repo) == before, f"killed at {point}"
+        if run is None:
+            [run] = (repo / ".git" / "perfloop" / "runs").iterdir()
+        assert _pipelines_alive(repo) == [], f"killed at {point}"
+        log = perfloop("log", run.name)
+        assert log.returncode == 0 and "audit chain intact" in log.stdout, f"killed at {point}:\n{log.stdout[-1500:]}"
     resumed = perfloop("resume", run.name, "--json")
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout.strip().splitlines()[-1])
