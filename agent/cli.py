@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster: auto (default: $RAY_ADDRESS or this "
                      "machine's), HOST:PORT or ray://HOST:10001")
     run.add_argument("--block-retries", type=int, help="times a block whose node was lost is sent again (default 2)")
+    run.add_argument("--remedies-at-once", type=int, metavar="N",
+                     help="remedies proposed for one head and verified side by side, each in its own block; the "
+                          "fastest accepted is committed (default 3 with --executor ray --auto-approve, else 1)")
     run.add_argument("--retry-rejected", action="store_true",
                      help="propose remedies an earlier run rejected on this same commit")
     profile = sub.add_parser("profile", help="profile and diagnose only; change nothing")
@@ -162,6 +165,20 @@ def _batch(args: argparse.Namespace) -> int:
     return run_batch(specs, passed_flags(args.run_parser, args), args.config, args.jobs or 1, args.json)
 
 
+def _remedies_at_once(flag: int | None, contract: int | None, executor: str | None, auto_approve: bool) -> int:
+    """Remedies verified side by side at one head: where blocks run in parallel unattended (--executor ray
+    --auto-approve) the flag, else the contract, else 3; elsewhere 1 (the contract's value waits for such a run;
+    the flag above 1 is refused)."""
+    if flag is not None and not 1 <= flag <= 8:
+        raise BadInput(f"--remedies-at-once must be 1 to 8, got {flag}")
+    if executor == "ray" and auto_approve:
+        return flag if flag is not None else contract if contract is not None else 3
+    if flag is not None and flag > 1:
+        raise BadInput(f"--remedies-at-once {flag} verifies remedies side by side on a cluster, unattended: add "
+                       "--executor ray --auto-approve, or leave it out")
+    return 1
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run" and (args.targets or len(args.path) != 1):
         if not args.path and not args.targets:
@@ -189,7 +206,9 @@ def _dispatch(args: argparse.Namespace) -> int:
                            "the address")
         given = {"max_iters": args.max_iters, "llm_candidates": args.llm_candidates, "proposer": args.proposer,
                  "llm_timeout_s": timeout, "executor": executor, "ray_address": address,
-                 "block_retries": args.block_retries}
+                 "block_retries": args.block_retries,
+                 "remedies_at_once": _remedies_at_once(args.remedies_at_once, target.remedies_at_once, executor,
+                                                       args.auto_approve)}
         if args.allow_precision and not args.auto_approve:
             from perfloop.agent.ui.console import say
 

@@ -45,6 +45,9 @@ class Settings(BaseModel):
                                               "candidate's verification block on one node of a Ray cluster.")
     ray_address: str | None = Field(None, description="--ray-address: auto, HOST:PORT or ray://HOST:PORT (ray only).")
     block_retries: int = Field(2, ge=0, description="Times a block whose node was lost mid-block is sent again.")
+    remedies_at_once: int = Field(1, ge=1, le=8, description="Remedies proposed for one head and verified side by "
+                                  "side, each in its own block (--executor ray --auto-approve only); the fastest "
+                                  "accepted one is committed, then the loop re-profiles.")
     proposer: ProposerChoice = Field("auto", description="auto: each remedy as its entry lists it (codemods and "
                                      "knobs offline, LLM remedies when an endpoint is set); codemod: never ask "
                                      "the LLM; llm: ask the LLM first on every diagnosis, codemods after.")
@@ -196,9 +199,11 @@ class Proposal(BaseModel):
     setting: ChangedSetting | None = Field(None, description="What a codemod changed, as data (None for an LLM edit).")
     rule: ProposalRule | None = Field(None, description="What verification holds it to; None in proposals made "
                                                         "before the rule travelled with them (then re-derived).")
-    alternatives: list[Proposal] = Field(default_factory=list, description="Other candidates for the same remedy "
-                                         "at the same head (ids '<id>c2', ...), each verified in its own block beside "
-                                         "this one (--executor ray, unattended); the best accepted one is committed.")
+    alternatives: list[Proposal] = Field(default_factory=list, description="Other candidates at the same head, each "
+                                         "verified in its own block beside this one (--executor ray, unattended): "
+                                         "the same remedy's other LLM candidates (ids '<id>c2', ...) and, with "
+                                         "remedies_at_once, other remedies' proposals (their own ids); the fastest "
+                                         "accepted one is committed.")
 
 
 class ApprovalRequest(BaseModel):
@@ -280,6 +285,8 @@ class LoopState(BaseModel):
     skipped: Annotated[list[Skip], operator.add] = Field(default_factory=list,
                                                          description="Remedies passed over, per head, and why.")
     next_remedy: RemedyRef | None = Field(None, description="Chosen by diagnose for optimize.")
+    also_remedies: list[RemedyRef] = Field(default_factory=list, description="With remedies_at_once: the next "
+                                           "remedies schedule chose for the same head, proposed beside next_remedy.")
     proposal: Proposal | None = None
     decision: Decision | None = Field(None, description="The answer given for the current proposal.")
     decided_by: str | None = Field(None, description="'user' or 'auto-approve'.")

@@ -211,6 +211,99 @@ def test_an_llm_remedys_candidates_are_verified_side_by_side_and_the_best_accept
     assert len({r["ran_on"] for r in ran}) == 2  # two nodes idle at the start: the first two blocks took one each
 
 
+def test_other_remedies_verified_beside_the_kept_one_get_a_verdict_each():
+    """One change a head: a second accepted remedy is not committed, and its verdict says why, with both figures."""
+    from perfloop.agent.executors import other_remedies
+    from perfloop.agent.state import Proposal, Verdict
+    from perfloop.tools.check.stats import SpeedCheck
+
+    def proposal(pid, remedy):
+        return Proposal(id=pid, diagnosis="d", remedy=remedy, source="codemod", change=remedy, patch="x",
+                        touched=["train.py"], expected_speedup=2.0, evidence={}, data_rule="identical",
+                        loss_rule="identical", base_head="h")
+
+    def verdict(pid, name, speedup=None):
+        speed = SpeedCheck.model_construct(speedup=speedup) if speedup else None
+        return Verdict(proposal_id=pid, verdict=name, stage="commit" if name == "accepted" else "speed",
+                       reason=f"{pid} {name}", speed=speed)
+
+    candidates = [proposal("p1-1", "a"), proposal("p1-1c2", "a"), proposal("p1-2", "b"), proposal("p1-3", "c"),
+                  proposal("p1-3c2", "c")]
+    verdicts = [verdict("p1-1", "rejected"), verdict("p1-1c2", "accepted", 4.0), verdict("p1-2", "rejected"),
+                verdict("p1-3", "accepted", 1.3), verdict("p1-3c2", "accepted", 1.6)]
+    others = other_remedies(candidates, verdicts, candidates[1], verdicts[1])
+    assert [(p.id, v.verdict, v.stage) for p, v in others] == [("p1-2", "rejected", "speed"),
+                                                               ("p1-3c2", "rejected", "commit")]
+    assert "passed every check (x1.60) but p1-1c2 (d/a, x4.00) was kept" in others[1][1].reason
+
+
+def test_remedies_at_once_is_for_unattended_cluster_runs(tmp_path):
+    from perfloop.agent.cli import _remedies_at_once
+    from perfloop.sandbox.errors import BadInput
+
+    assert _remedies_at_once(None, None, "ray", True) == 3
+    assert _remedies_at_once(None, 5, "ray", True) == 5 and _remedies_at_once(2, 5, "ray", True) == 2
+    assert _remedies_at_once(None, 5, "local", True) == 1  # the contract's value waits for a cluster run
+    assert _remedies_at_once(None, None, "ray", False) == 1
+    with pytest.raises(BadInput, match="add --executor ray --auto-approve"):
+        _remedies_at_once(3, None, "local", True)
+    with pytest.raises(BadInput, match="1 to 8"):
+        _remedies_at_once(0, None, "ray", True)
+    target = make_repo(tmp_path / "repo")
+    done = subprocess.run([sys.executable, "-m", "perfloop.agent.cli", "run", str(target), "--auto-approve",
+                           "--remedies-at-once", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and "--remedies-at-once 2 verifies remedies side by side" in done.stderr, done.stderr
+
+
+@pytest.mark.serial  # a speed decision decides it
+def test_the_remedies_for_one_head_are_verified_side_by_side_and_the_fastest_accepted_kept(tmp_path, ray_cluster):
+    """The real diagnose, schedule, optimize and verify with remedies_at_once 3 on two nodes: each remedy a
+    block, one commit (the fastest accepted), a verdict in the history for every remedy tried."""
+    from perfloop.agent.executors import verify_node as verify
+    from perfloop.agent.nodes.diagnose import diagnose
+    from perfloop.agent.nodes.optimize import optimize
+    from perfloop.agent.nodes.prepare import prepare
+    from perfloop.agent.nodes.profile import profile
+    from perfloop.agent.nodes.schedule import schedule
+    from perfloop.agent.runs import new_run_id
+    from perfloop.agent.state import LoopState
+    from perfloop.sandbox.workspace import Workspace
+    from perfloop.tools.contract.target import load_target
+
+    cluster, workers = ray_cluster
+    target = load_target(make_repo(tmp_path / "repo"),
+                         overrides={"steps": 6, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})
+    run_id = new_run_id()
+    state = LoopState(run_id=run_id, target=target, state_dir=str(Workspace(target.repo_root, run_id).state_dir),
+                      settings=_ray_settings(cluster).model_copy(update={"remedies_at_once": 3}))
+    for node in (prepare, profile, diagnose, schedule):
+        state = state.model_copy(update=node(state))
+    chosen = [state.next_remedy, *state.also_remedies]
+    assert len(chosen) >= 2, chosen
+    state = state.model_copy(update=optimize(state))
+    proposal = state.proposal
+    remedies = {(p.diagnosis, p.remedy) for p in [proposal, *proposal.alternatives]}
+    assert len(remedies) >= 2, [p.change for p in [proposal, *proposal.alternatives]]
+    updates = verify(state)
+    history = updates["history"]
+    assert {(i.proposal.diagnosis, i.proposal.remedy) for i in history} == remedies  # a verdict for each remedy
+    accepted = [i for i in history if i.verdict.verdict == "accepted"]
+    assert len(accepted) <= 1
+    records = _records(state)
+    compared = next(r for r in records if r["event"] == "candidates_compared")["data"]
+    speeds = [row["speedup"] for row in compared["candidates"] if row["verdict"] == "accepted"]
+    if accepted:
+        [kept] = accepted
+        assert history[-1] is kept and kept.verdict.commit and kept.verdict.speed.speedup == max(speeds)
+        assert git(state.target.repo_root, "rev-list", "--count", f"main..perfloop/{state.run_id}").strip() == "1"
+        for item in history[:-1]:
+            assert item.verdict.stage != "commit" or "was kept, verified beside it" in item.verdict.reason
+    ran = [r["data"] for r in records if r["event"] == "block_ran"]
+    assert sorted(r["block"] for r in ran) == sorted(p.id for p in [proposal, *proposal.alternatives])
+    verdicts = [r["data"]["verdict"]["proposal_id"] for r in records if r["event"] == "verdict"]
+    assert sorted(verdicts) == sorted(i.proposal.id for i in history)
+
+
 @pytest.mark.serial  # a speed decision decides it
 def test_a_node_lost_mid_block_has_its_block_run_again_on_the_other(tmp_path, ray_cluster):
     import ray

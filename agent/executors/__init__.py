@@ -23,18 +23,47 @@ def verify_node(state) -> dict:
     return verify(state) if state.settings.executor == "local" else verify(state, remote=verify_remotely)
 
 
-def verify_remotely(ctx, proposal: Proposal) -> tuple[Proposal, Verdict]:
+def verify_remotely(ctx, proposal: Proposal) -> tuple[Proposal, Verdict, list[tuple[Proposal, Verdict]]]:
     """Verify ``proposal`` and each of its alternatives as a block of its own, at once; return the one kept.
 
     The kept one is the accepted candidate with the largest speed-up (each measured against the
     head on its own node); when none is accepted, the first (replay's best) with its verdict.
-    The caller commits an accepted one.
+    The caller commits an accepted one. Also returned: each other remedy's own outcome (its
+    best candidate), for the history.
     """
     candidates = [proposal, *proposal.alternatives]
     verdicts = verify_blocks(ctx, [(c.id, c.model_copy(update={"alternatives": []})) for c in candidates])
     if len(candidates) == 1:
-        return proposal, verdicts[0]
-    return choose(ctx, candidates, verdicts)
+        return proposal, verdicts[0], []
+    kept, verdict = choose(ctx, candidates, verdicts)
+    return kept, verdict, other_remedies(candidates, verdicts, kept, verdict)
+
+
+def other_remedies(candidates: list[Proposal], verdicts: list[Verdict], kept: Proposal,
+                   kept_verdict: Verdict) -> list[tuple[Proposal, Verdict]]:
+    """Each remedy other than the kept one's, with its best candidate's verdict.
+
+    One change per head: an accepted one that was not the fastest is not committed; its verdict
+    says rejected at ``commit``, with both speed-ups, and the loop may try it again after re-profiling.
+    """
+    def key(p: Proposal) -> tuple[str, str]:
+        return p.diagnosis, p.remedy
+
+    out = []
+    for group in dict.fromkeys(key(c) for c in candidates):
+        if group == key(kept):
+            continue
+        mine = [(c, v) for c, v in zip(candidates, verdicts) if key(c) == group]
+        accepted = [(c, v) for c, v in mine if v.verdict == "accepted"]
+        proposal, verdict = max(accepted, key=lambda cv: cv[1].speed.speedup) if accepted else mine[0]
+        if verdict.verdict == "accepted":
+            ours, theirs = verdict.speed.speedup, kept_verdict.speed.speedup
+            verdict = verdict.model_copy(update={"verdict": "rejected", "stage": "commit", "reason": (
+                f"passed every check (x{ours:.2f}) but {kept.id} ({kept.diagnosis}/{kept.remedy}, x{theirs:.2f}) was "
+                "kept, verified beside it at the same head: one change a head, tried again after re-profiling if "
+                f"still diagnosed; {verdict.reason}")})
+        out.append((proposal, verdict))
+    return out
 
 
 def choose(ctx, candidates: list[Proposal], verdicts: list[Verdict]) -> tuple[Proposal, Verdict]:

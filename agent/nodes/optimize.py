@@ -13,38 +13,60 @@ from perfloop.tools.change.patching import touched_paths
 
 
 def optimize(state: LoopState) -> dict:
-    """Produce a Proposal, or record why the remedy yields no change and go back to schedule another."""
+    """Produce a Proposal, or record why the remedy yields no change and go back to schedule another.
+
+    With ``also_remedies`` (remedies_at_once), each of the other remedies chosen for this head is
+    asked too; the first that yields a change is the proposal, the others ride along as its
+    alternatives, each verified in its own block.
+    """
     ctx = RunContext(state, "optimize")
-    ref = state.next_remedy
+    refs = [state.next_remedy, *state.also_remedies]
+    tried = [Attempt(head=state.head, remedy=ref) for ref in refs]
+    skipped: list[Skip] = []
+    made: list[Proposal] = []
+    for ref in refs:
+        proposal = _propose(ctx, state, ref, f"p{len(state.history) + 1}-{len(state.tried) + len(made) + 1}", skipped)
+        if proposal is not None:
+            made.append(proposal)
+    if not made:
+        return {"tried": tried, "proposal": None, "runs_used": ctx.runs_used, "skipped": skipped}
+    proposal = made[0]
+    alternatives = [*proposal.alternatives, *(p for other in made[1:] for p in (other, *other.alternatives))]
+    proposal = proposal.model_copy(update={"alternatives": alternatives})
+    ctx.record(ProposalMade(proposal=proposal))
+    say(f"proposal {proposal.id} ({proposal.source}): {proposal.change}")
+    for other in proposal.alternatives:
+        say(f"  alternative {other.id} ({other.diagnosis}/{other.remedy}), verified beside it in its own block: "
+            f"{other.change}")
+    for note in proposal.notes:
+        say(f"  note: {note}")
+    return {"tried": tried, "proposal": proposal, "runs_used": ctx.runs_used, "skipped": skipped}
+
+
+def _propose(ctx: RunContext, state: LoopState, ref, proposal_id: str, skipped: list[Skip]) -> Proposal | None:
+    """Ask ``ref``'s proposer for its change as a Proposal (its other LLM candidates as alternatives where they
+    are verified side by side); None, recorded, when the remedy yields no change here."""
     diagnosis, remedy = resolve_remedy(state, ref)
-    attempt = Attempt(head=state.head, remedy=ref)
     try:
         proposed = proposer_for(remedy).propose(ctx, diagnosis, remedy)
         patch = ctx.workspace.diff_files(proposed.files) if proposed.files else ""
     except NotApplicable as why:
         say(f"{ref.remedy}: not applicable ({why})")
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=str(why)))
-        return {"tried": [attempt], "proposal": None, "runs_used": ctx.runs_used,
-                "skipped": [Skip(head=state.head, remedy=ref, reason=f"not applicable: {why}")]}
+        skipped.append(Skip(head=state.head, remedy=ref, reason=f"not applicable: {why}"))
+        return None
     fault_point("mid_optimize")
     if not patch.strip():
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy,
                                        reason="the change produced an empty diff"))
-        return {"tried": [attempt], "proposal": None, "runs_used": ctx.runs_used}
-    proposal_id = f"p{len(state.history) + 1}-{len(state.tried) + 1}"
+        return None
     proposal = _proposal(ctx, proposal_id, ref, diagnosis, remedy, proposed, patch)
     if parallel_candidates(state.settings):
         diffs = [(other, ctx.workspace.diff_files(other.files)) for other in proposed.alternatives]
         alternatives = [_proposal(ctx, f"{proposal_id}c{n}", ref, diagnosis, remedy, other, diff)
                         for n, (other, diff) in enumerate(((o, d) for o, d in diffs if d.strip()), 2)]
         proposal = proposal.model_copy(update={"alternatives": alternatives})
-    ctx.record(ProposalMade(proposal=proposal))
-    say(f"proposal {proposal.id} ({proposed.source}): {proposed.change}")
-    for other in proposal.alternatives:
-        say(f"  alternative {other.id}, verified beside it in its own block: {other.change}")
-    for note in proposed.notes:
-        say(f"  note: {note}")
-    return {"tried": [attempt], "proposal": proposal, "runs_used": ctx.runs_used}
+    return proposal
 
 
 def parallel_candidates(settings) -> bool:

@@ -85,19 +85,45 @@ def _why_not(state: LoopState, memory: Memory, ref: RemedyRef, kind: str) -> str
 
 
 def schedule(state: LoopState) -> dict:
-    """Choose the first untried remedy the loop can produce, by expected gain; else stop with a typed reason."""
+    """Choose the first untried remedy the loop can produce, by expected gain; else stop with a typed reason.
+
+    With ``remedies_at_once`` above 1 (--executor ray --auto-approve) the next ones in the same order
+    come along (``also_remedies``): optimize proposes each, verify judges them side by side, one block
+    each, and commits the fastest accepted. None of them waits for a person, and no two make the same edit.
+    """
     ctx = RunContext(state, "schedule")
     # Checked after ranking, so the summary's bottleneck is the final profile's.
     if len(state.history) >= state.settings.max_iters:
         ctx.record(Stopped(reason="max_iterations", iterations=len(state.history)))
-        return {"stop_reason": "max_iterations", "next_remedy": None,
+        return {"stop_reason": "max_iterations", "next_remedy": None, "also_remedies": [],
                 "stop_detail": f"reached --max-iters {state.settings.max_iters}"}
     if state.settings.profile_only:
-        return {"stop_reason": "profile_only", "next_remedy": None, "stop_detail": "profile only"}
-    memory = Memory()
+        return {"stop_reason": "profile_only", "next_remedy": None, "also_remedies": [], "stop_detail": "profile only"}
     skipped: list[Skip] = []
-    # Unattended, a remedy that always waits for a person (it changes the data) comes after every one
-    # that --auto-approve can accept, across all diagnoses: the run never pauses while those are untried.
+    chosen: list[tuple[RemedyRef, float]] = []
+    wanted = min(state.settings.remedies_at_once, state.settings.max_iters - len(state.history))
+    for d, ref in _candidates(ctx, state, Memory(), skipped):
+        if chosen and (_needs_person(state, ref) or any(t in [c for c, _ in chosen] for t in same_edit(ref))):
+            continue
+        chosen.append((ref, d.expected_speedup))
+        if len(chosen) >= wanted:
+            break
+    if not chosen:
+        return _nothing_actionable(ctx, state, skipped)
+    for ref, expected in chosen:
+        ctx.record(RemedyChosen(diagnosis=ref.diagnosis, remedy=ref.remedy, expected_speedup=expected))
+    if len(chosen) > 1:
+        say(f"{len(chosen)} remedies for this head, verified side by side: " + ", ".join(str(r) for r, _ in chosen))
+    fault_point("after_diagnose")
+    return {"next_remedy": chosen[0][0], "also_remedies": [ref for ref, _ in chosen[1:]], "skipped": skipped}
+
+
+def _candidates(ctx: RunContext, state: LoopState, memory: Memory, skipped: list[Skip]):
+    """Yield (diagnosis, remedy) the loop can try at this head, best first; record each one passed over and why.
+
+    Unattended, a remedy that always waits for a person (it changes the data) comes after every one
+    that --auto-approve can accept, across all diagnoses: the run never pauses while those are untried.
+    """
     passes = (False, True) if state.settings.auto_approve else (None,)
     for needs_person in passes:
         for d in state.diagnoses:
@@ -113,11 +139,7 @@ def schedule(state: LoopState) -> dict:
                         ctx.record(RemedySkipped(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=reason))
                     skipped.append(Skip(head=state.head, remedy=ref, reason=reason))
                     continue
-                ctx.record(RemedyChosen(diagnosis=d.entry_id, remedy=ref.remedy,
-                                        expected_speedup=d.expected_speedup))
-                fault_point("after_diagnose")
-                return {"next_remedy": ref, "skipped": skipped}
-    return _nothing_actionable(ctx, state, skipped)
+                yield d, ref
 
 
 FEEDBACK_TRIES = 1
@@ -155,4 +177,5 @@ def _nothing_actionable(ctx: RunContext, state: LoopState, skipped: list[Skip]) 
         detail = "no knowledge-base entry matches the profile"
     all_skipped = [s.model_dump(mode="json") for s in state.skipped + skipped]
     ctx.record(Stopped(reason="nothing_actionable", detail=detail, skipped=all_skipped))
-    return {"next_remedy": None, "skipped": skipped, "stop_reason": "nothing_actionable", "stop_detail": detail}
+    return {"next_remedy": None, "also_remedies": [], "skipped": skipped, "stop_reason": "nothing_actionable",
+            "stop_detail": detail}

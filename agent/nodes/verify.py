@@ -382,7 +382,9 @@ def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:
                    side_outputs=SideOutputCheck.model_validate(checks["side_outputs"]))
 
 
-Remote = Callable[[RunContext, Proposal], tuple[Proposal, Verdict]]
+Remote = Callable[[RunContext, Proposal], tuple[Proposal, Verdict, list[tuple[Proposal, Verdict]]]]
+"""Judge a proposal and its alternatives elsewhere: the one kept, its uncommitted verdict, and each other
+remedy's proposal and final verdict (for the history)."""
 
 
 def verify(state: LoopState, remote: Remote | None = None) -> dict:
@@ -390,7 +392,8 @@ def verify(state: LoopState, remote: Remote | None = None) -> dict:
 
     ``remote`` judges the proposal, and its alternatives when it has any, elsewhere
     (agent/executors: a block on a cluster node each) and returns the one chosen with its
-    uncommitted verdict; the commit, the audit log and the state stay here.
+    uncommitted verdict, and the other remedies' outcomes, each recorded as its own verdict;
+    the commit, the audit log and the state stay here.
     """
     ctx = RunContext(state, "verify")
     proposal = state.proposal
@@ -401,8 +404,12 @@ def verify(state: LoopState, remote: Remote | None = None) -> dict:
         if committed:
             return _finish(ctx, candidate, _recovered(ctx, candidate, committed))
     if remote is not None:
-        chosen, verdict = remote(ctx, proposal)
-        return _finish(ctx, chosen, _committed(ctx, chosen, verdict))
+        chosen, verdict, others = remote(ctx, proposal)
+        verdict = _committed(ctx, chosen, verdict)  # first: a resume after the commit finds it, never a second one
+        earlier = [_finish(ctx, other, other_verdict) for other, other_verdict in others]
+        updates = _finish(ctx, chosen, verdict)
+        updates["history"] = [item for step in earlier for item in step["history"]] + updates["history"]
+        return updates
     c = _start(ctx, proposal)
     try:
         verdict = _committed(ctx, proposal, _judge(c))

@@ -21,7 +21,8 @@ from perfloop.tools.contract.runlength import read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s",
-                 "busy_reruns", "interference", "llm_timeout_s", "executor", "ray_address"}
+                 "busy_reruns", "interference", "llm_timeout_s", "executor", "ray_address",
+                 "remedies_at_once"}
 MAX_CONTRACT_BYTES = 1 << 20
 """A contract file past this is refused unread: it cannot be a hand-written contract."""
 MAX_CONFIG_BYTES = 16 << 20
@@ -34,7 +35,8 @@ _KINDS = {
     "inputs": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of glob strings"),
     "network": (lambda v: isinstance(v, bool), "true or false"),
     **{key: (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number")
-       for key in ("steps", "warmup_steps", "memory_mb", "noise_runs", "ab_runs", "max_ab_runs", "busy_reruns")},
+       for key in ("steps", "warmup_steps", "memory_mb", "noise_runs", "ab_runs", "max_ab_runs", "busy_reruns",
+                   "remedies_at_once")},
     "interference": (lambda v: v in INTERFERENCE_MODES, f"one of {', '.join(INTERFERENCE_MODES)}"),
     "executor": (lambda v: v in ("local", "ray"), "local or ray"),
     "ray_address": (lambda v: isinstance(v, str) and bool(v), "a string: auto, HOST:PORT or ray://HOST:PORT"),
@@ -90,6 +92,9 @@ class Target(BaseModel):
     executor: Literal["local", "ray"] | None = Field(None, description="Where verification blocks run; "
                                                      "--executor overrides it; None: Settings' default (local).")
     ray_address: str | None = Field(None, description="The Ray cluster for executor ray; --ray-address overrides it.")
+    remedies_at_once: int | None = Field(None, ge=1, le=8, description="Remedies verified side by side at one head "
+                                         "(executor ray, --auto-approve); --remedies-at-once overrides it; None: 3 "
+                                         "there, else 1.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
     run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "
                                   "perfloop.tools.contract.runlength from the command, config, trainer calls or flag defaults; "
@@ -245,7 +250,7 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     fields = {k: settings[k] for k in ("inputs", "steps", "warmup_steps", "timeout_s", "memory_mb", "network",
                                       "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct",
                                       "first_step_timeout_s", "busy_reruns", "interference", "llm_timeout_s",
-                                      "executor", "ray_address")
+                                      "executor", "ray_address", "remedies_at_once")
               if k in settings}
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
