@@ -1,6 +1,6 @@
 """What verification blocks cost: a 3-candidate LLM remedy on a local Ray cluster of 1 and of 2 nodes, and here.
 
-    python -m perfloop.evals.cluster [--nodes 1 2] [--steps 6]
+    python -m perfloop.evals.cluster [--nodes 1 2] [--steps 6] [--no-local] [--batch]
 
 From a checkout (it uses the tests' tiny pipeline, tests/data/pipelines/tiny). For each node
 count it starts a Ray cluster on this machine with Ray's own multi-node test support (a head
@@ -11,7 +11,9 @@ the same sums), and verifies all three as blocks (``--executor ray --auto-approv
 three are then verified here one after another (``--executor local``), for the cost per
 candidate without blocks. It prints, per setting: the wall time of the verification, each
 block's node-side seconds and runs, the node's own noise floor, the bytes shipped each way,
-and which candidate was kept.
+and which candidate was kept. ``--batch`` adds, per node count, a batch of three targets
+(``perfloop run A B C --jobs 3 --executor ray --auto-approve``: each target's remedies for
+its head go to the cluster side by side) with its wall time and every block of every run.
 
 On one machine the "nodes" share its cores, so the 1-against-2 figure is the overhead of a
 block and the scheduling, not the speed-up a real cluster gives; the verdicts must agree.
@@ -152,6 +154,48 @@ def here(steps: int) -> dict:
                 "verdict": "-", "blocks": rows}
 
 
+def batch_on_cluster(nodes: int, steps: int, targets: int = 3) -> dict:
+    """``perfloop run A B C --jobs 3 --executor ray --auto-approve`` on a fresh cluster of ``nodes`` workers.
+
+    Three copies of the tiny pipeline, each its own run (process, branch, audit log); each run's
+    remedies for its head go to the cluster side by side (remedies_at_once, 3 by default there).
+    """
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    try:
+        for _ in range(nodes):
+            cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        with tempfile.TemporaryDirectory(prefix="perfloop-cluster-batch-") as folder:
+            repos = [_repo(Path(folder) / f"t{i}") for i in range(targets)]
+            command = [sys.executable, "-m", "perfloop.agent.cli", "run", *map(str, repos), "--jobs", str(targets),
+                       "--executor", "ray", "--ray-address", cluster.address, "--auto-approve", "--json",
+                       "--max-iters", "3", "--steps", str(steps), "--warmup-steps", "2", "--noise-runs", "2",
+                       "--ab-runs", "2", "--max-ab-runs", "3"]
+            started = time.monotonic()
+            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=3600)
+            wall = time.monotonic() - started
+            if done.returncode != 0:
+                raise RuntimeError(f"the batch exited {done.returncode}:\n{done.stderr[-3000:]}")
+            rows = json.loads(done.stdout.strip().splitlines()[-1])["targets"]
+            blocks = []
+            for repo, row in zip(repos, rows):
+                audit = repo / ".git" / "perfloop" / "runs" / row["run_id"] / "audit.jsonl"
+                ran = [r["data"] for r in map(json.loads, audit.read_text().splitlines()) if r["event"] == "block_ran"]
+                blocks += [{**{k: b[k] for k in ("block", "ran_on", "seconds", "runs", "noise_pct", "shipped_bytes",
+                                                 "returned_bytes", "verdict")}, "block": f"{repo.parent.name}:{b['block']}"}
+                           for b in ran]
+            kept = "; ".join(f"{row['target'].split('/')[-2]} x{row['speedup']:.2f}" if row.get("speedup")
+                             else f"{row['target'].split('/')[-2]} -" for row in rows)
+            return {"setting": f"batch of {targets}, {nodes} node(s)", "wall_s": wall, "kept": kept,
+                    "verdict": f"{sum(len(row['verdicts']) for row in rows)} verdicts", "blocks": blocks}
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
 def render(results: list[dict]) -> str:
     lines = [f"{'setting':26} {'wall':>7}  kept", "-" * 70]
     for result in results:
@@ -168,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, nargs="+", default=[1, 2], help="worker node counts to try")
     parser.add_argument("--steps", type=int, default=6, help="steady steps per pipeline run")
     parser.add_argument("--no-local", action="store_true", help="skip the same three verified here")
+    parser.add_argument("--batch", action="store_true", help="also a batch of three targets (perfloop run A B C "
+                        "--jobs 3) on each cluster size")
     args = parser.parse_args(argv)
     if not TINY.is_dir():
         print(f"evals.cluster runs from a checkout: {TINY} is missing", file=sys.stderr)
@@ -180,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     results = [on_cluster(n, args.steps) for n in args.nodes]
     if not args.no_local:
         results.append(here(args.steps))
+    if args.batch:
+        results += [batch_on_cluster(n, args.steps) for n in args.nodes]
     print(render(results))
     return 0
 
