@@ -13,7 +13,7 @@ speed-up, and whether batch digests, loss curves and `extra` are identical.
 its own) and prints its step count and wall time.
 
 Standard library only; the pipelines run under /work/main/.venv/bin/python unless
---python says otherwise.
+--python says otherwise. A later wave's _check.py loads this one with HERE set to its own folder.
 """
 import argparse
 import json
@@ -85,7 +85,7 @@ def rel_diff(a, b):
 
 
 def check(name, runs, steps, python, natural, timeout):
-    tmp = Path(tempfile.mkdtemp(prefix=f"blind-{name}-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"{HERE.name}-{name}-"))
     try:
         orig, orac = tmp / "original", tmp / "oracle"
         prepare(name, orig, False)
