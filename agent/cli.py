@@ -167,12 +167,14 @@ def _batch(args: argparse.Namespace) -> int:
 
 def _remedies_at_once(flag: int | None, contract: int | None, executor: str | None, auto_approve: bool) -> int:
     """Remedies verified side by side at one head: where blocks run in parallel unattended (--executor ray
-    --auto-approve) the flag, else the contract, else 3; elsewhere 1 (the contract's value waits for such a run;
-    the flag above 1 is refused)."""
-    if flag is not None and not 1 <= flag <= 8:
-        raise BadInput(f"--remedies-at-once must be 1 to 8, got {flag}")
+    --auto-approve) the flag, else the contract, else REMEDIES_AT_ONCE_ON_CLUSTER; elsewhere 1 (the contract's
+    value waits for such a run; the flag above 1 is refused)."""
+    from perfloop.contracts.executors import REMEDIES_AT_ONCE_MAX, REMEDIES_AT_ONCE_ON_CLUSTER
+
+    if flag is not None and not 1 <= flag <= REMEDIES_AT_ONCE_MAX:
+        raise BadInput(f"--remedies-at-once must be 1 to {REMEDIES_AT_ONCE_MAX}, got {flag}")
     if executor == "ray" and auto_approve:
-        return flag if flag is not None else contract if contract is not None else 3
+        return flag if flag is not None else contract if contract is not None else REMEDIES_AT_ONCE_ON_CLUSTER
     if flag is not None and flag > 1:
         raise BadInput(f"--remedies-at-once {flag} verifies remedies side by side on a cluster, unattended: add "
                        "--executor ray --auto-approve, or leave it out")

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfloop.agent.redact import has_credentials
+from perfloop.contracts.executors import REMEDIES_AT_ONCE_MAX
 from perfloop.knowledge_base import Diagnosis, Verification
 from perfloop.tools.check.datacheck import CheckResult
 from perfloop.tools.check.sideoutputs import SideOutputCheck
@@ -45,7 +46,7 @@ class Settings(BaseModel):
                                               "candidate's verification block on one node of a Ray cluster.")
     ray_address: str | None = Field(None, description="--ray-address: auto, HOST:PORT or ray://HOST:PORT (ray only).")
     block_retries: int = Field(2, ge=0, description="Times a block whose node was lost mid-block is sent again.")
-    remedies_at_once: int = Field(1, ge=1, le=8, description="Remedies proposed for one head and verified side by "
+    remedies_at_once: int = Field(1, ge=1, le=REMEDIES_AT_ONCE_MAX, description="Remedies proposed for one head and verified side by "
                                   "side, each in its own block (--executor ray --auto-approve only); the fastest "
                                   "accepted one is committed, then the loop re-profiles.")
     proposer: ProposerChoice = Field("auto", description="auto: each remedy as its entry lists it (codemods and "

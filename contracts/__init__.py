@@ -8,7 +8,8 @@
 - ``metrics``: ``ProfileMetrics``, one typed field per metric the knowledge base may match on,
   with its description and unit (the knowledge base's allowed names and README's table come from it);
 - ``code``: ``FunctionRef``, a function named by qualified name, file and line;
-- ``interference``: the modes of ``interference`` (rerun, report) and their environment default.
+- ``interference``: the modes of ``interference`` (rerun, report) and their environment default;
+- ``executors``: the bounds of ``remedies_at_once`` (its most, and its default on a cluster).
 
 This package imports nothing else of perfloop but the probe's layout file.
 """

@@ -100,22 +100,23 @@ def schedule(state: LoopState) -> dict:
     if state.settings.profile_only:
         return {"stop_reason": "profile_only", "next_remedy": None, "also_remedies": [], "stop_detail": "profile only"}
     skipped: list[Skip] = []
-    chosen: list[tuple[RemedyRef, float]] = []
+    chosen: dict[RemedyRef, float] = {}  # remedy -> its diagnosis's expected speed-up, in the order chosen
     wanted = min(state.settings.remedies_at_once, state.settings.max_iters - len(state.history))
     for d, ref in _candidates(ctx, state, Memory(), skipped):
-        if chosen and (_needs_person(state, ref) or any(t in [c for c, _ in chosen] for t in same_edit(ref))):
+        if chosen and (_needs_person(state, ref) or any(twin in chosen for twin in same_edit(ref))):
             continue
-        chosen.append((ref, d.expected_speedup))
+        chosen[ref] = d.expected_speedup
         if len(chosen) >= wanted:
             break
     if not chosen:
         return _nothing_actionable(ctx, state, skipped)
-    for ref, expected in chosen:
+    for ref, expected in chosen.items():
         ctx.record(RemedyChosen(diagnosis=ref.diagnosis, remedy=ref.remedy, expected_speedup=expected))
-    if len(chosen) > 1:
-        say(f"{len(chosen)} remedies for this head, verified side by side: " + ", ".join(str(r) for r, _ in chosen))
+    first, *also = chosen
+    if also:
+        say(f"{len(chosen)} remedies for this head, verified side by side: " + ", ".join(map(str, chosen)))
     fault_point("after_diagnose")
-    return {"next_remedy": chosen[0][0], "also_remedies": [ref for ref, _ in chosen[1:]], "skipped": skipped}
+    return {"next_remedy": first, "also_remedies": also, "skipped": skipped}
 
 
 def _candidates(ctx: RunContext, state: LoopState, memory: Memory, skipped: list[Skip]):

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from perfloop.contracts.executors import REMEDIES_AT_ONCE_MAX
 from perfloop.contracts.interference import INTERFERENCE_ENV, INTERFERENCE_MODES, InterferenceMode
 from perfloop.contracts.layout import Defaults
 from perfloop.sandbox.errors import BadInput
@@ -92,9 +93,10 @@ class Target(BaseModel):
     executor: Literal["local", "ray"] | None = Field(None, description="Where verification blocks run; "
                                                      "--executor overrides it; None: Settings' default (local).")
     ray_address: str | None = Field(None, description="The Ray cluster for executor ray; --ray-address overrides it.")
-    remedies_at_once: int | None = Field(None, ge=1, le=8, description="Remedies verified side by side at one head "
-                                         "(executor ray, --auto-approve); --remedies-at-once overrides it; None: 3 "
-                                         "there, else 1.")
+    remedies_at_once: int | None = Field(None, ge=1, le=REMEDIES_AT_ONCE_MAX,
+                                         description="Remedies verified side by side at one head (executor ray, "
+                                                     "--auto-approve); --remedies-at-once overrides it; None: "
+                                                     "REMEDIES_AT_ONCE_ON_CLUSTER there, else 1.")
     contract_file: str = Field(description="Where the contract came from ('cli' when only flags).")
     run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "
                                   "perfloop.tools.contract.runlength from the command, config, trainer calls or flag defaults; "
