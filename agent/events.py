@@ -259,10 +259,26 @@ class FinalCheck(Event):
     final_samples_per_s: list[float]
     speedup: float
     ci: list[float]
+    pairs_rerun: int = Field(0, description="Pairs left out because the machine was busy, and run again.")
+    contaminated_kept: int = Field(0, description="Contaminated pairs kept: the re-run budget was spent, or "
+                                                  "interference = \"report\".")
+    steps_dropped: int = Field(0, description="Measured steps left out of the kept runs (busy intervals).")
+
+    def busy_line(self) -> str:
+        """What the machine's other work cost this comparison, or "" when nothing was left out."""
+        parts = []
+        if self.pairs_rerun:
+            parts.append(f"{self.pairs_rerun} contaminated pair(s) left out and run again")
+        if self.contaminated_kept:
+            parts.append(f"{self.contaminated_kept} contaminated pair(s) kept (not run again)")
+        if self.steps_dropped:
+            parts.append(f"{self.steps_dropped} step(s) in busy intervals left out")
+        return "; ".join(parts)
 
     def lines(self, show_diff: bool = False) -> list[str]:
+        busy = self.busy_line()
         return [f"original {self.original[:10]} vs head {self.head[:10]}: {self.speedup:.2f}x "
-                f"[{self.ci[0]:.2f}, {self.ci[1]:.2f}]"]
+                f"[{self.ci[0]:.2f}, {self.ci[1]:.2f}]" + (f"; {busy}" if busy else "")]
 
 
 class RunFinished(Event):

@@ -90,6 +90,8 @@ class RunSummary(BaseModel):
     final: Numbers
     speedup: float = Field(description="Final vs original, from interleaved re-runs when anything was accepted.")
     speedup_ci: list[float] | None = None
+    final_check_busy: str = Field("", description="What the machine's other work cost the final check (pairs "
+                                                  "re-run, steps left out); empty when nothing was.")
     stop_reason: StopReason
     stop_detail: str
     bottleneck: str | None = Field(None, description="Top diagnosis of the final profile.")
@@ -107,14 +109,14 @@ class RunSummary(BaseModel):
 
 def build_summary(state: LoopState, audit_log: str, final: Numbers, speedup: float,
                   speedup_ci: list[float] | None, user_head: str | None = None,
-                  isolation: ObservedIsolation | None = None) -> RunSummary:
+                  isolation: ObservedIsolation | None = None, final_check_busy: str = "") -> RunSummary:
     """Assemble the summary from the state and the final measurement."""
     first = state.first_profile
     top = state.diagnoses[0] if state.diagnoses else None
     return RunSummary(
         run_id=state.run_id, branch=f"perfloop/{state.run_id}", audit_log=audit_log,
         baseline=Numbers.of_profile(first),
-        final=final, speedup=speedup, speedup_ci=speedup_ci,
+        final=final, speedup=speedup, speedup_ci=speedup_ci, final_check_busy=final_check_busy,
         stop_reason=state.stop_reason, stop_detail=state.stop_detail,
         bottleneck=top.entry_id if top else None, bottleneck_summary=top.summary if top else "",
         iterations=[IterationSummary.of(item) for item in state.history], runs_used=state.runs_used,

@@ -170,3 +170,13 @@ def test_the_report_templates_ship_and_jinja2_waits_for_a_render():
             "print(sorted(m for m in ('jinja2', 'markupsafe') if m in sys.modules))")
     imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert imported.returncode == 0 and imported.stdout.strip() == "[]", imported.stderr
+
+
+def test_the_report_says_what_a_busy_machine_cost_the_final_check():
+    records = _old_records()
+    assert "id=final-busy" not in render(records, [])
+    finished = next(r for r in records if r["event"] == "run_finished")["data"]["summary"]
+    finished["final_check_busy"] = "1 contaminated pair(s) left out and run again; 4 step(s) in busy intervals left out"
+    page = render(records, [])
+    busy = re.search(r"<p id=final-busy>(.*?)</p>", page).group(1)
+    assert "1 contaminated pair(s) left out and run again" in busy and "4 step(s)" in busy

@@ -147,7 +147,7 @@ def _start(start: RunStarted) -> dict:
 def _result(summary: dict) -> dict:
     """The run's outcome from its summary: the speed-up, its interval, why it stopped, and what it saw on the way."""
     ci = summary.get("speedup_ci")
-    return {"speedup": summary["speedup"], "ci": list(ci) if ci else None,
+    return {"speedup": summary["speedup"], "ci": list(ci) if ci else None, "busy": summary.get("final_check_busy", ""),
             "baseline": summary["baseline"]["samples_per_s"], "final": summary["final"]["samples_per_s"],
             "stop_reason": summary["stop_reason"], "stop_detail": summary.get("stop_detail", ""),
             "base_moved": _base_moved(summary), "isolation": _isolation(summary)}
