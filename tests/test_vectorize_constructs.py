@@ -198,6 +198,59 @@ CASES = {
                 out.append([v * g for v in fr])
             return out
     """, "per_row_gain", lambda: (rows(6, 5), signal(6, 1))),
+    # `continue` guards: the rest of the body only for the elements that get past them ----------
+    "guard/skip_silence_energy": ("""
+        def voiced_energy(frame, floor):
+            energy = 0.0
+            for v in frame:
+                if abs(v) < floor:
+                    continue
+                energy += v * v
+            return energy
+    """, "voiced_energy", lambda: (signal(300), 0.4)),
+    "guard/filtered_append_two_guards": ("""
+        def clean_deltas(values, lo, hi):
+            kept = []
+            for k, v in enumerate(values):
+                if k == 0:
+                    continue
+                if v < lo or v > hi:
+                    continue
+                d = v - lo
+                kept.append(d * 0.5)
+            return kept
+    """, "clean_deltas", lambda: (signal(200, 2), -0.8, 0.9)),
+    "guard/count_and_sum_per_row": ("""
+        def positive_means(rows_in):
+            means = []
+            for row in rows_in:
+                total = 0.0
+                n = 0
+                for x in row:
+                    if x <= 0.0:
+                        continue
+                    total += x
+                    n += 1
+                means.append(total / (n + 1))
+            return means
+    """, "positive_means", lambda: (rows(10, 9, 4),)),
+    # counts: a constant term under a filter --------------------------------------------------
+    "count/accuracy_generator": ("""
+        def accuracy(preds, targets):
+            hits = sum(1 for p, t in zip(preds, targets) if p == t)
+            return hits / max(len(targets), 1)
+    """, "accuracy", lambda: ([int(v > 0) for v in signal(90)], [int(v > 0.1) for v in signal(90, 3)])),
+    "count/share_above_per_row": ("""
+        def share_above(rows_in, level):
+            out = []
+            for r in rows_in:
+                out.append(sum(1.0 for v in r if v > level) / len(r))
+            return out
+    """, "share_above", lambda: (rows(8, 11, 2), 0.3)),
+    "count/listcomp_in_sum": ("""
+        def n_clipped(samples, limit):
+            return sum([1 for s in samples if abs(s) >= limit])
+    """, "n_clipped", lambda: (signal(150, 6), 0.7)),
 }
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
@@ -276,6 +329,26 @@ REFUSED = {
                 out.append(sorted(r) + [0.0])
             return out
     """, "f", "`for r in rows_in` loop", "does arithmetic on a whole row"),
+    "max after a guard": ("""
+        def f(xs):
+            best = -math.inf
+            for v in xs:
+                if v > 9.0:
+                    continue
+                if v > best:
+                    best = v
+            return best
+    """, "f", "`for v in xs` loop", "takes a max after a `continue` guard"),
+    "guard in a branch": ("""
+        def f(xs):
+            s = 0.0
+            for v in xs:
+                if v > 0.0:
+                    if v > 9.0:
+                        continue
+                s += v
+            return s
+    """, "f", "`for v in xs` loop", "early exit (continue)"),
     "record field": ("""
         def f(records):
             out = []
@@ -356,3 +429,43 @@ def test_per_step_metrics_of_the_training_loop_are_rewritten_in_their_own_file(t
     assert old["accuracy"](logits, targets) == new["accuracy"](logits, targets)
     with pytest.raises(NotApplicable, match="main: `for"):
         apply_codemod("vectorize_hot_function", ctx.model_copy(update={"profile": ProfileFacts(main_hot_functions=main[:1])}))
+
+
+def test_guarded_elements_are_computed_quietly_and_masked_out(tmp_path):
+    # 1 / v for the skipped v == 0.0 would warn on stderr (a changed side output) without np.errstate.
+    source = HEADER_EXTRA + textwrap.dedent("""
+        def inverse_sum(xs):
+            s = 0.0
+            for v in xs:
+                if v == 0.0:
+                    continue
+                s += 1.0 / v
+            return s
+    """)
+    old, new, result = vectorise(tmp_path, source, "inverse_sum")
+    values = [0.0, 2.0, -0.0, 4.0, float("nan")]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert str(new(values)) == str(old(values))
+    assert str(new([0.0, -0.0])) == str(old([0.0, -0.0])) == "0.0"
+    assert 'np.errstate(all="ignore")' in result.files["mod.py"]
+    assert any("guard" in note for note in result.notes)
+
+
+def test_inner_sums_of_negative_zeros_are_positive_zero_as_in_python(tmp_path):
+    # cumsum alone keeps -0.0 + -0.0 = -0.0; the loop adds to 0.0 first and gets 0.0.
+    source = HEADER_EXTRA + textwrap.dedent("""
+        def row_sums(rows_in):
+            out = []
+            for r in rows_in:
+                s = 0.0
+                for v in r:
+                    s += v
+                out.append(s)
+            return out
+    """)
+    old, new, _ = vectorise(tmp_path, source, "row_sums")
+    tricky = [[-0.0, -0.0, -0.0], [0.0, -0.0, 1.5], [-0.0, -1.0, 1.0]]
+    assert [str(v) for v in new(tricky)] == [str(v) for v in old(tricky)] == ["0.0", "1.5", "0.0"]

@@ -13,7 +13,15 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import Val, additive_terms, dotted, is_atomic, names_loaded, names_stored
+from perfloop.tools.change.codemods.loops import (
+    Val,
+    additive_terms,
+    dotted,
+    is_atomic,
+    is_number_literal,
+    names_loaded,
+    names_stored,
+)
 
 ROW_CALLS = {"sum", "min", "max", "sorted", "len", "statistics.median"}
 """Calls the translator reads as one more axis, reduced or sorted away."""
@@ -114,6 +122,10 @@ class AxisRules:
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` nests a reduction inside an inner "
                                 "loop (one inner axis is vectorised)")
         term, mask = self.axis_values(arg, node)
+        if name == "sum" and mask is not None and term.depth <= self.depth \
+                and isinstance(arg, (ast.GeneratorExp, ast.ListComp)) and is_number_literal(arg.elt):
+            # A count, `sum(1 for ... if cond)`: np.where below broadcasts the constant along the filter's axis.
+            term = Val(term.src, self.depth + 1)
         if term.depth != self.depth + 1:
             raise NotApplicable(f"line {node.lineno}: the values `{ast.unparse(node)}` reads do not vary along "
                                 "its own loop")

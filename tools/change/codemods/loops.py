@@ -45,6 +45,9 @@ class LoopRewrite:
     """Indices of init statements (`out = []`, `acc = 0.0`) the new lines make dead."""
     notes: list[str] = field(default_factory=list)
     """What the rewrite assumes (for the audit log)."""
+    quiet: bool = False
+    """Run the new lines under ``np.errstate(all="ignore")``: they compute elements a `continue` guard
+    skipped (their values are masked out), which may divide by zero where the loop never did."""
 
 
 @dataclass
@@ -106,3 +109,23 @@ def is_number_literal(node: ast.AST) -> bool:
 def is_inf(node: ast.AST) -> bool:
     text = ast.unparse(node).replace(" ", "")
     return text.lstrip("-") in ("math.inf", "float('inf')", 'float("inf")', "np.inf", "numpy.inf")
+
+
+def is_guard(stmt: ast.stmt) -> bool:
+    """`if cond: continue` with nothing else: the rest of the loop's body runs only where cond is false."""
+    return isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+        and isinstance(stmt.body[0], ast.Continue)
+
+
+def without_guards(loop: ast.For) -> ast.For:
+    """A copy of `loop` whose guards (`if cond: continue` directly in its body, or in the body of a `for`
+    nested in it) read `if cond: pass`: what remains of early exits is refused as before."""
+    import copy
+
+    copied = copy.deepcopy(loop)
+    for node in ast.walk(copied):
+        if isinstance(node, ast.For):
+            for stmt in node.body:
+                if is_guard(stmt):
+                    stmt.body = [ast.Pass(lineno=stmt.body[0].lineno, col_offset=stmt.body[0].col_offset)]
+    return copied

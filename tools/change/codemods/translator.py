@@ -23,6 +23,7 @@ from perfloop.tools.change.codemods.loops import (
     Val,
     dotted,
     is_atomic,
+    is_guard,
     is_inf,
     is_number_literal,
     names_loaded,
@@ -55,6 +56,7 @@ class Translator(AxisRules):
         self.outer_range: tuple[str, str, str, str] | None = None  # var, start, stop, step
         self.depth = 1
         self.mask: str | None = None  # inner axis entries that exist (ragged ranges, `if` filters)
+        self.guards = 0  # `if cond: continue` guards translated (their lines compute skipped elements too)
 
     # names and hoisting -------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -419,6 +421,9 @@ class Translator(AxisRules):
                 func = "np.cumsum" if kind == "sum" else "np.cumprod"
                 # cumsum adds left to right like the loop, so the last column is bit-identical.
                 expr = f"{func}({term.src}, axis=-1{dtype}){last}"
+                if kind == "sum" and self.depth > 0:
+                    # `+ 0`: a row of -0.0 terms sums to 0.0 when added to 0 in the loop (at depth 0 below too).
+                    expr = f"({expr} + 0)"
             if self.depth == 0:
                 terms = self.fresh(f"{acc}_terms")
                 self.lines.append(f"{terms} = {term.src}")
@@ -464,18 +469,59 @@ class Translator(AxisRules):
 
     def loop_body(self, body: list[ast.stmt], accs: set[str], lists: set[str],
                   appended: dict[str, Val]) -> dict[str, tuple[str, Val]]:
-        """Translate a loop's body: each accumulator's one reduction, every other statement in order."""
+        """Translate a loop's body: each accumulator's one reduction, every other statement in order.
+
+        A guard, `if cond: continue`, leaves the elements where cond holds out of what follows it:
+        the statements after it are computed for every element (under np.errstate, see
+        LoopRewrite.quiet), then sums add 0 and products multiply by 1 for the skipped ones (bit for
+        bit what skipping does), and appended values keep only the elements that got past it.
+        """
         found: dict[str, tuple[str, Val]] = {}
+        keep: str | None = None  # elements no guard above the current statement skipped
         for stmt in body:
+            if is_guard(stmt):
+                keep = self.guard(stmt, keep)
+                continue
+            before = dict(appended)
             hits = self.masked_reductions(stmt, accs)
             if hits is None:
                 self.statements([stmt], lists, appended)
-                continue
+                hits = []
             for hit in hits:
                 if hit[0] in found:
                     raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
-                found[hit[0]] = hit[1:]
+                found[hit[0]] = hit[1:] if keep is None else self.guarded(hit, keep, stmt)
+            if keep is not None:
+                for name, val in appended.items():
+                    if name not in before:
+                        if val.depth != self.depth:
+                            raise NotApplicable(f"line {stmt.lineno}: the value appended to `{name}` does not vary "
+                                                "along the loop")
+                        appended[name] = Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)
         return found
+
+    def guard(self, stmt: ast.If, keep: str | None) -> str:
+        """Name the mask of the elements that get past `stmt` (and every guard before it)."""
+        skip = self.expr(stmt.test)
+        if skip.depth != self.depth:
+            raise NotApplicable(f"line {stmt.lineno}: the guard `if {ast.unparse(stmt.test)}: continue` does not "
+                                "vary along its loop")
+        mask = self.fresh("keep")
+        passed = f"np.logical_not({skip.src})"
+        self.lines.append(f"{mask} = {passed if keep is None else f'np.logical_and({keep}, {passed})'}")
+        self.guards += 1
+        return mask
+
+    def guarded(self, hit: tuple[str, str, Val], keep: str, stmt: ast.stmt) -> tuple[str, Val]:
+        """A reduction's term with the guarded-out elements made neutral: 0 for a sum, 1 for a product."""
+        acc, kind, term = hit
+        if kind not in ("sum", "prod"):
+            raise NotApplicable(f"line {stmt.lineno}: `{acc}` takes a {kind} after a `continue` guard (only sums, "
+                                "counts and products are masked)")
+        if term.depth > self.depth:
+            raise NotApplicable(f"the term added to `{acc}` varies along an inner loop")
+        # A constant term (a count: `n += 1`) is broadcast along the loop by the mask.
+        return kind, Val(f"np.where({keep}, {term.src}, {0 if kind == 'sum' else 1})", self.depth)
 
     def masked_reductions(self, stmt: ast.stmt, accs: set[str]) -> list[tuple[str, str, Val]] | None:
         """The reductions of `stmt`: one, or those of an `if cond:` block made only of sums (nested too),

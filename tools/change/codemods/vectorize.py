@@ -37,6 +37,7 @@ from perfloop.tools.change.codemods.loops import (
     is_number_literal,
     names_loaded,
     names_stored,
+    without_guards,
 )
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.translator import Translator
@@ -278,7 +279,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
         between = body[inits[name][0] + 1:k]
         if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
-    refuse_effects(loop, lists, pure_calls=_PURE, tolist=True)
+    refuse_effects(without_guards(loop), lists, pure_calls=_PURE, tolist=True)
     t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
@@ -303,8 +304,12 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
     # An init line goes only when every name it sets is now computed by the new lines.
     remove = sorted({inits[n][0] for n in outputs
                      if {name for name, _ in _simple_inits(body[inits[n][0]])} <= outputs})
+    if t.guards:
+        rule += f", {t.guards} `continue` guard(s) as masks"
+        t.notes.append("`if cond: continue` guards become masks: the rest of the body is computed for every "
+                       "element under np.errstate(all='ignore') and the skipped elements' values are left out")
     return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule=rule, list_outputs=sorted(appended),
-                       remove=remove, notes=t.notes), t.inexact
+                       remove=remove, notes=t.notes, quiet=bool(t.guards)), t.inexact
 
 
 def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
@@ -389,7 +394,7 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
     tree = ast.parse(text)
     ordinal = [node for node, _ in functions(tree) if node.name == fn.name].index(
         next(node for node, _ in functions(tree) if node.lineno == fn.lineno and node.name == fn.name))
-    replace = {r.end: r.lines for r in rewrites}
+    replace = {r.end: _quiet(r.lines) if r.quiet else r.lines for r in rewrites}
     remove = {j for r in rewrites for j in r.remove}
 
     class Edit(cst.CSTTransformer):
@@ -422,6 +427,12 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
 
     edited = module.visit(Edit())
     return _import_numpy(edited).code
+
+
+def _quiet(lines: list[str]) -> list[str]:
+    """The lines as one `with np.errstate(all="ignore"):` block (a guarded loop's masked-out elements)."""
+    body = "".join(f"    {part}\n" for line in lines for part in line.splitlines())
+    return [f'with np.errstate(all="ignore"):\n{body}']
 
 
 def _import_numpy(module: cst.Module) -> cst.Module:
