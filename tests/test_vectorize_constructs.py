@@ -251,6 +251,58 @@ CASES = {
         def n_clipped(samples, limit):
             return sum([1 for s in samples if abs(s) >= limit])
     """, "n_clipped", lambda: (signal(150, 6), 0.7)),
+    # preallocated lists written slot by slot: the loop that appends --------------------------
+    "slots/scaled_copy": ("""
+        def rescale(x, gain):
+            n = len(x)
+            out = [0.0] * n
+            for i in range(n):
+                out[i] = x[i] * gain + 1.0
+            return out
+    """, "rescale", lambda: (signal(120), 0.5)),
+    "slots/diff_of_neighbours": ("""
+        def deltas(series):
+            d = [0] * (len(series) - 1)
+            for k in range(len(series) - 1):
+                step = series[k + 1] - series[k]
+                d[k] = step * step
+            return d
+    """, "deltas", lambda: (signal(80, 7),)),
+    "slots/two_inputs_with_branch": ("""
+        def mix(a, b, w):
+            result = [None] * len(a)
+            for j in range(len(a)):
+                if a[j] > b[j]:
+                    pick = a[j] * w
+                else:
+                    pick = b[j] * (1.0 - w)
+                result[j] = pick
+            return result
+    """, "mix", lambda: (signal(64, 1), signal(64, 2), 0.25)),
+    # enumerate over zip (or pairs): the counter beside the inner target ------------------------
+    "enumerate/zip_position_weighted": ("""
+        def position_weighted(pred, target):
+            loss = 0.0
+            for i, (p, t) in enumerate(zip(pred, target)):
+                loss += (p - t) * (p - t) * (i + 1)
+            return loss / len(pred)
+    """, "position_weighted", lambda: (signal(50, 3), signal(55, 4))),
+    "enumerate/zip_append": ("""
+        def ramped(xs, ys):
+            out = []
+            for k, (x, y) in enumerate(zip(xs, ys)):
+                out.append(x * k - y)
+            return out
+    """, "ramped", lambda: (signal(40, 5), signal(40, 6))),
+    "enumerate/pairs_guarded": ("""
+        def late_energy(pairs, start):
+            e = 0.0
+            for n, (re, im) in enumerate(pairs):
+                if n < start:
+                    continue
+                e += re * re + im * im
+            return e
+    """, "late_energy", lambda: (list(zip(signal(30, 8), signal(30, 9))), 7)),
 }
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
@@ -469,3 +521,60 @@ def test_inner_sums_of_negative_zeros_are_positive_zero_as_in_python(tmp_path):
     old, new, _ = vectorise(tmp_path, source, "row_sums")
     tricky = [[-0.0, -0.0, -0.0], [0.0, -0.0, 1.5], [-0.0, -1.0, 1.0]]
     assert [str(v) for v in new(tricky)] == [str(v) for v in old(tricky)] == ["0.0", "1.5", "0.0"]
+
+
+SCATTERS = {
+    # counts and sums into a list of zeros made before the loop: one np.add.at, in the loop's order
+    "class_histogram": ("""
+        def class_counts(labels, num_classes):
+            counts = [0] * num_classes
+            for y in labels:
+                counts[y] += 1
+            return counts
+    """, "class_counts", lambda: ([int(v * 3) % 5 for v in signal(200, 1)], 5)),
+    "confusion_list_of_lists": ("""
+        def confusion(predicted, actual, k):
+            matrix = [[0] * k for _ in range(k)]
+            for p, a in zip(predicted, actual):
+                matrix[a][p] += 1
+            return matrix
+    """, "confusion", lambda: ([int(abs(v) * 2) % 3 for v in signal(90, 2)],
+                               [int(abs(v) * 2) % 3 for v in signal(90, 3)], 3)),
+    "weighted_bins_guarded": ("""
+        def binned_mass(bins, weights, n_bins):
+            mass = [0.0] * n_bins
+            for b, w in zip(bins, weights):
+                if w <= 0.0:
+                    continue
+                mass[b] += w * 0.5
+            return mass
+    """, "binned_mass", lambda: ([int(abs(v) * 4) % 6 - 1 for v in signal(150, 4)], signal(150, 5), 6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCATTERS))
+def test_counts_into_a_list_become_one_add_at_with_identical_results(tmp_path, name):
+    source, function, make_args = SCATTERS[name]
+    old, new, result = vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent(source), function)
+    assert_same(old(*make_args()), new(*make_args()))
+    body = result.files["mod.py"].split(f"def {function}(", 1)[1]
+    assert "np.add.at(" in body and "+= " not in body, body
+    # Negative indices wrap and empty inputs leave the zeros, as the list did.
+    args = list(make_args())
+    args[0] = [-1, 0, -2][: len(args[0])]
+    args[1] = args[1][:3] if isinstance(args[1], list) else args[1]
+    assert_same(old(*args), new(*args))
+    empty = [[] if isinstance(a, list) else a for a in make_args()]
+    assert_same(old(*empty), new(*empty))
+
+
+def test_a_count_by_a_float_into_an_int_list_is_refused(tmp_path):
+    source = HEADER_EXTRA + textwrap.dedent("""
+        def f(bins, weights):
+            acc = [0] * 4
+            for b, w in zip(bins, weights):
+                acc[b] += w
+            return acc
+    """)
+    with pytest.raises(NotApplicable, match="holds ints and `w` may not be one"):
+        vectorise(tmp_path, source, "f")

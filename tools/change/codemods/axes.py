@@ -202,6 +202,17 @@ class AxisRules:
             self.outer_range = (target.id, start, stop, step)
             return
         if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and len(call.args) == 1 and isinstance(target.elts[0], ast.Name) \
+                and isinstance(target.elts[1], ast.Tuple):
+            # `for i, (a, b) in enumerate(zip(x, y))` (or of pairs): the inner target as its own loop,
+            # the counter over as many elements as it has.
+            self.bind_outer(target.elts[1], call.args[0])
+            first = self.env[target.elts[1].elts[0].id].src if target.elts[1].elts else "[]"
+            index = target.elts[0].id
+            self.hoists.append((index, f"np.arange(len({first}))"))
+            self.env[index] = Val(index, 1)
+            return
+        if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
                 and len(call.args) == 1 and all(isinstance(e, ast.Name) for e in target.elts):
             array = self.as_array(call.args[0])
             index = target.elts[0].id
@@ -306,6 +317,17 @@ class AxisRules:
                     return
                 self.ragged_range(target.id, call)
                 return
+        if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and len(call.args) == 1 and isinstance(target.elts[0], ast.Name) \
+                and isinstance(target.elts[1], ast.Tuple):
+            # `for i, (a, b) in enumerate(zip(x, y))` (or of pairs): the inner target as its own loop,
+            # the counter over as many elements as it has.
+            self.bind_outer(target.elts[1], call.args[0])
+            first = self.env[target.elts[1].elts[0].id].src if target.elts[1].elts else "[]"
+            index = target.elts[0].id
+            self.hoists.append((index, f"np.arange(len({first}))"))
+            self.env[index] = Val(index, 1)
+            return
         if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
                 and len(call.args) == 1 and all(isinstance(e, ast.Name) for e in target.elts):
             values = self.inner_values(call.args[0])

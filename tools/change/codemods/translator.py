@@ -57,6 +57,8 @@ class Translator(AxisRules):
         self.depth = 1
         self.mask: str | None = None  # inner axis entries that exist (ragged ranges, `if` filters)
         self.guards = 0  # `if cond: continue` guards translated (their lines compute skipped elements too)
+        self.scatter_names: dict[str, str] = {}  # list made before the loop -> its numpy dtype (counts, histograms)
+        self.scatters: dict[str, list[tuple[list[Val], Val, str | None]]] = {}  # name -> (indices, term, keep)
 
     # names and hoisting -------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -482,6 +484,8 @@ class Translator(AxisRules):
             if is_guard(stmt):
                 keep = self.guard(stmt, keep)
                 continue
+            if self.scatter(stmt, keep):
+                continue
             before = dict(appended)
             hits = self.masked_reductions(stmt, accs)
             if hits is None:
@@ -499,6 +503,53 @@ class Translator(AxisRules):
                                                 "along the loop")
                         appended[name] = Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)
         return found
+
+    def scatter(self, stmt: ast.stmt, keep: str | None) -> bool:
+        """`counts[v] += w` or `cm[t][p] += w` into a list made before the loop: one np.add.at after it.
+
+        np.add.at adds element by element in the loop's order, so float sums are the loop's bit for
+        bit; negative indices wrap and out-of-range ones raise IndexError, as the list did. Returns
+        False when `stmt` is not such an update.
+        """
+        if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)
+                and isinstance(stmt.target, ast.Subscript)):
+            return False
+        indices, node = [], stmt.target
+        while isinstance(node, ast.Subscript):
+            indices.insert(0, node.slice)
+            node = node.value
+        if not (isinstance(node, ast.Name) and node.id in self.scatter_names):
+            return False
+        where = f"line {stmt.lineno}"
+        if self.depth != 1:
+            raise NotApplicable(f"{where}: `{node.id}` is counted into inside an inner loop")
+        vals = [self.expr(index) for index in indices]
+        if not any(val.depth == 1 for val in vals):
+            raise NotApplicable(f"{where}: `{ast.unparse(stmt.target)}` is the same slot for every element")
+        term = self.expr(stmt.value)
+        if self.scatter_names[node.id] == "np.int64" and not (isinstance(stmt.value, ast.Constant)
+                                                             and type(stmt.value.value) is int):
+            raise NotApplicable(f"{where}: `{node.id}` holds ints and `{ast.unparse(stmt.value)}` may not be one "
+                                "(only counts by an integer constant are vectorised into an int list)")
+        self.scatters.setdefault(node.id, []).append((vals, term, keep))
+        return True
+
+    def scatter_lines(self) -> None:
+        """Emit each counted list's np.add.at, in the loop's order, and the list it becomes."""
+        for name, updates in self.scatters.items():
+            acc = self.fresh(f"{name}_arr")
+            self.lines.append(f"{acc} = np.array({name}, dtype={self.scatter_names[name]})")
+            for vals, term, keep in updates:
+                def part(val: Val) -> str:
+                    src = self.atom(val.src)
+                    return src if val.depth == 0 or keep is None else f"{src}[{keep}]"
+                index = ", ".join(f"{part(v)}.astype(np.int64)" if v.depth else part(v) for v in vals)
+                first = next(part(v) for v in vals if v.depth)
+                # No element, no update: an empty list counted into by an empty loop stays as it was.
+                self.lines.append(f"if len({first}):\n    np.add.at({acc}, ({index},), {part(term)})")
+            self.lines.append(f"{name} = {acc}.tolist()")
+        if len(self.scatters) > 1 and any(len(u) > 1 for u in self.scatters.values()):
+            self.notes.append("several counted lists: each list's updates keep the loop's order")
 
     def guard(self, stmt: ast.If, keep: str | None) -> str:
         """Name the mask of the elements that get past `stmt` (and every guard before it)."""

@@ -141,7 +141,10 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True) -> FunctionRewrite
     for k, stmt in enumerate(fn.body):
         try:
             if isinstance(stmt, ast.For):
-                rewrite, inexact = _loop(fn.body, k, names, exact)
+                slots = _slots_as_appends(fn.body, k)
+                rewrite, inexact = _loop(slots or fn.body, k, names, exact)
+                if slots:
+                    rewrite.rule = f"preallocated list, {rewrite.rule}"
             elif isinstance(stmt, ast.While):
                 rewrite, inexact = _while(fn.body, k, names, exact)
             elif isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) \
@@ -217,6 +220,90 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[
     return rewrite, inexact
 
 
+def _count_list(value: ast.AST) -> str | None:
+    """The numpy dtype of a list of zeros made to count into (`[0] * k`, `[0.0] * k`, `[[0] * k for _ in
+    range(m)]`), else None."""
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs \
+            and isinstance(value.generators[0].iter, ast.Call) and dotted(value.generators[0].iter.func) == "range" \
+            and not names_loaded(value.elt) & names_stored([value.generators[0].target]):
+        value = value.elt
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) \
+            and len(value.left.elts) == 1 and isinstance(value.left.elts[0], ast.Constant):
+        zero = value.left.elts[0].value
+        if zero == 0 and type(zero) in (int, float):
+            return "np.int64" if type(zero) is int else "np.float64"
+    return None
+
+
+def _counts_into(stmt: ast.stmt, scattered: dict[str, str]) -> bool:
+    """`name[...] += w` (at any depth of subscripts) into one of the lists counted into."""
+    node = stmt.target if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) else None
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in scattered
+
+
+def _as_checked(loop: ast.For, scattered: set[str]) -> ast.For:
+    """The loop as refuse_effects reads it: guards without their `continue`, counts into a list made
+    before the loop without their write (their index and value are still read)."""
+    checked = without_guards(loop)
+    checked.body = [ast.copy_location(ast.Expr(value=ast.Tuple(elts=[stmt.value, stmt.target.slice],
+                                                                ctx=ast.Load())), stmt)
+                    if _counts_into(stmt, dict.fromkeys(scattered, "")) else stmt for stmt in checked.body]
+    return checked
+
+
+def _slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
+    """`out = [c] * N` then `for i in range(N): ... out[i] = e ...` is the loop that appends e: say it so.
+
+    Every slot is written once, in order, so the list ends as the appends would build it. The
+    form: the list made just before (nothing between reads or sets it), the same `N` unchanged
+    in between and in the loop, one write `out[i] = e` at the top of the loop's body and no other
+    use of `out` in the loop. Returns the body with the two statements restated, or None.
+    """
+    loop = body[k]
+    rng = loop.iter
+    if not (isinstance(loop.target, ast.Name) and isinstance(rng, ast.Call) and dotted(rng.func) == "range"
+            and len(rng.args) == 1 and not rng.keywords and not loop.orelse):
+        return None
+    counter, bound = loop.target.id, ast.dump(rng.args[0])
+    writes = [j for j, stmt in enumerate(loop.body) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+              and isinstance(stmt.targets[0], ast.Subscript) and isinstance(stmt.targets[0].value, ast.Name)
+              and isinstance(stmt.targets[0].slice, ast.Name) and stmt.targets[0].slice.id == counter]
+    if len(writes) != 1:
+        return None
+    write = loop.body[writes[0]]
+    out = write.targets[0].value.id
+    others = loop.body[:writes[0]] + loop.body[writes[0] + 1:] + [write.value]
+    if any(out in names_loaded(s) | names_stored([s]) for s in others) \
+            or names_loaded(rng.args[0]) & names_stored(loop.body):
+        return None
+    for j in range(k - 1, -1, -1):
+        stmt = body[j]
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == out else None
+        if value is not None:
+            if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)
+                    and isinstance(value.left, ast.List) and len(value.left.elts) == 1
+                    and isinstance(value.left.elts[0], ast.Constant) and ast.dump(value.right) == bound):
+                return None
+            if any(names_loaded(rng.args[0]) & names_stored([s]) for s in body[j + 1:k]):
+                return None
+            init = ast.copy_location(ast.Assign(targets=[stmt.targets[0]], value=ast.List(elts=[], ctx=ast.Load())),
+                                     stmt)
+            append = ast.copy_location(ast.Expr(value=ast.Call(
+                func=ast.Attribute(value=ast.Name(id=out, ctx=ast.Load()), attr="append", ctx=ast.Load()),
+                args=[write.value], keywords=[])), write)
+            new_loop = copy.copy(loop)
+            new_loop.body = [*loop.body[:writes[0]], append, *loop.body[writes[0] + 1:]]
+            new_body = list(body)
+            new_body[j], new_body[k] = ast.fix_missing_locations(init), ast.fix_missing_locations(new_loop)
+            return new_body
+        if out in names_loaded(stmt) | names_stored([stmt]):
+            return None
+    return None
+
+
 def _while_stop(test: ast.AST, counter: str) -> ast.AST | None:
     """The exclusive stop of `counter < E`, `counter <= E` or `counter + c <= E` (c a constant or invariant)."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
@@ -275,21 +362,30 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
     loaded = names_loaded(loop)
     lists = {n for n, (_, v) in inits.items() if isinstance(v, ast.List) and n in loaded}
     accs = {n for n, (_, v) in inits.items() if not isinstance(v, ast.List) and n in stored}
-    for name in lists | accs:
+    scattered = {n: dtype for n, (_, v) in inits.items() if (dtype := _count_list(v)) and n in loaded}
+    for name in lists | accs | set(scattered):
         between = body[inits[name][0] + 1:k]
         if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
-    refuse_effects(without_guards(loop), lists, pure_calls=_PURE, tolist=True)
+    refuse_effects(_as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True)
     t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
+    t.scatter_names = scattered
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
     appended: dict[str, Val] = {}
     found = t.loop_body(loop.body, accs, lists, appended)
-    if not found and not appended:
+    if not found and not appended and not t.scatters:
         raise NotApplicable(f"line {loop.lineno}: the loop builds no list and no sum, product, max or min")
+    read = {n for n in scattered if any(isinstance(sub, ast.Name) and sub.id == n for stmt in loop.body
+                                        for sub in ast.walk(stmt)) and n not in t.scatters}
+    if read or set(t.scatters) & names_loaded(ast.Module(body=[s for s in loop.body if not _counts_into(s, scattered)],
+                                                         type_ignores=[])):
+        raise NotApplicable(f"line {loop.lineno}: `{sorted(read or t.scatters)[0]}` is read inside the loop it is "
+                            "counted into")
     t.depth = 0
     for acc, (kind, term) in found.items():
         t.reduce(acc, kind, term, inits[acc][1], None)
+    t.scatter_lines()
     for out, val in appended.items():
         if val.depth != 1:
             raise NotApplicable(f"line {loop.lineno}: the value appended to `{out}` does not vary along the loop")
@@ -313,7 +409,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
 
 
 def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
-    """(name, value) for `out = []`, `acc = 0.0` or `a, b = [], []` statements; [] otherwise."""
+    """(name, value) for `out = []`, `acc = 0.0`, `counts = [0] * k` or `a, b = [], []` statements; [] otherwise."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return []
     target, value = stmt.targets[0], stmt.value
@@ -324,7 +420,8 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
     for name, val in pairs:
         if not isinstance(name, ast.Name):
             return []
-        if not ((isinstance(val, ast.List) and not val.elts) or is_number_literal(val) or is_inf(val)):
+        if not ((isinstance(val, ast.List) and not val.elts) or is_number_literal(val) or is_inf(val)
+                or _count_list(val)):
             return []
         found.append((name.id, val))
     return found
