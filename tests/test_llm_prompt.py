@@ -120,3 +120,34 @@ def test_the_prompt_names_files_left_out_and_the_hot_path_file_is_never_cut_for_
     assert [f.path for f in shown] == ["train.py"] and shown[0].hot_path
     assert "characters left out" in shown[0].text  # one file's own cap, said where it cuts
     assert left_out and left_out[0].startswith("model.py")
+
+
+def test_earlier_attempts_say_what_became_of_each_candidate_of_the_answer():
+    from perfloop.agent.proposers.llm_context import candidate_fates
+    from perfloop.agent.proposers.llm_proposer import earlier_verdicts
+
+    def candidate(index, outcome, reason="", speedup=None):
+        return {"event": "llm_candidate", "data": {"attempt": 1, "index": index, "summary": f"idea {index}",
+                                                   "outcome": outcome, "reason": reason, "speedup": speedup}}
+
+    records = [candidate(1, "failed_replay", "values differ at call 2: out[3] 1.5 != 1.25"),
+               candidate(2, "dropped", "search text not found in data.py"),
+               candidate(3, "chosen", "passed replay", 3.1), candidate(4, "survived", "passed replay", 2.0),
+               {"event": "proposal", "data": {"proposal": {"id": "p1-1", "source": "llm"}}},
+               candidate(1, "chosen", "not replayed"),
+               {"event": "proposal", "data": {"proposal": {"id": "p2-2", "source": "llm"}}}]
+    fates = candidate_fates(records)
+    assert list(fates) == ["p1-1", "p2-2"] and len(fates["p1-1"]) == 4
+    assert "failed replay (values differ at call 2" in fates["p1-1"][0]
+    assert "not applied (search text not found" in fates["p1-1"][1]
+    assert "verified (the change above), 3.10x on the captured calls" in fates["p1-1"][2]
+    assert "not verified: another candidate of the same answer was chosen" in fates["p1-1"][3]
+    verdict = SimpleNamespace(verdict="accepted", stage="commit", reason="gain +200%", speed=None, data=None,
+                              loss=None)
+    item = SimpleNamespace(proposal=SimpleNamespace(id="p1-1", diagnosis="d", source="llm", change="idea 3",
+                                                    patch=""), verdict=verdict)
+    single = SimpleNamespace(proposal=SimpleNamespace(id="p2-2", diagnosis="d", source="llm", change="idea 1",
+                                                      patch=""), verdict=verdict)
+    lines = earlier_verdicts(SimpleNamespace(history=[item, single]), "d", records)
+    assert "Its answer's candidates: candidate 1.1 \"idea 1\": failed replay" in lines[0]
+    assert "Its answer's candidates" not in lines[1]  # one candidate: its verdict says it all

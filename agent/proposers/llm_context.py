@@ -120,3 +120,33 @@ def earlier_failures(records, function: str) -> list[str]:
                 and data.get("function", function) == function:
             reasons.append(f"candidate '{data.get('summary')}': {data.get('reason')}")
     return reasons
+
+
+_FATES = {"chosen": "verified (the change above)",
+          "survived": "not verified: another candidate of the same answer was chosen (candidates that passed "
+                      "replay first, then the fastest on the captured calls, then the answer's order)",
+          "failed_replay": "failed replay", "dropped": "not applied"}
+
+
+def candidate_fates(records) -> dict[str, list[str]]:
+    """What became of every candidate of the answers behind each LLM proposal, by proposal id.
+
+    The model sees only the verdict of the candidate that was verified; without these lines it
+    cannot tell a sibling that was wrong from one that was merely not chosen.
+    """
+    fates: dict[str, list[str]] = {}
+    pending: list[str] = []
+    for record in records:
+        data = record.get("data") or {}
+        if record.get("event") == "llm_candidate":
+            speed = f", {data['speedup']:.2f}x on the captured calls" if data.get("speedup") else ""
+            reason = data.get("reason") or ""
+            fate = _FATES.get(data.get("outcome"), str(data.get("outcome")))
+            pending.append(f"candidate {data.get('attempt', 1)}.{data.get('index')} \"{data.get('summary', '')}\": "
+                           f"{fate}{speed}" + (f" ({reason})" if reason and data.get("outcome") != "chosen" else ""))
+        elif record.get("event") == "proposal":
+            proposal = data.get("proposal") or {}
+            if proposal.get("source") == "llm" and pending:
+                fates[proposal.get("id", "")] = pending
+            pending = []
+    return fates

@@ -35,6 +35,7 @@ from perfloop.agent.proposers.llm import (
     render_prompt,
 )
 from perfloop.agent.proposers.llm_context import (
+    candidate_fates,
     cap,
     describe_calls,
     earlier_failures,
@@ -143,7 +144,7 @@ def _prompt(ctx: RunContext, diagnosis, remedy, root: Path, hot: HotTarget | Non
                              "must stay bit-identical", prefix="must stay "),
         may_change=list(verification.side_output_changes), noise=metrics.noise_pct,
         files=[f.model_dump() for f in files], left_out=left_out, hot_target=hot, hot_source=source,
-        callers=callers, shapes=shapes, earlier=earlier_verdicts(state, diagnosis.entry_id),
+        callers=callers, shapes=shapes, earlier=earlier_verdicts(state, diagnosis.entry_id, ctx.audit.records()),
         failure=cap(failures[-1], what="earlier failure") if failures else "", num_candidates=k)
 
 
@@ -159,8 +160,14 @@ def _rule_text(rule: str, atol, rtol, exact: str, prefix: str = "") -> str:
     return f"{prefix}within atol {atol:g} and rtol {rtol:g}" if atol is not None else f"{prefix}within tolerance"
 
 
-def earlier_verdicts(state, entry_id: str) -> list[str]:
-    """One line per earlier proposal for this bottleneck in the run: what it did and what was measured."""
+def earlier_verdicts(state, entry_id: str, records=()) -> list[str]:
+    """One line per earlier proposal for this bottleneck in the run: what it did and what was measured.
+
+    An LLM proposal also says what became of its answer's other candidates (from the audit
+    ``records``): failed replay and why, not applied and why, or not verified because another
+    was chosen.
+    """
+    fates = candidate_fates(records)
     lines = []
     for item in state.history:
         proposal, verdict = item.proposal, item.verdict
@@ -175,6 +182,9 @@ def earlier_verdicts(state, entry_id: str) -> list[str]:
             if check is not None and check.status not in ("identical", "within_tolerance"):
                 line += f"; {check.detail}"
         line = cap(line, 1200, "verdict")
+        siblings = fates.get(proposal.id, [])
+        if len(siblings) > 1:
+            line += "\n  Its answer's candidates: " + cap("; ".join(siblings), 1500, "candidates")
         if proposal.source == "llm" and verdict.verdict == "rejected":
             line += "\n  Its diff:\n```diff\n" + cap(proposal.patch, 3000, "diff") + "\n```"
         lines.append(line)
