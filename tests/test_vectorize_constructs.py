@@ -578,3 +578,34 @@ def test_a_count_by_a_float_into_an_int_list_is_refused(tmp_path):
     """)
     with pytest.raises(NotApplicable, match="holds ints and `w` may not be one"):
         vectorise(tmp_path, source, "f")
+
+
+def test_every_function_of_the_per_sample_path_with_loops_is_rewritten_in_one_change(tmp_path):
+    # The hot function's own comprehension is small; the helper it calls holds the heavy loop. Both go.
+    source = HEADER_EXTRA + textwrap.dedent("""
+        def band_power(spectrum, lo, hi):
+            total = 0.0
+            k = lo
+            while k < hi:
+                total += spectrum[k] * spectrum[k]
+                k += 1
+            return total
+
+
+        class Other:
+            def features(self, frame):
+                return frame
+
+
+        def features(frame):
+            scaled = [v * 0.5 for v in frame]
+            return [band_power(scaled, 0, 8), band_power(scaled, 8, 16)]
+    """)
+    old, new, result = vectorise(tmp_path, source, "features")
+    frame = signal(32, 11)
+    assert_same(old(frame), new(frame))
+    text = result.files["mod.py"]
+    assert "while " not in text and "for v in frame" not in text
+    assert "band_power (mod.py:" in result.summary and "features (mod.py:" in result.summary
+    assert result.replay.function == "features"  # its calls run the rewritten helper too
+    assert "def features(self, frame):\n        return frame" in text  # the method of the same name is left alone

@@ -67,15 +67,22 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     name, line = ctx.profile.hot_function.defining_name, ctx.profile.hot_function.line
     candidates = [fn] + _callees(tree, fn)
     refusals: list[str] = []
+    done: list[tuple[ast.FunctionDef, FunctionRewrite]] = []
     for candidate in candidates:
         found = rewrite_function(candidate, exact)
         refusals += [f"{candidate.name}: {why}" for why in found.refusals]
         if found.rewrites:
-            break
-    else:
+            done.append((candidate, found))
+    if not done:
         detail = "; ".join(refusals) or "it has no loop or list comprehension at its top level"
         raise NotApplicable(f"nothing in {name} ({file}:{line}) can be vectorised: {detail}")
-    new_text = splice(text, candidate, found.rewrites)
+    # Every function of the per-sample path that has loops to rewrite, in one change: a helper's loop
+    # is often a small part of the path, and rewriting it alone leaves the rest in Python.
+    new_text = _splice_each(text, tree, [candidate for candidate, _ in done], exact)
+    found = FunctionRewrite(rewrites=[r for _, f in done for r in f.rewrites],
+                            inexact=[why for _, f in done for why in f.inexact])
+    # Replay the hot function when it calls what was rewritten (its calls cover the helpers'); else the one helper.
+    candidate = fn if len(done) > 1 or done[0][0] is fn else done[0][0]
     rules = sorted({r.rule for r in found.rewrites})
     lists_became_arrays = False
     round_trip = ctx.params.get("round_trip", True)
@@ -88,22 +95,33 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
         if removed is not None:
             new_text, plan = removed
             rules.append(f"{len(plan.as_tensor)} torch.tensor(list) → torch.as_tensor")
-            lists_became_arrays = candidate.name in plan.changed_functions
+            lists_became_arrays = bool({c.name for c, _ in done} & set(plan.changed_functions))
     tolerance = None
     if found.inexact:
         # Where reordering is declared, batches are compared with the fp32 row of the dtype table.
         tolerance = Tolerance(atol=FP32.atol, rtol=FP32.rtol, reason="; ".join(dict.fromkeys(found.inexact)))
     qualname = qualname_of(tree, candidate)
+    where = ", ".join(f"{qualname_of(tree, c)} ({file}:{c.lineno})" for c, _ in done)
     return CodemodResult(
         files={file: new_text},
-        summary=f"vectorise {len(found.rewrites)} loop(s) in {qualname} ({file}:{candidate.lineno}) "
-                f"with numpy: {', '.join(rules)}",
+        summary=f"vectorise {len(found.rewrites)} loop(s) in {where} with numpy: {', '.join(rules)}",
         knob="vectorize", old_value=f"Python loops in {qualname}", new_value="numpy array expressions",
         location=f"{file}:{candidate.lineno}", tolerance=tolerance,
         replay=ReplayTarget(file=file, function=qualname, lists_became_arrays=lists_became_arrays),
         notes=[*(f"not vectorised: {why}" for why in refusals), *_GATHER_NOTES * ("gather" in rules),
                *(note for rewrite in found.rewrites for note in rewrite.notes)],
     )
+
+
+def _splice_each(text: str, tree: ast.Module, rewritten: list[ast.FunctionDef], exact: bool) -> str:
+    """Splice each function's rewrites into the text, one function at a time, each found again in the text
+    as the previous splice left it (the rewrites are the same: translation depends on the function only)."""
+    # Which of the functions of that name (in `tree`, the text's parse) each one is: splicing keeps their order.
+    ordinals = [[node for node, _ in functions(tree) if node.name == fn.name].index(fn) for fn in rewritten]
+    for original, ordinal in zip(rewritten, ordinals):
+        fn = [node for node, _ in functions(ast.parse(text)) if node.name == original.name][ordinal]
+        text = splice(text, fn, rewrite_function(fn, exact).rewrites)
+    return text
 
 
 def _vectorize_main(ctx: CodemodContext) -> CodemodResult:
