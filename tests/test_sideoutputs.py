@@ -83,3 +83,29 @@ def test_the_worktree_a_run_ran_in_is_no_difference(tmp_path):
 
     base = [run_dir(tmp_path / f"base{i}", warning("base")) for i in range(2)]
     assert compare_side_outputs(base, [run_dir(tmp_path / "cand", warning("candidate"))]).status == "same"
+
+
+def test_a_duration_or_rate_the_baseline_printed_alike_every_time_is_still_a_timing(tmp_path):
+    # A 0.1 s epoch printed "(0.1s)" in all three baseline runs; the faster candidate prints "(0.0s)".
+    lines = ["epoch 1 loss 0.5321 (0.1s) 9000 samples/s", "epoch 2 loss 0.4410 (0.1s) 9000 samples/s", "done"]
+    base = [run_dir(tmp_path / f"base{i}", lines) for i in range(3)]
+    faster = run_dir(tmp_path / "faster", [line.replace("0.1s", "0.0s").replace("9000 samples", "31000 samples")
+                                           for line in lines])
+    result = compare_side_outputs(base, [faster])
+    assert result.status == "same", result.detail
+    assert result.numbers_masked == 4 and "as timings" in result.detail
+    # The loss on the same line is still compared digit for digit.
+    wrong = run_dir(tmp_path / "wrong", [lines[0].replace("0.5321", "0.5322"), *lines[1:]])
+    assert compare_side_outputs(base, [wrong]).status == "changed"
+    # Out-of-order lines (compared as multisets) mask timings alike.
+    shuffled = [run_dir(tmp_path / f"shuffled{i}", lines if i else [lines[1], lines[0], lines[2]]) for i in range(3)]
+    reordered = run_dir(tmp_path / "reordered", [faster_line.replace("0.1s", "0.0s") for faster_line in lines])
+    assert compare_side_outputs(shuffled, [reordered]).status == "same"
+
+
+def test_numbers_that_only_look_like_timings_are_compared():
+    from perfloop.tools.check.sideoutputs import untimed
+
+    kept = ["lr 1e-3 steps 5", "layer 3 has 5 samples", "model v1.2s", "min_loss=3 x=0.5 min_acc=2"]
+    assert untimed(kept) == (kept, 0)
+    assert untimed(["took 3 ms", "eta 5 min", "2.1s/it", "12 it/s", "3 seconds"])[1] == 5

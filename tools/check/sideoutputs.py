@@ -5,8 +5,10 @@ or changed, hashed, with their lines); the run's stdout and stderr are already i
 probe folder.
 
 Compared (``compare_side_outputs``): stdout, stderr and each written file, line by
-line. A number in a line that differs between the baseline's own repeated runs is
-masked (timings, timestamps); every other token must match, numbers within ``rtol``
+line. A printed duration or rate (a number followed by s, ms, sec, min, h, it/s, samples/s,
+s/it, ...) is masked always: a faster pipeline prints other ones even where the baseline's
+runs agreed. Any other number in a line that differs between the baseline's own repeated
+runs is masked (timestamps, timings without a unit); every other token must match, numbers within ``rtol``
 and the precision they were printed with. Where the baseline's runs do not even agree
 on the lines (a worker printing out of order), only lines every baseline run printed
 equally often are required, and a line printed by no baseline run is an addition.
@@ -26,6 +28,14 @@ from perfloop.tools.measure.written import MANIFEST
 
 STREAMS = ProbeFolder.STREAMS
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# A duration or a rate as a pipeline prints it ("(0.1s)", "12 ms", "3.5 it/s", "900 samples/s",
+# "2.1s/it"): a faster pipeline prints other ones whether or not the baseline's own runs varied
+# there (a 0.1 s epoch printed "(0.1s)" three times, then "(0.0s)" when it got faster).
+_TIMING = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+                     r"(?=\s?(?:ms|msec|us|µs|ns|s|sec|secs|seconds?|mins?|minutes?|hrs?|hours?)\b"
+                     r"|\s?(?:it|samples?|examples?|tokens?|images?|imgs?|batch(?:es)?|steps?|items?)/s(?:ec)?\b"
+                     r"|\s?s/(?:it|step|batch|epoch)\b)")
+TIMING_MARK = "<timing>"
 # The head and the candidate run in two worktrees; a path printed in a warning or a traceback
 # names its own one, which is no difference in behaviour.
 _WORKTREE = re.compile(r"(/worktrees/[^/\s]+/)(?:base|candidate)(?=/)")
@@ -58,6 +68,16 @@ def _outputs(probe_dir: str) -> dict[str, dict]:
     for name, entry in json.loads(manifest.read_text())["files"].items():
         found[f"file {name}"] = entry
     return found
+
+
+def untimed(lines: list[str]) -> tuple[list[str], int]:
+    """The lines with every printed duration or rate replaced by TIMING_MARK, and how many were replaced."""
+    out, count = [], 0
+    for line in lines:
+        line, n = _TIMING.subn(TIMING_MARK, line)
+        out.append(line)
+        count += n
+    return out, count
 
 
 def _tokens(line: str) -> list[str]:
@@ -202,13 +222,14 @@ def compare_side_outputs(baseline_dirs: list[str], candidate_dirs: list[str], de
                 elif len(hashes) > 1:
                     not_compared.append(f"{name} (binary and different on every baseline run)")
                 continue
-            found, count, hidden = _Lines([e["lines"] for e in entries]).compare(run[name]["lines"], rtol)
+            got, timings = untimed(run[name]["lines"])
+            found, count, hidden = _Lines([untimed(e["lines"])[0] for e in entries]).compare(got, rtol)
             lines += count
-            masked += hidden
+            masked += hidden + timings
             for what, line in found:
                 note(f"{prefix}{name} {what}", f"{name}: {line}")
     compared = sorted(stable_names)
-    base_note = f"{len(base)} baseline run(s), {masked} numbers or lines masked where they vary"
+    base_note = f"{len(base)} baseline run(s), {masked} numbers or lines masked where they vary or as timings"
     if differences:
         status, detail = "changed", f"{len(differences)} difference(s), first: {differences[0]} ({base_note})"
     elif allowed:
