@@ -151,3 +151,67 @@ def test_earlier_attempts_say_what_became_of_each_candidate_of_the_answer():
     lines = earlier_verdicts(SimpleNamespace(history=[item, single]), "d", records)
     assert "Its answer's candidates: candidate 1.1 \"idea 1\": failed replay" in lines[0]
     assert "Its answer's candidates" not in lines[1]  # one candidate: its verdict says it all
+
+
+def test_captured_arguments_are_described_in_the_pipelines_process(tmp_path, monkeypatch):
+    # perfloop's own process cannot unpickle the pipeline's classes; the capture describes them where it can.
+    import importlib
+    import sys
+
+    from perfloop.agent.proposers.llm_context import describe_calls
+    from perfloop.tools.measure.profiler import PROBE_DIR
+
+    (tmp_path / "pipe_mod.py").write_text(textwrap.dedent("""
+        class Window:
+            def __init__(self):
+                self.rows = [[1.0, 2.0], [3.0, 4.0]]
+                self.scale = 0.5
+
+            def scaled(self, gain, *, bias=0.0):
+                return [[v * gain * self.scale + bias for v in row] for row in self.rows]
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(PROBE_DIR))
+    capture = importlib.import_module("perfloop_capture")
+    module = importlib.import_module("pipe_mod")
+    out = tmp_path / "calls"
+    out.mkdir()
+    hook = capture._Capture(str(tmp_path / "pipe_mod.py"), "Window.scaled", str(out), max_calls=2, max_bytes=10**6)
+    sys.setprofile(hook.hook)
+    try:
+        module.Window().scaled(2.0, bias=1.0)
+    finally:
+        sys.setprofile(None)
+    assert sorted(p.suffix for p in out.iterdir()) == [".pkl", ".txt"]
+    del sys.modules["pipe_mod"]
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path)])
+    text = describe_calls(out)
+    assert "arg 0: pipe_mod.Window with rows: list[len=2] of list, scale: float = 0.5" in text
+    assert "arg 1: float = 2.0" in text and "bias: float = 1.0" in text
+    (next(out.glob("*.txt"))).unlink()  # a capture made before descriptions: read back, and here it cannot be
+    assert "could not be read back here (ModuleNotFoundError" in describe_calls(out)
+
+
+def test_a_crash_on_a_self_built_by_the_old_init_is_left_to_the_data_check_when_init_changed():
+    from perfloop.agent.proposers.llm_proposer import _edits_the_init
+
+    old = textwrap.dedent("""
+        class Clips:
+            def __init__(self, rows):
+                self.rows = rows
+
+            def __getitem__(self, i):
+                return [v * 2 for v in self.rows[i]]
+    """)
+    new_init = old.replace("self.rows = rows", "self.rows = rows\n        self.table = [[v * 2 for v in r] for r in rows]")
+    new_method = old.replace("[v * 2 for v in self.rows[i]]", "list(map((2).__mul__, self.rows[i]))")
+    assert _edits_the_init(old, new_init, "Clips.__getitem__")
+    assert not _edits_the_init(old, new_method, "Clips.__getitem__")
+    assert not _edits_the_init(old, new_init, "band_energy")  # a function has no captured self
+    plain = textwrap.dedent("""
+        class Clips:
+            def __getitem__(self, i):
+                return i
+    """)
+    assert _edits_the_init(plain, plain.replace("class Clips:\n", "class Clips:\n    def __init__(self):\n"
+                                                "        self.x = 1\n\n", 1), "Clips.__getitem__")

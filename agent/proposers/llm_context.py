@@ -10,6 +10,7 @@ import pickle
 from pathlib import Path
 
 from perfloop.tools.change.codemods.hot_function import functions, python_files
+from perfloop.tools.measure.probe.perfloop_describe import describe_call
 
 MAX_PART_CHARS = 6_000
 """Cap of each prompt part (function source, callers, shapes, config, failure)."""
@@ -70,40 +71,22 @@ def _called_name(func: ast.expr) -> str | None:
     return None
 
 
-def describe_value(value, depth: int = 0) -> str:
-    """One line for an argument: type, shape and dtype for arrays and tensors, lengths for containers."""
-    kind = type(value)
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is not None and dtype is not None:
-        device = getattr(value, "device", None)
-        where = f", device={device}" if device is not None and str(device) != "cpu" else ""
-        return f"{kind.__module__.split('.')[0]}.{kind.__name__}(shape={tuple(shape)}, dtype={dtype}{where})"
-    if isinstance(value, (list, tuple)) and depth < 2:
-        inner = describe_value(value[0], depth + 1) if value else "empty"
-        return f"{kind.__name__}[len={len(value)}] of {inner}"
-    if isinstance(value, dict) and depth < 2:
-        items = ", ".join(f"{k!r}: {describe_value(v, depth + 1)}" for k, v in list(value.items())[:6])
-        return f"dict[{len(value)} keys] {{{items}}}"
-    if isinstance(value, (int, float, bool, str)) or value is None:
-        return f"{kind.__name__} = {value!r}"[:120]
-    return kind.__name__
-
-
 def describe_calls(calls_dir: Path) -> str:
     """Describe the captured calls' arguments (perfloop.tools.check.replay's call-*.pkl files): one block per call."""
     paths = sorted(Path(calls_dir).glob("call-*.pkl"))
     blocks = []
     for number, path in enumerate(paths[:MAX_CALLS_DESCRIBED], 1):
+        described = path.with_suffix(".txt")
+        if described.is_file():  # written by the capture, in the pipeline's process
+            blocks.append(f"call {number}:\n{described.read_text(errors='replace')}")
+            continue
         try:
             # Written by the target's own process during the capture run: as trusted as running it.
             call = pickle.loads(path.read_bytes())
         except (pickle.UnpicklingError, ImportError, AttributeError, EOFError, TypeError, ValueError) as error:
             blocks.append(f"call {number}: could not be read back here ({type(error).__name__}: {error})")
             continue
-        args = [f"  arg {i}: {describe_value(v)}" for i, v in enumerate(call.get("args", []))]
-        kwargs = [f"  {k}: {describe_value(v)}" for k, v in call.get("kwargs", {}).items()]
-        blocks.append("\n".join([f"call {number}:", *args, *kwargs]))
+        blocks.append(f"call {number}:\n" + describe_call(call.get("args", []), call.get("kwargs", {})))
     if len(paths) > MAX_CALLS_DESCRIBED:
         blocks.append(f"({len(paths) - MAX_CALLS_DESCRIBED} more captured calls not shown)")
     return "\n".join(blocks)

@@ -233,6 +233,10 @@ def _check(ctx: RunContext, root: Path, hot: HotTarget | None, remedy, attempt: 
         # The candidate changes what the caller passes, so the old captured arguments may not fit
         # the new function: a crash here says nothing; the pipeline's data check decides.
         return candidate, f"replay on the old arguments crashed and a caller changed too: {outcome.reason[:200]}"
+    if crashed and _edits_the_init(old_text, texts[hot.file], hot.function):
+        # A method's captured `self` was built by the old __init__: what the new one sets is not there.
+        return candidate, (f"replay on the old arguments crashed and the class's __init__ changed too (the captured "
+                           f"self was built by the old one): {outcome.reason[:200]}")
     if not outcome.ok and outcome.verdict != "no_calls":
         ctx.record(LlmCandidateChecked(attempt=attempt, index=index, summary=summary, outcome="failed_replay",
                                        function=hot.function, reason=outcome.reason,
@@ -251,6 +255,14 @@ def _edits_a_caller(root: Path, function: str, texts: dict[str, str]) -> bool:
             if old != function_source(texts[caller["file"]], caller["name"]):
                 return True
     return False
+
+
+def _edits_the_init(old_text: str, new_text: str, function: str) -> bool:
+    """Tell whether the candidate changes (or adds) the `__init__` of the class whose method `function` is."""
+    if "." not in function:
+        return False
+    init = f"{function.rsplit('.', 1)[0]}.__init__"
+    return function_source(old_text, init) != function_source(new_text, init)
 
 
 def _rank(candidate: Candidate) -> tuple:

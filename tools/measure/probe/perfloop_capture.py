@@ -1,7 +1,9 @@
 """Record real arguments of one function during a pipeline run, for function-level replay.
 
 Armed by sitecustomize when PERFLOOP_CAPTURE="path/to/file.py:qualname" is set;
-writes one pickle per call to PERFLOOP_CAPTURE_DIR as {"args": [...], "kwargs": {...}}.
+writes one pickle per call to PERFLOOP_CAPTURE_DIR as {"args": [...], "kwargs": {...}}, and
+beside it a text description of the arguments (perfloop_describe), made here because
+perfloop's own process may not be able to import the pipeline's classes to unpickle them.
 A profile hook compares each Python call's code object against the target (file and
 name), copies the arguments by pickling them at entry (before the function can change
 them), and unhooks itself after PERFLOOP_CAPTURE_MAX_CALLS calls in this process.
@@ -14,6 +16,7 @@ import pickle
 import sys
 import threading
 
+from perfloop_describe import describe_call
 from perfloop_layout import Defaults, Env, call_name, capture_notes_name
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
@@ -74,6 +77,9 @@ class _Capture:
             with open(path, "wb") as handle:
                 handle.write(blob)
             self.bytes += len(blob)
+            # Described here, where the pipeline's classes are importable; perfloop's process may not be.
+            with open(path[:-len(".pkl")] + ".txt", "w") as handle:
+                handle.write(describe_call(positional, kwargs))
         self.calls += 1
         if self.calls >= self.max_calls:
             self.disarm()
