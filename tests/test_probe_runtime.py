@@ -185,3 +185,18 @@ def test_real_image_decoding_triggers_decode_heavy_samples(tmp_path):
     metrics = build_profile(full, [], "python train.py", tmp_path, settings).metrics()
     found = [d.entry_id for d in diagnose(metrics)]
     assert "decode_heavy_samples" in found, (metrics["hot_function"], metrics["hot_function_source"], found)
+
+
+def test_the_profile_records_python_and_the_libraries_versions(tmp_path):
+    # The LLM prompt states them: whether a rewrite's DataLoader or numpy behaviour holds depends on them.
+    import platform
+
+    import numpy
+    import torch
+
+    (tmp_path / "train.py").write_text(PIPELINE)
+    command = "python train.py 0 0 0 0"
+    full = run_probed(command, tmp_path, tmp_path / "versions", SETTINGS, mode="full")
+    versions = build_profile(full, [], command, tmp_path, SETTINGS).versions
+    assert versions["python"] == platform.python_version()
+    assert versions["torch"] == torch.__version__ and versions["numpy"] == numpy.__version__

@@ -144,8 +144,24 @@ def _prompt(ctx: RunContext, diagnosis, remedy, root: Path, hot: HotTarget | Non
                              "must stay bit-identical", prefix="must stay "),
         may_change=list(verification.side_output_changes), noise=metrics.noise_pct,
         files=[f.model_dump() for f in files], left_out=left_out, hot_target=hot, hot_source=source,
+        environment=environment(state),
         callers=callers, shapes=shapes, earlier=earlier_verdicts(state, diagnosis.entry_id, ctx.audit.records()),
         failure=cap(failures[-1], what="earlier failure") if failures else "", num_candidates=k)
+
+
+def environment(state) -> str:
+    """The machine and the run as the model needs them to judge a change: cores, library versions,
+    workers, start-up and the whole run's length (the speed check weighs start-up against it)."""
+    profile = state.profile
+    versions = ", ".join(f"{name} {version}" for name, version in profile.versions.items()) or "versions not recorded"
+    loader = profile.loader
+    workers = (f"the DataLoader ({loader.file}:{loader.line}) uses {loader.num_workers} worker process(es)"
+               if loader is not None else "no DataLoader was seen")
+    steps = state.target.run_steps
+    length = (f"a whole run of this config is {steps} steps" if steps else
+              "the config does not say how many steps a whole run is")
+    return (f"{profile.cpu_count} usable CPU core(s), device {profile.device}; {versions}; {workers}; start-up "
+            f"(launch to the first batch) {profile.startup_s:.1f} s; {length}.")
 
 
 def _ledger(profile) -> str:

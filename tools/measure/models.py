@@ -195,6 +195,8 @@ class Profile(BaseModel):
                                                               "loader was bypassed (ms).")
     headspace_note: str = Field("", description="How headspace was measured, or why it could not be.")
     cpu_count: int = 1
+    versions: dict[str, str] = Field(default_factory=dict, description="Python and the numeric libraries the "
+                                                                       "pipeline imported (torch, numpy, ...).")
     device: str = "cpu"
     gpu: GpuStats
     runs: list[RunMeasurement]

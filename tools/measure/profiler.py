@@ -240,6 +240,7 @@ def _runtime_fields(record: ProbeRecord, steps: list[Step], out_dir: Path) -> di
     autocast = facts.autocast_seen
     return {
         "torch_threads": facts.torch_threads,
+        "versions": dict(facts.versions),
         "worker_torch_threads": max(worker_threads) if worker_threads else None,
         "gc_ms_per_step": sum(s.gc_ms for s in steps) / count,
         "sync_calls_per_step": sum(s.sync_calls for s in steps) / count if full else None,

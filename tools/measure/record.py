@@ -166,6 +166,8 @@ class Runtime(_Open):
     float32_matmul_precision: str | None = None
     cudnn_allow_tf32: bool | None = None
     cuda: CudaDevice | None = None
+    versions: dict[str, str] = Field(default_factory=dict, description="Python and the numeric libraries the "
+                                                                       "pipeline imported, by name.")
 
 
 class Replay(_Open):

@@ -113,7 +113,8 @@ def worker_facts() -> dict:
 def runtime_facts() -> dict:
     """Return the main process's threads, precision settings, memory pressure and GC counts."""
     facts: dict = {"torch_threads": None, "autocast_seen": _STATE["autocast_seen"] if _STATE["autocast_checked"]
-                   else None, "gc_collections": _STATE["gc_collections"], "major_faults": _major_faults()}
+                   else None, "gc_collections": _STATE["gc_collections"], "major_faults": _major_faults(),
+                   "versions": _versions()}
     torch = sys.modules.get("torch")
     if torch is None:
         return facts
@@ -133,6 +134,16 @@ def runtime_facts() -> dict:
             "ooms": stats.get("num_ooms", 0),
         }
     return facts
+
+
+def _versions() -> dict:
+    """Python's version and that of the numeric libraries the pipeline imported (what a rewrite may rely on)."""
+    found = {"python": sys.version.split()[0]}
+    for name in ("torch", "numpy", "torchvision", "torchaudio", "transformers", "pandas"):
+        version = getattr(sys.modules.get(name), "__version__", None)
+        if isinstance(version, str):
+            found[name] = version
+    return found
 
 
 def _major_faults() -> int | None:
