@@ -27,6 +27,22 @@ def test_an_unchecked_loss_is_said_in_the_reason():
     assert _caveat(cascade) == ""
 
 
+def test_a_loss_within_tolerance_fails_an_exact_change_with_a_reason_that_says_why():
+    """A bare "loss within_tolerance" read like a pass; the reason names the rule it broke."""
+    from perfloop.agent.nodes.verify import _loss_failure
+    from perfloop.knowledge_base import Verification
+    from perfloop.tools.check.datacheck import CheckResult
+
+    close = CheckResult(status="within_tolerance", detail="35 losses within rtol 0.0001 atol 1e-06 (max |diff| 1.19e-07)")
+    exact, tolerant = Verification(data="identical", loss="identical"), Verification(data="identical",
+                                                                                     loss="within_tolerance")
+    assert _loss_failure(exact, close) == ("loss not bit-identical, as a change that should not touch the numerics "
+                                           "must keep it: 35 losses within rtol 0.0001 atol 1e-06 (max |diff| 1.19e-07)")
+    assert _loss_failure(exact, close, " in the timing runs").startswith("loss not bit-identical in the timing runs,")
+    diverged = CheckResult(status="diverged", detail="candidate run 1, step 3: 0.5 vs 0.7")
+    assert _loss_failure(tolerant, diverged) == "loss diverged: candidate run 1, step 3: 0.5 vs 0.7"
+
+
 @pytest.mark.serial  # a speed decision decides it: timed alone, not beside the other worker
 def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_length_is_judged(tmp_path):
     """The tiny pipeline's Python loop vectorised with a reordered sum, through the real nodes.
