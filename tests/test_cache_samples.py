@@ -1,6 +1,7 @@
 """Cache each sample once: the codemod on three differently written datasets, and what it refuses."""
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -274,3 +275,59 @@ def test_a_per_sample_path_spread_over_helpers_is_diagnosed_as_a_transform(tmp_p
     found = {d.entry_id: d for d in diagnose(metrics)}
     assert "transform_hotspot" in found, (metrics["hot_function"], metrics["hot_function_share"], list(found))
     assert [r.id for r in found["transform_hotspot"].remedies][:2] == ["vectorize_loops", "cache_transformed_samples"]
+
+
+CODEC = '''
+    import numpy as np
+
+
+    def decode(payload):
+        return np.frombuffer(payload, dtype=np.uint8).astype(np.float32) / 255.0
+
+
+    def noisy(payload):
+        return decode(payload) + np.random.normal(size=len(payload)).astype(np.float32)
+'''
+
+
+@pytest.mark.parametrize("imported, call, refused", [
+    ("import codec", "codec.decode", None),
+    ("import codec as cd", "cd.decode", None),
+    ("from audio import codec", "codec.decode", None),
+    ("import codec", "codec.noisy", "random draw `np.random.normal()`"),
+])
+def test_a_module_of_the_target_called_through_its_import_is_read_not_refused(tmp_path, imported, call, refused):
+    """`g711.decode(...)` of the pipeline's own g711.py was refused as "another package"."""
+    package = tmp_path / "audio" if imported.startswith("from audio") else tmp_path
+    package.mkdir(exist_ok=True)
+    (package / "codec.py").write_text(textwrap.dedent(CODEC))
+    source = f'''
+        import torch
+        {imported}
+
+
+        class Clips(torch.utils.data.Dataset):
+            def __init__(self, blobs):
+                self.blobs = blobs
+
+            def __len__(self):
+                return len(self.blobs)
+
+            def __getitem__(self, i):
+                return torch.from_numpy({call}(self.blobs[i]))
+    '''
+    if refused:
+        with pytest.raises(NotApplicable, match=re.escape(refused)):
+            rewrite(tmp_path, source, "Clips.__getitem__")
+        return
+    old_text, result = rewrite(tmp_path, source, "Clips.__getitem__")
+    import sys
+    sys.path.insert(0, str(tmp_path))
+    try:
+        sys.modules.pop("codec", None), sys.modules.pop("audio", None), sys.modules.pop("audio.codec", None)
+        old, new = load(old_text)["Clips"]([bytes([k, 2 * k, 255]) for k in range(5)]), \
+            load(result.files["data.py"])["Clips"]([bytes([k, 2 * k, 255]) for k in range(5)])
+        for _ in range(2):
+            assert all(same(old[i], new[i]) for i in range(5))
+    finally:
+        sys.path.remove(str(tmp_path))

@@ -303,6 +303,53 @@ CASES = {
                 e += re * re + im * im
             return e
     """, "late_energy", lambda: (list(zip(signal(30, 8), signal(30, 9))), 7)),
+    # a same-file scalar helper called per element: inlined, then vectorised ----------
+    "helper/bytes_codec": ("""
+        def expand_code(code):
+            sign = code & 0x80
+            magnitude = (code & 0x7F) << 2
+            if sign:
+                return -magnitude
+            return magnitude
+
+        def decode_bytes(raw: bytes):
+            return [expand_code(c) for c in raw]
+    """, "decode_bytes", lambda: (bytes(np.random.default_rng(2).integers(0, 256, 300, dtype=np.uint8)),)),
+    "helper/soft_clip_default": ("""
+        def soft_clip(v, limit=3.0):
+            if v > limit:
+                return limit + (v - limit) * 0.1
+            elif v < -limit:
+                return -limit + (v + limit) * 0.1
+            return v
+
+        def clip_all(xs):
+            out = []
+            for x in xs:
+                out.append(soft_clip(x * 2.0))
+            return out
+    """, "clip_all", lambda: (signal(200, 6),)),
+    "helper/locals_and_branches": ("""
+        def weight(value, scale):
+            w = value * scale
+            w += 1.0
+            if w > 0:
+                bias = 0.5
+            else:
+                bias = -0.5
+            return w * w + bias
+
+        def weighted_total(values):
+            return sum(weight(v, scale=0.5) for v in values)
+    """, "weighted_total", lambda: (signal(150, 7),)),
+    "helper/encoded_text": ("""
+        def _fold(c):
+            return (c ^ 0x5A) & 0x3F | (c >> 7)
+
+        def char_codes(text):
+            raw = text.encode("utf-8")
+            return [_fold(c) for c in raw]
+    """, "char_codes", lambda: ("h\u00e9llo w\u00f6rld, " * 12,)),
 }
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
@@ -408,6 +455,36 @@ REFUSED = {
                 out.append(rec["label"] * 2)
             return out
     """, "f", "`for rec in records` loop", "reads a field or a tuple index"),
+    "helper with a loop": ("""
+        def peak(row):
+            best = row[0]
+            for v in row:
+                best = max(best, v)
+            return best
+
+        def peaks(rows):
+            return [peak(r) for r in rows]
+    """, "peaks", "comprehension statement", "call to peak() inside the loop may have side effects; "
+         "only arithmetic, abs/min/max/float, sum/sorted/statistics.median of rows and math.* are vectorised "
+         "(peak() was not inlined: peak() line 12: `for v in row:` is not an assignment, an `if` or a `return`)"),
+    "helper reading a name the caller sets": ("""
+        scale = 2.0
+
+        def scaled(v):
+            return v * scale
+
+        def rescale(xs, scale):
+            return [scaled(x) for x in xs]
+    """, "rescale", "comprehension statement", "(scaled() was not inlined: scaled() reads the global `scale`, "
+         "a name the caller also sets)"),
+    "helper whose argument calls and is unread": ("""
+        def zero(v):
+            return 0.0
+
+        def zeros(xs, it):
+            return [zero(next(it)) for x in xs]
+    """, "zeros", "comprehension statement", "(zero() was not inlined: zero() never reads `v`, whose argument "
+         "`next(it)` calls a function: inlining would drop the call)"),
 }
 
 
@@ -609,3 +686,76 @@ def test_every_function_of_the_per_sample_path_with_loops_is_rewritten_in_one_ch
     assert "band_power (mod.py:" in result.summary and "features (mod.py:" in result.summary
     assert result.replay.function == "features"  # its calls run the rewritten helper too
     assert "def features(self, frame):\n        return frame" in text  # the method of the same name is left alone
+
+
+METHOD_HELPERS = {
+    # (class source, the method rewritten, constructor args, call args)
+    "quantizer": ("""
+        class Quantizer:
+            def __init__(self, levels):
+                self.levels = levels
+                self.step = 2.0 / levels
+
+            def _bucket(self, v):
+                q = (v + 1.0) / self.step
+                if q < 0:
+                    q = 0.0
+                if q > self.levels - 1:
+                    q = self.levels - 1.0
+                return q
+
+            def encode(self, samples):
+                return [self._bucket(s) for s in samples]
+    """, "encode", (16,), lambda: (signal(300, 11),)),
+    "static_gamma": ("""
+        class Gamma:
+            def __init__(self, gamma):
+                self.gamma = gamma
+
+            @staticmethod
+            def _clamp01(x):
+                return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
+
+            def __call__(self, pixels):
+                out = []
+                for p in pixels:
+                    out.append(self._clamp01(p * 0.5 + 0.5) ** self.gamma)
+                return out
+    """, "__call__", (2.2,), lambda: (signal(256, 12),)),
+    "crc_bits": ("""
+        class Hasher:
+            def __init__(self, salt):
+                self.salt = salt
+
+            def mix(self, byte):
+                h = byte ^ self.salt
+                h = (h * 31) & 0xFFFF
+                h ^= h >> 5
+                return h
+
+            def hash_all(self, blob: bytes):
+                return [self.mix(b) for b in blob]
+    """, "hash_all", (0x3C,), lambda: (bytes(range(256)) * 2,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(METHOD_HELPERS))
+def test_a_method_calling_its_own_class_helper_per_element_is_inlined_and_vectorised(tmp_path, name):
+    from perfloop.tools.change.codemods import CodemodContext, apply_codemod
+    from tests.conftest import hot
+    from tests.test_vectorize import HEADER
+
+    source, method, init, make_args = METHOD_HELPERS[name]
+    text = HEADER + textwrap.dedent(source)
+    (tmp_path / "mod.py").write_text(text)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.strip().startswith(f"def {method}("))
+    cls = next(row.split()[1].rstrip(":") for row in text.splitlines() if row.startswith("class "))
+    ctx = CodemodContext(root=tmp_path, profile=hot(f"{cls}.{method}", "mod.py", line), params={})
+    result = apply_codemod("vectorize_hot_function", ctx)
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    assert_same(getattr(old[cls](*init), method)(*make_args()), getattr(new[cls](*init), method)(*make_args()))
+    body = result.files["mod.py"].split(f"def {method}(", 1)[1]
+    assert "for " not in body and "helper inlined" in result.summary, (result.summary, body)
+    assert any("inlined into" in note for note in result.notes)

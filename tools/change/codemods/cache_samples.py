@@ -125,6 +125,7 @@ class _Determinism:
         self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
         self.changing = self._attributes_set_outside_init()
         self.imported = self._imported()
+        self.own_modules = self._own_modules()
         self.seen: list[str] = []
         self.notes: list[str] = []
 
@@ -180,6 +181,11 @@ class _Determinism:
                 return
             raise NotApplicable(f"{where}: calls self.{attr}(), an object perfloop cannot read the code of "
                                 "(a transform pipeline may draw random numbers)")
+        own = self.own_modules.get(dotted(base)) if base is not None else None
+        if own is not None and attr in own:
+            # `g711.decode(...)`: a module of the target itself, imported by name: its code is read.
+            self.check(own[attr], f"{dotted(base)}.{attr}")
+            return
         if name.startswith(_PURE_MODULES) or (base is not None and dotted(base) not in self.imported):
             # numpy/torch/math/... functions, or a method of a value computed here (x.mean(), text.split()).
             if name.startswith(("open", "np.load", "torch.load")) or attr in ("read", "open"):
@@ -187,6 +193,24 @@ class _Determinism:
             return
         raise NotApplicable(f"{where}: calls `{ast.unparse(call.func)}()` of another package, whose code "
                             "perfloop does not read")
+
+    def _own_modules(self) -> dict[str, dict[str, ast.FunctionDef]]:
+        """The target's own modules by the name the files call them by (`import g711`, `import a.b as c`,
+        `from a import b`), each with its module-level functions."""
+        by_dotted = {path.removesuffix(".py").replace("/", "."): tree for path, tree in self.modules.items()}
+        found: dict[str, dict[str, ast.FunctionDef]] = {}
+        for tree in self.modules.values():
+            for node in tree.body:
+                pairs = []
+                if isinstance(node, ast.Import):
+                    pairs = [(alias.asname or alias.name, alias.name) for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names]
+                for bound, name in pairs:
+                    module = by_dotted.get(name)
+                    if module is not None:
+                        found[bound] = {n.name: n for n in module.body if isinstance(n, ast.FunctionDef)}
+        return found
 
     def _imported(self) -> set[str]:
         names = set()

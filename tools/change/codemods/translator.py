@@ -31,8 +31,12 @@ from perfloop.tools.change.codemods.loops import (
 )
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-           ast.Mod: "%", ast.Pow: "**"}
-_PRECEDENCE = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2, ast.Pow: 4}
+           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+           ast.RShift: ">>"}
+# Python's binding strength, weakest first: | ^ & (<< >>) (+ -) (* / // %) **.
+_PRECEDENCE = {ast.BitOr: -3, ast.BitXor: -2, ast.BitAnd: -1, ast.LShift: 0, ast.RShift: 0,
+               ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2, ast.Pow: 4}
+_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
@@ -57,6 +61,7 @@ class Translator(AxisRules):
         self.depth = 1
         self.mask: str | None = None  # inner axis entries that exist (ragged ranges, `if` filters)
         self.guards = 0  # `if cond: continue` guards translated (their lines compute skipped elements too)
+        self.bytes_names: set[str] = set()  # names known to hold bytes (annotation or what set them)
         self.scatter_names: dict[str, str] = {}  # list made before the loop -> its numpy dtype (counts, histograms)
         self.scatters: dict[str, list[tuple[list[Val], Val, str | None]]] = {}  # name -> (indices, term, keep)
 
@@ -80,7 +85,12 @@ class Translator(AxisRules):
             base = key.group(1) if key else text.split(".")[-1].split("[")[0]
             name = self.fresh(f"{base}_arr")
             dtype = ", dtype=np.float64" if self.float_ctx else ""
-            self.hoists.append((name, f"np.asarray({text}{dtype})"))
+            if text in self.bytes_names:
+                # Iterating bytes gives Python ints: the bytes as uint8, widened so that arithmetic does not wrap.
+                self.hoists.append((name, f"np.frombuffer({text}, dtype=np.uint8).astype("
+                                          f"{'np.float64' if self.float_ctx else 'np.int64'})"))
+            else:
+                self.hoists.append((name, f"np.asarray({text}{dtype})"))
             self.hoisted[text] = name
         return self.hoisted[text]
 
@@ -135,6 +145,9 @@ class Translator(AxisRules):
                                     "on Python lists + concatenates and * repeats")
             if left.depth == right.depth == 0 and self.invariant(node):
                 return Val(ast.unparse(node), 0)
+            if isinstance(node.op, _BITWISE) and self.float_ctx:
+                raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is bitwise on values the loop reads "
+                                    "as float64 (it also computes in floats)")
             op = _BINOPS[type(node.op)]
             return Val(f"{self.operand(node.left, left, node.op, False)} {op} "
                        f"{self.operand(node.right, right, node.op, True)}", max(left.depth, right.depth))
@@ -148,6 +161,11 @@ class Translator(AxisRules):
                 return inner
             if isinstance(node.op, ast.Not):
                 return Val(f"np.logical_not({inner.src})", inner.depth)
+            if isinstance(node.op, ast.Invert):
+                if self.float_ctx or isinstance(node.operand, (ast.Compare, ast.BoolOp)):
+                    # ~ of a Python bool is an int (-1, -2); of a numpy bool array, logical not.
+                    raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` inverts a truth value or a float")
+                return Val(f"~{self.atom(inner.src)}", inner.depth)
         if isinstance(node, ast.Compare):
             parts, left = [], node.left
             for op, right in zip(node.ops, node.comparators):

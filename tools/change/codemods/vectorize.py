@@ -27,6 +27,7 @@ from perfloop.tools.change.codemods.hot_function import (
     python_files,
     qualname_of,
 )
+from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
@@ -69,7 +70,7 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     refusals: list[str] = []
     done: list[tuple[ast.FunctionDef, FunctionRewrite]] = []
     for candidate in candidates:
-        found = rewrite_function(candidate, exact)
+        found = rewrite_function(candidate, exact, tree)
         refusals += [f"{candidate.name}: {why}" for why in found.refusals]
         if found.rewrites:
             done.append((candidate, found))
@@ -119,8 +120,9 @@ def _splice_each(text: str, tree: ast.Module, rewritten: list[ast.FunctionDef], 
     # Which of the functions of that name (in `tree`, the text's parse) each one is: splicing keeps their order.
     ordinals = [[node for node, _ in functions(tree) if node.name == fn.name].index(fn) for fn in rewritten]
     for original, ordinal in zip(rewritten, ordinals):
-        fn = [node for node, _ in functions(ast.parse(text)) if node.name == original.name][ordinal]
-        text = splice(text, fn, rewrite_function(fn, exact).rewrites)
+        module = ast.parse(text)
+        fn = [node for node, _ in functions(module) if node.name == original.name][ordinal]
+        text = splice(text, fn, rewrite_function(fn, exact, module).rewrites)
     return text
 
 
@@ -147,36 +149,91 @@ def _callees(tree: ast.Module, fn: ast.FunctionDef) -> list[ast.FunctionDef]:
 
 
 # deciding --------------------------------------------------------------------------
-def rewrite_function(fn: ast.FunctionDef, exact: bool = True) -> FunctionRewrite:
+def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module | None = None) -> FunctionRewrite:
     """Translate every top-level loop and list-comprehension statement of `fn` that allows it.
 
-    A refusal names the construct it was about (`for` loop, `while` loop, comprehension or
-    generator statement, with its line) and why; the codemod's notes carry it to the audit log.
+    With `module` (the file's parse), calls to the file's own scalar helpers are inlined first
+    (`inline.py`). A refusal names the construct it was about (`for` loop, `while` loop,
+    comprehension or generator statement, with its line) and why; the codemod's notes carry it
+    to the audit log.
     """
+    original = fn
+    inline_notes: list[str] = []
+    why_not: dict[str, str] = {}
+    if module is not None:
+        fn, inline_notes, why_not = inline_helpers(fn, helpers_of(module, fn))
     names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn.args)
                                                                       if isinstance(a, ast.arg)}
+    held = bytes_names(fn)
     result = FunctionRewrite()
     for k, stmt in enumerate(fn.body):
         try:
             if isinstance(stmt, ast.For):
                 slots = _slots_as_appends(fn.body, k)
-                rewrite, inexact = _loop(slots or fn.body, k, names, exact)
+                rewrite, inexact = _loop(slots or fn.body, k, names, exact, held)
                 if slots:
                     rewrite.rule = f"preallocated list, {rewrite.rule}"
             elif isinstance(stmt, ast.While):
-                rewrite, inexact = _while(fn.body, k, names, exact)
+                rewrite, inexact = _while(fn.body, k, names, exact, held)
             elif isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) \
                     and any(isinstance(n, (ast.ListComp, ast.GeneratorExp)) for n in ast.walk(stmt)):
-                rewrite, inexact = _comprehension(stmt, k, names, exact)
+                rewrite, inexact = _comprehension(stmt, k, names, exact, held)
             else:
                 continue
         except NotApplicable as error:
-            result.refusals.append(f"{construct(stmt)}: {error}")
+            reason = str(error)
+            for helper, why in why_not.items():
+                if f"call to {helper}()" in reason:
+                    reason += f" ({helper}() was not inlined: {why})"
+            result.refusals.append(f"{construct(stmt)}: {reason}")
             continue
+        if ast.dump(stmt) != ast.dump(original.body[k]):
+            # The statement called a helper that is now inlined: its branches run for every element.
+            called = {dotted(n.func) for n in ast.walk(original.body[k]) if isinstance(n, ast.Call)}
+            rewrite.notes += [note for note in inline_notes if note.split("()")[0] in called]
+            rewrite.rule += ", helper inlined"
+            rewrite.quiet = True
         result.rewrites.append(rewrite)
         result.inexact += inexact
         names |= {line.split(" = ")[0] for line in rewrite.lines}
     return result
+
+
+_BYTES_CALLS = ("bytes", "bytearray")
+_BYTES_METHODS = ("tobytes", "encode")
+
+
+def bytes_names(fn: ast.FunctionDef) -> frozenset[str]:
+    """Names of `fn` that hold bytes by the evidence of the text: a `bytes`/`bytearray` annotation, or every
+    assignment to the name is bytes(...), bytearray(...), x.tobytes(), s.encode(...) or a b'' literal."""
+    held = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None
+            and dotted(a.annotation) in _BYTES_CALLS}
+    sources: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name):
+                        sources.setdefault(sub.id, []).append(node.value if isinstance(target, ast.Name) else target)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.comprehension)):
+            for sub in ast.walk(getattr(node, "target", node)):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    sources.setdefault(sub.id, []).append(node)
+    for name, values in sources.items():
+        if name in held:
+            held.discard(name)  # reassigned: the annotation no longer says what it holds
+        if values and all(_is_bytes(value) for value in values):
+            held.add(name)
+    return frozenset(held)
+
+
+def _is_bytes(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+        return True
+    if isinstance(node, ast.Call):
+        name = dotted(node.func)
+        return name in _BYTES_CALLS or (isinstance(node.func, ast.Attribute) and node.func.attr in _BYTES_METHODS)
+    return False
 
 
 def construct(stmt: ast.stmt) -> str:
@@ -189,7 +246,8 @@ def construct(stmt: ast.stmt) -> str:
     return f"{kind} statement"
 
 
-def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
+def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
+           held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     """A counting `while` loop is the `for` loop over the range it counts through: translate that.
 
     The form: a counter set before the loop (`i = start`), the test `i < stop` (or `<=`,
@@ -232,7 +290,7 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[
     ast.fix_missing_locations(loop_for)
     if is_gather(loop_for):
         raise NotApplicable(f"{where}: a `while` loop that writes subscripts is not vectorised")
-    rewrite, inexact = _loop([*body[:k], loop_for, *body[k + 1:]], k, names, exact)
+    rewrite, inexact = _loop([*body[:k], loop_for, *body[k + 1:]], k, names, exact, held)
     rewrite.remove = sorted({*rewrite.remove, j})
     rewrite.rule = f"counting while loop, {rewrite.rule}"
     return rewrite, inexact
@@ -364,7 +422,8 @@ def _float_context(nodes: list[ast.AST]) -> bool:
     return False
 
 
-def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
+def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
+          held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     loop = body[k]
     if is_gather(loop):
         return gather_loop(body, k, names), []
@@ -387,6 +446,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool) -> tuple[L
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
     refuse_effects(_as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True)
     t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
+    t.bytes_names = set(held)
     t.scatter_names = scattered
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
@@ -464,8 +524,10 @@ def _with_hoists(t: Translator) -> list[str]:
     return kept + t.lines
 
 
-def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool) -> tuple[LoopRewrite, list[str]]:
+def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
+                   held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     t = Translator(names, exact, _float_context([stmt]))
+    t.bytes_names = set(held)
 
     class Replace(ast.NodeTransformer):
         def visit_Call(self, node: ast.Call) -> ast.AST:
