@@ -10,7 +10,7 @@ from pathlib import Path
 from perfloop.evals import harness, table, workspace
 
 EVALS_DIR = Path(__file__).resolve().parent
-SUITES = {"targets": EVALS_DIR / "targets", "blind": EVALS_DIR / "blind", "blind2": EVALS_DIR / "blind2"}
+SUITES = {"targets": EVALS_DIR / "targets", **{wave: EVALS_DIR / wave for wave in ("blind", "blind2", "blind3")}}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,9 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "target's oracle.patch as search/replace edits (the loop's ceiling)")
     parser.add_argument("--agent-args", help="more `perfloop run` flags in one string, e.g. \"--steps 8 --ab-runs 2\"")
     parser.add_argument("--suite", choices=sorted(SUITES), default="targets",
-                        help="targets: evals/targets (the suite perfloop was developed against); blind, blind2: "
-                             "evals/blind and evals/blind2, two waves written without reading the codemods, each "
-                             "frozen after its first measurement")
+                        help="targets: evals/targets (the suite perfloop was developed against); blind, blind2, blind3: "
+                             "evals/blind*, waves written without reading the codemods, each frozen after its "
+                             "first measurement")
     parser.add_argument("--targets-dir", type=Path, help="folder of targets (overrides --suite)")
     parser.add_argument("--work-dir", type=Path, help="where copies and checkouts go (default: a new temp dir)")
     parser.add_argument("--pipeline-timeout", type=float, default=600.0, help="seconds per re-measuring run")

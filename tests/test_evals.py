@@ -322,3 +322,31 @@ def test_overhead_measures_every_mode_by_the_targets_own_meter(tmp_path):
     results = measure("tiny", runs=1, steps=8, warmup=2, targets_dir=targets)
     assert set(results) == set(MODES)
     assert all(len(values) == 1 and values[0] > 0 for values in results.values())  # measure() checks the probe attached
+
+
+def _suite_targets() -> list[Path]:
+    from perfloop.evals.__main__ import SUITES
+
+    return sorted(d for folder in SUITES.values() if folder.is_dir() for d in folder.iterdir()
+                  if (d / "expected.toml").is_file())
+
+
+@pytest.mark.parametrize("target", _suite_targets(), ids=lambda d: f"{d.parent.name}/{d.name}")
+def test_every_suite_target_keeps_the_contract(tmp_path, target):
+    """Each target of every suite: its perfloop.toml loads, its expected diagnoses are knowledge-base
+    entries, and its oracle.patch applies to a copy of it (the harness's first steps, without running it)."""
+    import shutil
+    import tomllib
+
+    from perfloop.knowledge_base import load_entries
+    from perfloop.tools.contract.target import load_target
+
+    load_target(target)
+    expected = tomllib.loads((target / "expected.toml").read_text())
+    known = {entry.id for entry in load_entries()}
+    for name in [expected["diagnosis"], *expected.get("also_acceptable", [])]:
+        assert name in known, f"{target}/expected.toml names {name!r}, not a knowledge-base entry"
+    copy = tmp_path / target.name
+    shutil.copytree(target, copy)
+    git(copy, "init", "-q")
+    git(copy, "apply", "--check", str(target / "oracle.patch"))
