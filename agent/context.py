@@ -49,21 +49,25 @@ class RunContext:
             update={"read_only_paths": linked})})
 
     def run(self, tree: Path, label: str, mode: str = "light", role: str = "",
-            extra_env: dict[str, str] | None = None) -> ProbeRun:
+            extra_env: dict[str, str] | None = None, window: tuple[int, int] | None = None) -> ProbeRun:
         """Run the pipeline once in ``tree`` (a worktree) under the probe.
 
         The tree's output folders are cleaned first. The user's ignored inputs linked
         into the tree are mounted read-only for the run where the OS allows (checked
         for changes otherwise); a write to them fails the run with a PipelineError
-        naming the file.
+        naming the file. ``window``: (warmup_steps, steps) instead of the target's, for
+        timing runs that measure a later epoch.
         """
         ws = self.workspace
         ws.clean_outputs(tree)
         folder = self.next_run(label)
-        with run_progress(label, role, folder, self.state.target, self.probe.warmup_steps + self.probe.steps):
+        settings = self.protected(tree)
+        if window is not None:
+            settings = settings.model_copy(update={"warmup_steps": window[0], "steps": window[1]})
+        with run_progress(label, role, folder, self.state.target, settings.warmup_steps + settings.steps):
             try:
                 done = run_probed(self.state.target.rendered_command(), ws.target_dir(tree), folder,
-                                  self.protected(tree), mode=mode, label=role or label, extra_env=extra_env)
+                                  settings, mode=mode, label=role or label, extra_env=extra_env)
             except PipelineError as error:
                 if error.result is not None:
                     self.observe_isolation(error.result.isolation, folder.name)

@@ -263,6 +263,8 @@ class FinalCheck(Event):
     contaminated_kept: int = Field(0, description="Contaminated pairs kept: the re-run budget was spent, or "
                                                   "interference = \"report\".")
     steps_dropped: int = Field(0, description="Measured steps left out of the kept runs (busy intervals).")
+    timed_from_step: int | None = Field(None, description="Set when a kept change pays off from the second epoch "
+                                                          "(a cache): both sides were timed from this step on.")
 
     def busy_line(self) -> str:
         """What the machine's other work cost this comparison, or "" when nothing was left out."""
@@ -277,8 +279,9 @@ class FinalCheck(Event):
 
     def lines(self, show_diff: bool = False) -> list[str]:
         busy = self.busy_line()
+        window = f"; timed from step {self.timed_from_step} (the second epoch)" if self.timed_from_step else ""
         return [f"original {self.original[:10]} vs head {self.head[:10]}: {self.speedup:.2f}x "
-                f"[{self.ci[0]:.2f}, {self.ci[1]:.2f}]" + (f"; {busy}" if busy else "")]
+                f"[{self.ci[0]:.2f}, {self.ci[1]:.2f}]" + window + (f"; {busy}" if busy else "")]
 
 
 class RunFinished(Event):

@@ -183,6 +183,10 @@ class Verification(StrictRecord):
     """What the remedy pays once per run (e.g. "compilation"); a slower start-up is then judged by break-even."""
     caveats: list[str] = []
     """Known ways the check can legitimately differ, told to the user, never hidden."""
+    gain_from_epoch: int = Field(default=1, ge=1, le=2)
+    """The epoch the change starts paying off in: 1 (from the first step), or 2 for a cache that fills
+    during the first epoch. With 2, verification times steps of the second epoch (and checks its
+    batches) where one epoch fits the timing runs' bound, and charges the first epoch as start-up."""
     tolerance_class: ToleranceClass = "exact"
     """How far the change may move numbers: exact (bit-identical data and loss); reorder (float
     reassociation, data and loss within the dtype table); precision (AMP/TF32: data identical, a

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -39,11 +40,16 @@ def test_wheel_installs_only_the_perfloop_name(wheel):
     assert "perfloop = perfloop.agent.cli:main" in wheel.read(entry_points).decode()
 
 
+def _suite_file(path: Path) -> bool:
+    """A file of an eval suite's pipelines (package data, not one of perfloop's packages)."""
+    return "targets" in path.parts or any(part.startswith("blind") for part in path.parts)
+
+
 def test_wheel_carries_every_package_and_the_files_they_read(wheel):
     names = set(wheel.namelist())
     for layer in LAYERS:
         for init in (ROOT / layer).rglob("__init__.py"):
-            if "targets" in init.parts:
+            if _suite_file(init):
                 continue
             assert f"perfloop/{init.relative_to(ROOT)}" in names, f"{init.parent} is missing from the wheel"
     for needed in ("tools/measure/probe/sitecustomize.py", "tools/measure/probe/perfloop_probe.py",
@@ -62,7 +68,7 @@ def test_the_wheel_carries_the_license(wheel):
 def test_pyproject_names_every_package():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {"perfloop." + ".".join(init.parent.relative_to(ROOT).parts)
-             for layer in LAYERS for init in (ROOT / layer).rglob("__init__.py") if "targets" not in init.parts}
+             for layer in LAYERS for init in (ROOT / layer).rglob("__init__.py") if not _suite_file(init)}
     assert listed == found
 
 

@@ -92,3 +92,85 @@ def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_lengt
     assert verdict.data.status in ("identical", "within_tolerance")  # float64 sums, rounded to float32
     assert verdict.startup.run_steps == 32000 and verdict.startup.projected_speedup > 1.0
     assert "whole run of 32000 steps" in verdict.reason
+
+
+@pytest.mark.serial  # a speed decision decides it: timed alone, not beside the other worker
+def test_a_cache_is_timed_in_its_second_epoch_and_the_first_counts_as_start_up(tmp_path):
+    """The tiny pipeline's samples cached per index, through the real nodes.
+
+    The cache fills during the first epoch (32 batches here), so timing runs that stop inside
+    it see no gain: they must run through the first epoch and time the second, check every
+    batch of both, and charge the first epoch to each run's start-up in the whole-run cost.
+    """
+    from perfloop.agent.audit import AuditLog
+    from perfloop.agent.nodes.optimize import optimize
+    from perfloop.agent.nodes.prepare import prepare
+    from perfloop.agent.nodes.profile import profile
+    from perfloop.agent.nodes.verify import verify
+    from perfloop.agent.runs import RunFolder, new_run_id
+    from perfloop.agent.state import LoopState, RemedyRef, Settings
+    from perfloop.knowledge_base import describe, load_entries
+    from perfloop.sandbox.workspace import Workspace
+    from perfloop.tools.contract.target import load_target
+    from tests.conftest import make_repo
+
+    target = load_target(make_repo(tmp_path / "repo"),
+                         overrides={"steps": 12, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})
+    run_id = new_run_id()
+    state = LoopState(run_id=run_id, target=target, settings=Settings(auto_approve=True),
+                      state_dir=str(Workspace(target.repo_root, run_id).state_dir))
+    state = state.model_copy(update=prepare(state))
+    state = state.model_copy(update=profile(state))
+    assert state.profile.loader.batches_per_epoch == 32  # 512 samples in batches of 16, len() as built
+    entry = next(e for e in load_entries() if e.id == "transform_hotspot")
+    diagnosis = describe(entry, state.profile.metrics())
+    remedy = next(r for r in diagnosis.remedies if r.id == "cache_transformed_samples")
+    assert remedy.verification.gain_from_epoch == 2
+    state = state.model_copy(update={"diagnoses": [diagnosis.model_copy(update={"remedies": [remedy]})],
+                                     "next_remedy": RemedyRef(diagnosis=entry.id, remedy=remedy.id)})
+    state = state.model_copy(update=optimize(state))
+    assert state.proposal is not None and "cache Frames's samples" in state.proposal.change
+    verified = verify(state)
+    verdict = verified["history"][-1].verdict
+    assert verdict.verdict == "accepted", verdict.reason
+    assert "start-up includes the first 34 steps" in verdict.reason
+    assert verdict.startup.run_steps == 32000 - 34
+    timing = [r["data"] for r in AuditLog(RunFolder(state.state_dir).audit_log).records()
+              if r["event"] == "verify_stage" and r["data"].get("stage") == "timing" and r["data"].get("passed")]
+    assert timing[-1]["window"] == {"warmup_steps": 34, "steps": 12, "epoch_steps": 32}
+    # The timing runs went through the second epoch (34 + 12 steps), and their batches were compared there too.
+    through = [run for run in verdict.candidate_runs if len(run.losses) == 46]
+    assert len(through) >= 2 and len(through) == len(verdict.candidate_runs) - 1  # all but the smoke run
+    assert verdict.data.status == "identical" and verdict.data.rows_total >= len(through) * 46 * 16, verdict.data
+    # The final check times the original and the head where the kept cache serves too.
+    from perfloop.agent.nodes.final_check import final_check
+
+    final_check(state.model_copy(update={**verified, "stop_reason": "max_iterations"}))
+    checks = [r["data"] for r in AuditLog(RunFolder(state.state_dir).audit_log).records() if r["event"] == "final_check"]
+    assert checks[-1]["timed_from_step"] == 34 and checks[-1]["speedup"] > 1.0, checks[-1]
+
+
+def test_the_second_epoch_window_is_the_epoch_plus_the_warm_up_within_its_bounds():
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.nodes.verify import EPOCH_WINDOW_MAX_S, second_epoch_window
+
+    def state(batches, step_ms=10.0):
+        return NS(target=NS(warmup_steps=3, steps=20),
+                  profile=NS(loader=NS(batches_per_epoch=batches), ledger=NS(step_ms=step_ms)))
+
+    def record(epoch_starts):
+        return NS(steps=[NS(epoch_start=i in epoch_starts) for i in range(40)])
+
+    assert second_epoch_window(state(50), [], None)[0] == (53, 20)
+    # No length (an IterableDataset): the step where a head's run started its second epoch.
+    window, line = second_epoch_window(state(None), [record({0}), record({0, 17, 34})], 1000)
+    assert window == (20, 20) and "timed from step 20" in line
+    window, line = second_epoch_window(state(None), [record({0})], None)
+    assert window is None and "no length and no run reached a second epoch" in line
+    # One epoch longer than a timing run may take: not extended, and said.
+    slow = EPOCH_WINDOW_MAX_S * 1000.0 / 40
+    window, line = second_epoch_window(state(50, step_ms=slow), [], None)
+    assert window is None and "longer than a timing run may take" in line
+    window, line = second_epoch_window(state(50), [], 40)
+    assert window is None and "the whole run is 40 steps and one epoch 50: it never serves" in line

@@ -8,6 +8,8 @@ from pathlib import Path
 from perfloop.agent.context import RunContext, observed_isolation
 from perfloop.agent.events import FinalCheck, RunFinished, RunsContaminated
 from perfloop.agent.faults import fault_point
+from perfloop.agent.nodes.verify import second_epoch_window
+from perfloop.agent.rule import rule_of
 from perfloop.agent.runs import RunFolder
 from perfloop.agent.state import LoopState
 from perfloop.agent.summary import Numbers, build_summary
@@ -15,6 +17,7 @@ from perfloop.agent.ui.console import say
 from perfloop.sandbox.git import head_of
 from perfloop.tools.check.stats import RunSteps, candidate_first, rerun_contaminated, steps_ratio_ci
 from perfloop.tools.measure.models import RunMeasurement
+from perfloop.tools.measure.record import ProbeRecord
 
 
 def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | None, str]:
@@ -34,16 +37,22 @@ def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | No
     original = accepted[0].proposal.base_head
     say(f"final check: {target.ab_runs} interleaved pairs of the original {original[:10]} and the final "
         f"{state.head[:10]}, order alternating")
+    window = None
+    if any(rule_of(state, item.proposal).enforced.gain_from_epoch > 1 for item in accepted):
+        # A kept cache serves from the second epoch: time both where it does, as verify did.
+        records = [ProbeRecord.read(run.probe_dir) for run in state.profile.runs if run.mode == "light"]
+        window, line = second_epoch_window(state, records, target.run_steps)
+        say(f"final check: {line}")
     pair_number = 0  # the next pair's number: a pair left out is run again under its own number (same order)
     rerun = 0
 
     def run_pair() -> tuple[RunMeasurement, RunMeasurement]:
         nonlocal pair_number
         def first() -> RunMeasurement:
-            return ctx.run(ws.candidate_tree, "final-original", role="original").measurement
+            return ctx.run(ws.candidate_tree, "final-original", role="original", window=window).measurement
 
         def last() -> RunMeasurement:
-            return ctx.run(ws.base_tree, "final-head", role="final").measurement
+            return ctx.run(ws.base_tree, "final-head", role="final", window=window).measurement
 
         if candidate_first(pair_number):
             after = last()
@@ -84,7 +93,8 @@ def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | No
                        final_samples_per_s=[r.samples_per_s for r in after], speedup=speedup, ci=[low, high],
                        pairs_rerun=rerun,
                        contaminated_kept=sum(any(run.contaminated for run in pair) for pair in pairs),
-                       steps_dropped=sum(r.steps_dropped for r in before + after))
+                       steps_dropped=sum(r.steps_dropped for r in before + after),
+                       timed_from_step=window[0] if window else None)
     ctx.record(check)
     if check.busy_line():
         say(f"final check: the machine was busy: {check.busy_line()}")

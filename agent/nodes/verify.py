@@ -75,6 +75,9 @@ class _Cascade:
     other_ranks: dict[str, dict[int, ProbeRecord]] = field(default_factory=dict)
     # The noise floor speed is judged against: the profile's here, a remote block's own light runs there.
     noise_pct: float = 0.0
+    # (warmup_steps, steps) of timing runs that measure the second epoch (a cache's gain starts there);
+    # None: the target's window. The first `warmup_steps` of such a run count as its start-up.
+    window: tuple[int, int] | None = None
 
     def keep(self, run: ProbeRun) -> RunMeasurement:
         """Keep a run's parsed record for the data checks; return its measurement."""
@@ -184,6 +187,16 @@ def _check_loss(c: _Cascade) -> None:
     c.passed("loss", result=c.loss.model_dump())
 
 
+def _whole_run(c: _Cascade, run: RunMeasurement) -> RunSteps:
+    """A run's steps for the whole-run judgement; with a second-epoch window, its start-up runs to the end of
+    the steps left out (launch to first batch, then the first epoch and the warm-up)."""
+    steps = RunSteps.of(run)
+    if c.window is None:
+        return steps
+    first = sum(step.step_ms for step in c.record_of(run).steps[:c.window[0]]) / 1000.0
+    return steps.model_copy(update={"startup_s": run.startup_s + first})
+
+
 def _loss_failure(rule: Verification, loss: CheckResult, where: str = "") -> str:
     """The loss stage's reason; a curve within tolerance fails only a change that must keep it bit-identical,
     and the reason says so (a bare "loss within_tolerance" read as a pass)."""
@@ -201,17 +214,70 @@ def _check_side_outputs(c: _Cascade) -> None:
     c.passed("side_outputs", result=c.side_outputs.model_dump())
 
 
+# Timing runs that measure a cache's second epoch may take this long each (s, by the profile's step time);
+# a longer epoch is timed in the first, and the verdict says so.
+EPOCH_WINDOW_MAX_S = 90.0
+
+
+def epoch_length(state: LoopState, records: list[ProbeRecord]) -> int | None:
+    """Steps of one epoch: len() of the step loader as the probe saw it built, else where one of ``records``
+    (the head's runs) started a second epoch; None where neither tells."""
+    loader = state.profile.loader if state.profile else None
+    if loader is not None and loader.batches_per_epoch:
+        return loader.batches_per_epoch
+    for record in records:
+        starts = [i for i, step in enumerate(record.steps) if step.epoch_start and i > 0]
+        if starts:
+            return starts[0]
+    return None
+
+
+def second_epoch_window(state: LoopState, records: list[ProbeRecord],
+                        run_steps: int | None) -> tuple[tuple[int, int] | None, str]:
+    """The timing window for changes that pay off from the second epoch: (warmup_steps, steps) with the first
+    epoch and the usual warm-up left out, and a line saying so; (None, why) where it cannot be afforded."""
+    target = state.target
+    epoch = epoch_length(state, records)
+    why = "the change pays off from the second epoch (a cache that fills in the first)"
+    if epoch is None:
+        return None, f"{why}, but the loader has no length and no run reached a second epoch: timed in the first"
+    warmup = epoch + target.warmup_steps
+    step_s = state.profile.ledger.step_ms / 1000.0 if state.profile else 0.0
+    if (warmup + target.steps) * step_s > EPOCH_WINDOW_MAX_S:
+        return None, (f"{why}; one epoch is {epoch} steps (about {epoch * step_s:.0f} s), longer than a timing run "
+                      f"may take ({EPOCH_WINDOW_MAX_S:.0f} s): timed in the first epoch, where it does not serve yet")
+    if run_steps is not None and run_steps <= warmup + 1:
+        return None, f"{why}; the whole run is {run_steps} steps and one epoch {epoch}: it never serves"
+    return (warmup, target.steps), (f"{why}: each run takes {warmup + target.steps} steps and is timed from step "
+                                    f"{warmup} (one epoch, {epoch} steps, and the warm-up after it)")
+
+
+def _epoch_window(c: _Cascade) -> tuple[int, int] | None:
+    """The cascade's timing window (None: the target's); a window that cannot be had is noted in the verdict."""
+    if c.rule.gain_from_epoch < 2:
+        return None
+    window, line = second_epoch_window(c.state, [c.record_of(run) for run in c.baseline], c.run_steps)
+    if window is None:
+        c.notes.append(line)
+    else:
+        say(f"timing: {line}; the first epoch counts as start-up")
+    return window
+
+
 def _run_timing(c: _Cascade) -> None:
     target, ws = c.state.target, c.ctx.workspace
+    c.window = _epoch_window(c)
     say(f"timing: {target.ab_runs} interleaved pairs of the head and the candidate, order alternating "
         f"(up to {target.max_ab_runs} while undecided)")
+    for note in c.notes:
+        say(f"timing: {note}")
 
     def run_pair(pair: int) -> tuple[RunSteps, RunSteps]:
         def head() -> RunMeasurement:
-            return c.keep(c.ctx.run(ws.base_tree, "ab-base", role="baseline"))
+            return c.keep(c.ctx.run(ws.base_tree, "ab-base", role="baseline", window=c.window))
 
         def candidate() -> RunMeasurement:
-            return c.keep(c.ctx.run(ws.candidate_tree, "ab-candidate", role="candidate"))
+            return c.keep(c.ctx.run(ws.candidate_tree, "ab-candidate", role="candidate", window=c.window))
 
         try:
             if candidate_first(pair):
@@ -244,11 +310,21 @@ def _run_timing(c: _Cascade) -> None:
     plan = SpeedPlan(ab_runs=target.ab_runs, max_ab_runs=target.max_ab_runs, min_gain_pct=target.min_gain_pct,
                      busy_reruns=target.busy_reruns, rerun_contaminated=target.rerun_contaminated)
     c.speed, pairs = sequential_speed(run_pair, c.noise_pct, plan, undecided, dropped)
-    c.passed("timing", pairs=pairs)
+    extra = {"window": {"warmup_steps": c.window[0], "steps": c.window[1],
+                        "epoch_steps": c.window[0] - target.warmup_steps}} if c.window else {}
+    c.passed("timing", pairs=pairs, **extra)
+
+
+def _compared_runs(c: _Cascade) -> tuple[list[RunMeasurement], list[RunMeasurement]]:
+    """The head's and the candidate's runs the all-runs checks and start-up compare: every one; with a
+    second-epoch window only the timing runs, which are the ones that long (and the ones through epoch 2)."""
+    if c.window is None:
+        return c.baseline + c.base_runs, c.cand_runs
+    return c.base_runs, [run for run in c.cand_runs if run is not c.smoke]
 
 
 def _check_all_runs(c: _Cascade) -> None:
-    baseline, candidate = c.baseline + c.base_runs, c.cand_runs
+    baseline, candidate = _compared_runs(c)
     data, loss, side = _data(c, baseline, candidate), _loss(c, baseline, candidate), _side(c, baseline, candidate)
     c.data, c.loss, c.side_outputs = data, loss, side
     numbers = dict(data=data.model_dump(), loss=loss.model_dump(), side_outputs=side.model_dump())
@@ -272,9 +348,15 @@ def _check_speed(c: _Cascade) -> None:
         raise c.failed("speed", speed.reason, **numbers)
     # Every run of each side counts for start-up (the profile's and the smoke run too): it is
     # one number per run, and its noise needs as many runs as there are.
-    c.startup = check_startup([RunSteps.of(r) for r in c.baseline + c.base_runs],
-                              [RunSteps.of(r) for r in c.cand_runs], speed.threshold_pct, run_steps=c.run_steps,
-                              one_off_cost=c.rule.one_off_cost)
+    baseline, candidate = _compared_runs(c)
+    run_steps = c.run_steps
+    if c.window is not None and run_steps is not None:
+        run_steps -= c.window[0]  # the first epoch is in each run's start-up
+    c.startup = check_startup([_whole_run(c, r) for r in baseline], [_whole_run(c, r) for r in candidate],
+                              speed.threshold_pct, run_steps=run_steps, one_off_cost=c.rule.one_off_cost)
+    if c.window is not None:
+        c.startup = c.startup.model_copy(update={"reason": f"{c.startup.reason} (start-up includes the first "
+                                                           f"{c.window[0]} steps: the epoch the cache fills in)"})
     numbers["startup"] = c.startup.model_dump()
     if not c.startup.passed:
         raise c.failed("speed", f"whole-run cost: {c.startup.reason}", **numbers)
@@ -364,7 +446,7 @@ def _verdict_fields(c: _Cascade) -> dict:
 
 def _caveat(c: _Cascade) -> str:
     """What was not checked, and a tolerance the change declared for itself, said in the reason."""
-    notes = []
+    notes = [f" ({note})" for note in c.notes]
     if c.loss is not None and c.loss.status == "not_comparable":
         notes.append(f" (loss not checked: {c.loss.detail})")
     if c.tolerance_source:

@@ -76,6 +76,8 @@ class LoaderInfo(BaseModel):
     collate_fn: str = ""
     read_by_thread: str | None = Field(None, description="Name of the thread other than the loop's that reads it "
                                                          "(a prefetcher handing batches to the loop), if any.")
+    batches_per_epoch: int | None = Field(None, description="len(loader) as constructed: the steps of one epoch; "
+                                                           "None where the loader has no length.")
 
 
 class DataBuild(BaseModel):

@@ -99,6 +99,7 @@ class Loader(_Open):
     iterable: bool = False
     collate_fn: str = ""
     read_by_thread: str | None = Field(None, description="Name of a thread other than the loop's that read it.")
+    batches_per_epoch: int | None = Field(None, description="len(loader) when constructed; None without a length.")
 
 
 class Fetch(_Open):

@@ -493,9 +493,18 @@ def _patch_loader_init(probe: _Probe, torch) -> None:
             "prefetch_factor": self.prefetch_factor, "dataset": type(self.dataset).__name__,
             "iterable": isinstance(self.dataset, torch.utils.data.IterableDataset),
             "collate_fn": getattr(self.collate_fn, "__qualname__", repr(self.collate_fn)),
+            "batches_per_epoch": _batches_per_epoch(self),
         })
 
     dl.DataLoader.__init__ = init
+
+
+def _batches_per_epoch(loader) -> int | None:
+    """len(loader) as the DataLoader computes it (its sampler and drop_last), or None where it has none."""
+    try:
+        return int(len(loader))
+    except Exception:  # an IterableDataset without __len__, a sampler without one
+        return None
 
 
 def _patch_loader_iter(probe: _Probe) -> None:
