@@ -1,6 +1,7 @@
 """Cache each sample once: the codemod on three differently written datasets, and what it refuses."""
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 from pathlib import Path
@@ -331,3 +332,128 @@ def test_a_module_of_the_target_called_through_its_import_is_read_not_refused(tm
             assert all(same(old[i], new[i]) for i in range(5))
     finally:
         sys.path.remove(str(tmp_path))
+
+
+PREFIXES = {
+    # A FER-style CSV row: the pixel string parsed every access, then a crop drawn per epoch and index.
+    "pixels_then_epoch_crop": ('''
+        import numpy as np
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Faces(Dataset):
+            def __init__(self, rows, seed):
+                self.rows, self.seed, self.epoch = rows, seed, 0
+
+            def set_epoch(self, epoch):
+                self.epoch = epoch
+
+            def __len__(self):
+                return len(self.rows)
+
+            def __getitem__(self, idx):
+                row = self.rows[idx]
+                pixels = [int(p) for p in row["pixels"].split()]
+                img = torch.from_numpy(np.asarray(pixels, dtype=np.uint8).reshape(8, 8)).float().div_(255.0)
+                g = torch.Generator().manual_seed(self.seed * 1000 + self.epoch * 100 + idx)
+                top, left = torch.randint(0, 3, (2,), generator=g).tolist()
+                img = img[top:top + 6, left:left + 6]
+                return img.unsqueeze(0), int(row["emotion"])
+    ''', lambda ns: ns["Faces"]([{"pixels": " ".join(str((7 * k + i) % 256) for i in range(64)), "emotion": k % 7}
+                                 for k in range(6)], seed=3), "line 21"),
+    # Tokens, then BERT-style masking from the global random module.
+    "tokens_then_masking": ('''
+        import random
+
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Masked(Dataset):
+            def __init__(self, texts):
+                self.texts = texts
+                self.vocab = {w: i + 2 for i, w in enumerate(sorted({w for t in texts for w in t.split()}))}
+
+            def __len__(self):
+                return len(self.texts)
+
+            def __getitem__(self, i):
+                """One sentence, 15% of its tokens masked."""
+                ids = [self.vocab[w] for w in self.texts[i].split()]
+                labels = list(ids)
+                for k in range(len(ids)):
+                    if random.random() < 0.15:
+                        ids[k] = 1
+                return torch.tensor(ids), torch.tensor(labels)
+    ''', lambda ns: ns["Masked"](["a b c d e f", "b c a a d", "f e d c b a a"] * 2), "line 20"),
+    # A waveform's features, then additive noise from torch's global generator.
+    "features_then_noise": ('''
+        import math
+
+        import torch
+
+
+        class Clips(torch.utils.data.Dataset):
+            def __init__(self, waves):
+                self.waves = waves
+
+            def __len__(self):
+                return len(self.waves)
+
+            def __getitem__(self, index):
+                wave = self.waves[index]
+                frames = [sum(v * v for v in wave[s:s + 8]) / 8.0 for s in range(0, len(wave) - 8, 4)]
+                feats = torch.tensor([math.log(f + 1e-6) for f in frames])
+                feats += 0.01 * torch.randn(len(frames))
+                return feats
+    ''', lambda ns: ns["Clips"]([[math.sin(0.1 * k * i) for i in range(64)] for k in range(1, 6)]), "line 18"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREFIXES))
+def test_the_part_before_a_random_draw_is_cached_and_the_draws_stay_the_same(tmp_path, name):
+    """A sample that draws (or reads the epoch) cannot be cached whole: the deterministic part before the first
+    such statement is, and every access still draws what it drew, in the same order."""
+    import random
+
+    source, build, rest_from = PREFIXES[name]
+    hot_name = next(line.split()[1] for line in textwrap.dedent(source).splitlines() if line.startswith("class "))
+    old_text, result = rewrite(tmp_path, source, f"{hot_name.split('(')[0]}.__getitem__")
+    new_text = result.files["data.py"]
+    assert "def _cached_first_part(self" in new_text and "first part of" in result.summary, result.summary
+    assert f"from {rest_from} on it runs every time" in result.summary, result.summary
+    old_ns, new_ns = load(old_text), load(new_text)
+    old, new = build(old_ns), build(new_ns)
+    cls = type(new)
+    computed = []
+    original = cls._cached_first_part
+    cls._cached_first_part = lambda self, i: computed.append(i) or original(self, i)
+    for epoch in range(3):
+        for dataset in (old, new):
+            if hasattr(dataset, "set_epoch"):
+                dataset.set_epoch(epoch)
+        random.seed(epoch), torch.manual_seed(epoch)
+        before = [old[i] for i in range(len(old))]
+        random.seed(epoch), torch.manual_seed(epoch)
+        after = [new[i] for i in range(len(new))]
+        assert all(same(a, b) for a, b in zip(before, after)), epoch
+    assert computed == list(range(len(old)))  # each index's first part computed once
+
+
+def test_a_random_draw_in_the_first_statement_leaves_nothing_to_cache(tmp_path):
+    source = '''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Noise(Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                x = self.xs[i] + torch.randn(4)
+                return x.sum(), x
+    '''
+    with pytest.raises(NotApplicable, match=r"random draw `torch\.randn\(\)`.*and nothing before it can be cached"):
+        rewrite(tmp_path, source, "Noise.__getitem__")

@@ -21,8 +21,10 @@ themselves; tensors and arrays are copied, a memcpy next to what they cost to co
 cache fills during the first epoch, so the first epoch costs what it did and the gain comes
 from the second on; verification measures the whole run.
 
+Where the whole sample may differ per access but its first statements may not (a decode, then a
+random crop), those statements are cached instead (`_cached_first_part`, see `_cache_prefix`).
 Refused, with the construct and line, when a sample may differ between two accesses of one
-index: a random draw (`random.*`, `np.random.*`, `torch.rand*`, `.normal_()`, ...) in
+index and nothing before that can be cached: a random draw (`random.*`, `np.random.*`, `torch.rand*`, `.normal_()`, ...) in
 `__getitem__` or anything it calls in the target's files; a call perfloop cannot see into
 (an object stored on `self`, such as a transform pipeline that may be random; a function
 of another package other than numpy/torch/math/json/... numerics); a read of an attribute
@@ -46,6 +48,8 @@ from perfloop.tools.change.codemods.loops import dotted
 
 CACHE_ATTR = "_cached_samples"
 UNCACHED = "_uncached_getitem"
+PREFIX = "_cached_first_part"
+PREFIX_ATTR = "_cached_first_parts"
 # Modules whose functions compute from their arguments only (their random parts are refused by name).
 _PURE_MODULES = ("math.", "np.", "numpy.", "torch.", "F.", "json.", "ast.", "re.", "statistics.", "itertools.",
                  "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.")
@@ -67,8 +71,14 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
                                                   for n in ast.walk(tree)):
         raise NotApplicable(f"{cls.name} already caches its samples ({UNCACHED} or {CACHE_ATTR} exists)")
     _refuse_restarting_workers(ctx)
+    if _method(cls, PREFIX) is not None or any(isinstance(n, ast.Attribute) and n.attr == PREFIX_ATTR
+                                               for n in ast.walk(tree)):
+        raise NotApplicable(f"{cls.name} already caches its samples' first part ({PREFIX} or {PREFIX_ATTR} exists)")
     checker = _Determinism(cls, file, modules)
-    checker.check(getitem, f"{cls.name}.__getitem__")
+    try:
+        checker.check(getitem, f"{cls.name}.__getitem__")
+    except NotApplicable as whole:
+        return _cache_prefix(text, file, cls, getitem, modules, str(whole))
     new_text = _splice(text, cls.name, getitem.args.args[1].arg)
     return CodemodResult(
         files={file: new_text},
@@ -83,6 +93,143 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
                "samples are handed out as copy.deepcopy of the cached one (fresh objects, as before)",
                *checker.notes],
     )
+
+
+def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDef, modules: dict[str, ast.Module],
+                  whole: str) -> CodemodResult:
+    """Cache what `__getitem__` computes before its first statement that may differ per access (a random crop
+    after a decode): that part once per index, the rest every time, as before.
+
+    The part cached is the longest run of leading statements the determinism check passes, with no `return`;
+    the names it sets that the rest reads come back from the cache as copies. Names that only alias the
+    dataset's state (`row = self.rows[i]`) are set again before the rest, so the rest still sees the
+    dataset's own objects. Refused (with the whole-sample reason) where no such statement does work.
+    """
+    body = getitem.body[1:] if _docstring(getitem.body[0]) else getitem.body
+    offset = len(getitem.body) - len(body)
+    index = getitem.args.args[1].arg
+    prefix: list[ast.stmt] = []
+    stop = whole
+    for stmt in body:
+        if any(isinstance(n, ast.Return) for n in ast.walk(stmt)):
+            stop = f"line {stmt.lineno} returns"
+            break
+        trial = ast.FunctionDef(name=getitem.name, args=getitem.args, body=prefix + [stmt], decorator_list=[],
+                                returns=None, type_comment=None, lineno=getitem.lineno, col_offset=0)
+        try:
+            _Determinism(cls, file, modules).check(trial, f"{cls.name}.__getitem__")
+        except NotApplicable as error:
+            stop = str(error)
+            break
+        prefix.append(stmt)
+    rest = body[len(prefix):]
+    refused = f"{whole}; and nothing before it can be cached"
+    if not prefix or not rest or not any(isinstance(n, ast.Call) for s in prefix for n in ast.walk(s)):
+        raise NotApplicable(refused)
+    if index in {n.id for n in ast.walk(ast.Module(body=prefix, type_ignores=[])) if isinstance(n, ast.Name)
+                 and isinstance(n.ctx, ast.Store)}:
+        raise NotApplicable(f"{refused} (it sets `{index}` again)")
+    aliases = _aliases(prefix, index)
+    read_later = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    stored = [n.id for s in prefix for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    live = [name for name in dict.fromkeys(stored) if name in read_later and name not in aliases]
+    if not live:
+        raise NotApplicable(f"{refused} (the rest reads nothing it computes)")
+    checker = _Determinism(cls, file, modules)
+    checker.check(ast.FunctionDef(name=getitem.name, args=getitem.args, body=prefix, decorator_list=[], returns=None,
+                                  type_comment=None, lineno=getitem.lineno, col_offset=0), f"{cls.name}.__getitem__")
+    first_rest = rest[0].lineno
+    new_text = _splice_prefix(text, cls.name, index, offset, offset + len(prefix), live,
+                              [body.index(stmt) + offset for stmt in prefix if stmt in aliases.values()])
+    where = f"{file}:{prefix[0].lineno}-{prefix[-1].end_lineno}"
+    return CodemodResult(
+        files={file: new_text},
+        summary=f"cache the first part of {cls.name}.__getitem__ per index ({where}: {', '.join(live)}), computed "
+                f"on first access and handed out as a copy; from line {first_rest} on it runs every time",
+        knob="cache_samples", old_value="every sample recomputed every epoch",
+        new_value=f"{', '.join(live)} computed once per index", location=f"{file}:{prefix[0].lineno}",
+        notes=[f"only the part before line {first_rest} is cached: {stop}",
+               f"checked deterministic: {', '.join(checker.seen)} (up to line {prefix[-1].end_lineno}) draw nothing "
+               "random, read no state that changes after __init__ and call nothing perfloop cannot read",
+               "the cache fills during the first epoch: the gain starts with the second; every value cached is "
+               "held in memory (in each DataLoader worker) and handed out as copy.deepcopy",
+               *(f"`{name}` aliases the dataset's state and is set again before the rest" for name in aliases),
+               *checker.notes],
+    )
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _aliases(prefix: list[ast.stmt], index: str) -> dict[str, ast.stmt]:
+    """`name = self.a[index]`-like statements of the prefix: a name set once to a chain of attributes and
+    subscripts of self, the index, constants and earlier such names (the dataset's own objects, not copies)."""
+    found: dict[str, ast.stmt] = {}
+    counts: dict[str, int] = {}
+    for stmt in prefix:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                counts[n.id] = counts.get(n.id, 0) + 1
+
+    def chain(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in ("self", index) or node.id in found
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Attribute):
+            return chain(node.value)
+        if isinstance(node, ast.Subscript):
+            return chain(node.value) and chain(node.slice)
+        return False
+
+    for stmt in prefix:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and counts[stmt.targets[0].id] == 1 and isinstance(stmt.value, (ast.Attribute, ast.Subscript)) \
+                and chain(stmt.value):
+            found[stmt.targets[0].id] = stmt
+    return found
+
+
+def _splice_prefix(text: str, class_name: str, index: str, start: int, split: int, live: list[str],
+                   alias_at: list[int]) -> str:
+    """Move __getitem__'s statements [start:split] (after its docstring) into PREFIX, returning `live`;
+    __getitem__ gets them from the cache, sets the aliases (statements `alias_at`) again, and runs the rest
+    as before (libcst)."""
+    names = ", ".join(live) + ("," if len(live) == 1 else "")
+    wrapper = cst.parse_module(
+        f"try:\n"
+        f"    key = operator.index({index})\n"
+        f"except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
+        f"    {names} = self.{PREFIX}({index})\n"
+        f"else:\n"
+        f"    cache = self.__dict__.setdefault({PREFIX_ATTR!r}, {{}})\n"
+        f"    if key not in cache:\n"
+        f"        cache[key] = self.{PREFIX}({index})\n"
+        f"    # A copy per access: fresh objects, as the uncached code made.\n"
+        f"    {names} = copy.deepcopy(cache[key])\n").body
+    returned = cst.parse_statement(f"return {', '.join(live)}{',' if len(live) == 1 else ''}\n")
+
+    class Edit(cst.CSTTransformer):
+        def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+            if updated.name.value != class_name:
+                return updated
+            body = []
+            for stmt in updated.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__getitem__":
+                    statements = list(stmt.body.body)
+                    again = [statements[k] for k in alias_at]
+                    getitem = stmt.with_changes(body=stmt.body.with_changes(
+                        body=[*statements[:start], *wrapper, *again, *statements[split:]]))
+                    part = stmt.with_changes(name=cst.Name(PREFIX), leading_lines=[cst.EmptyLine(indent=False)],
+                                             body=stmt.body.with_changes(body=[*statements[start:split], returned]))
+                    body += [getitem, part]
+                    continue
+                body.append(stmt)
+            return updated.with_changes(body=updated.body.with_changes(body=body))
+
+    new = cst.parse_module(text).visit(Edit()).code
+    return add_import(add_import(new, "operator"), "copy")
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
@@ -246,7 +393,7 @@ def _splice(text: str, class_name: str, index: str) -> str:
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__getitem__":
                     body.append(wrapper.with_changes(leading_lines=stmt.leading_lines))
                     body.append(stmt.with_changes(name=cst.Name(UNCACHED),
-                                                  leading_lines=[cst.EmptyLine()]))
+                                                  leading_lines=[cst.EmptyLine(indent=False)]))
                     continue
                 body.append(stmt)
             return updated.with_changes(body=updated.body.with_changes(body=body))
