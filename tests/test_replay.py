@@ -181,3 +181,43 @@ def test_replay_says_layout_changed_for_a_list_that_became_a_tensor(tmp_path):
     assert "1 of 1 calls" in outcome.reason and "data check" in outcome.reason
     doubled = new.replace("torch.from_numpy(row)", "torch.from_numpy(row * 2)")
     assert replay(tmp_path, "data.py", "item", (tmp_path / "data.py").read_text(), doubled, calls).verdict == "different"
+
+
+def test_a_rewrite_clearly_slower_on_the_captured_calls_is_not_run(monkeypatch, tmp_path):
+    """A vectorised helper called on small inputs can lose to the loop (numpy's per-call cost): replay's own
+    timing (old and new alternating per call) stops it before a pipeline run, past jitter and over enough time."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.proposers import codemod as proposer
+    from perfloop.tools.change.codemods import NotApplicable
+    from perfloop.tools.change.codemods.base import CodemodResult, ReplayTarget
+    from perfloop.tools.check import replay as replay_module
+    from perfloop.tools.check.replay import ReplayResult
+
+    def outcome(old_ms, new_ms, verdict="identical"):
+        return ReplayResult(ok=verdict == "identical", verdict=verdict, reason="replay of auc: 12 of 12 calls identical",
+                            num_calls=12, num_identical=12, old_s=old_ms / 1000, new_s=new_ms / 1000)
+
+    assert outcome(10, 30).clearly_slower() == ("the rewrite is slower on the 12 captured calls: x0.33 "
+                                                 "(10.0 ms before, 30.0 ms after)")
+    assert outcome(10, 11).clearly_slower() is None  # within jitter
+    assert outcome(2, 6).clearly_slower() is None  # too little time to tell
+    assert outcome(10, 30, verdict="different").clearly_slower() is None  # replay's own failure says it
+
+    recorded = []
+    ctx = NS(record=recorded.append, next_run=lambda label: tmp_path / label,
+             protected=lambda tree: ProbeSettings(), workspace=NS(candidate_tree=tmp_path),
+             state=NS(target=NS(first_step_timeout_s=30.0, rendered_command=lambda: COMMAND)))
+    result = CodemodResult(files={"metrics.py": ""}, summary="vectorise auc", knob="vectorize", old_value="loops",
+                           new_value="numpy", location="metrics.py:5",
+                           replay=ReplayTarget(file="metrics.py", function="auc"))
+    monkeypatch.setattr(replay_module, "check_rewrite", lambda *args: outcome(10, 30))
+    with pytest.raises(NotApplicable, match=r"replay of auc: the rewrite is slower .* so the pipeline was not run"):
+        proposer._replayed(ctx, result, tmp_path)
+    assert recorded[-1].speedup == pytest.approx(1 / 3)
+    # Lists handed on as arrays save time outside the replayed function: the pipeline decides.
+    arrays = result.model_copy(update={"replay": ReplayTarget(file="metrics.py", function="auc",
+                                                              lists_became_arrays=True)})
+    proposer._replayed(ctx, arrays, tmp_path)
+    monkeypatch.setattr(replay_module, "check_rewrite", lambda *args: outcome(10, 9))
+    proposer._replayed(ctx, result, tmp_path)

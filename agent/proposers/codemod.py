@@ -59,6 +59,9 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
         f"{outcome.reason}")
     if not outcome.ok and outcome.verdict != "no_calls":
         raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
+    slower = outcome.clearly_slower()
+    if slower and not result.replay.lists_became_arrays:  # arrays handed on save time the replay does not see
+        raise NotApplicable(f"replay of {result.replay.function}: {slower}, so the pipeline was not run")
 
 
 class CodemodProposer:

@@ -35,6 +35,12 @@ class CapturedCalls(BaseModel):
     returncode: int | None = Field(description="Exit status of the capture run (the probe ends it early).")
 
 
+# A rewrite this much slower on the captured calls (old time / new time below it), timed over at least
+# MIN_TIMED_S in all, is not run in the pipeline: numpy's per-call overhead on small inputs, say.
+SLOWER_THAN = 0.8
+MIN_TIMED_S = 0.02
+
+
 class ReplayResult(BaseModel):
     """How the new version of a function compared with the old one on captured calls."""
 
@@ -54,6 +60,16 @@ class ReplayResult(BaseModel):
     def speedup(self) -> float | None:
         """Old time over new time on the captured calls (one run each: a rough figure, not a verdict)."""
         return self.old_s / self.new_s if self.new_s > 0 else None
+
+    def clearly_slower(self) -> str | None:
+        """Why the rewrite is not worth a pipeline run: slower than the old version on the captured calls by
+        more than run-to-run jitter (old and new alternate per call, so the machine's load falls on both),
+        over enough time to tell; None otherwise."""
+        speedup = self.speedup
+        if not self.ok or speedup is None or speedup >= SLOWER_THAN or self.old_s + self.new_s < MIN_TIMED_S:
+            return None
+        return (f"the rewrite is slower on the {self.num_calls} captured calls: x{speedup:.2f} "
+                f"({self.old_s * 1000:.1f} ms before, {self.new_s * 1000:.1f} ms after)")
 
 
 def capture_env(target_dir: Path, file: str, function: str, out_dir: Path, max_calls: int = Defaults.CAPTURE_MAX_CALLS,
