@@ -130,6 +130,22 @@ def test_toml_nested_table_is_edited_in_place(tmp_path):
     assert tomllib.loads(new_text)["data"]["loader"]["persistent_workers"] is True
 
 
+def test_persistent_workers_are_refused_for_a_loader_built_every_epoch(tmp_path):
+    """Workers end with their loader object: a loop that builds its DataLoader anew each epoch or fold gains
+    nothing from persistent_workers (the knowledge base's next remedy, fewer workers, is tried instead)."""
+    persistent = "persistent_workers=cfg['data']['loader']['persistent_workers']"
+    train = TRAIN_READS_CONFIG.replace('num_workers=cfg["data"]["num_workers"]', f"num_workers=2, {persistent}")
+    config = "[data.loader]\npersistent_workers = false\n"
+    ctx = make_context(tmp_path, {"train.py": train, "train.toml": config}, "train.toml",
+                       kwargs={"num_workers": 2, "persistent_workers": False})
+    rebuilt = ctx.model_copy(update={"sites": [ctx.sites[0].model_copy(update={"built": 5})]})
+    with pytest.raises(NotApplicable, match=r"train\.py:\d+ is built anew 5 times in a run \(every epoch or fold\)"):
+        apply_codemod("set_persistent_workers", rebuilt)
+    assert apply_codemod("set_persistent_workers", ctx).files["train.toml"] == "[data.loader]\npersistent_workers = true\n"
+    dropped = apply_codemod("set_num_workers", rebuilt.model_copy(update={"params": {"value": 0}}))
+    assert dropped.files == {"train.py": train.replace("num_workers=2,", "num_workers=0,")}, dropped.files
+
+
 # --- choosing among same-named keys ------------------------------------------
 
 AMBIGUOUS_YAML = "train:\n  num_workers: 0\nval:\n  num_workers: 0\n"

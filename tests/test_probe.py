@@ -161,6 +161,32 @@ def test_epoch_boundaries_are_flagged_and_counted_once(tmp_path):
     assert len(list((tmp_path / "out").glob("stacks-*.json"))) >= 3
 
 
+def test_a_loader_built_anew_every_epoch_still_drives_the_steps(tmp_path):
+    """k-fold loops and scripts that build their DataLoader inside the epoch loop: a new loader object each
+    epoch, built where the first was. Its batches are steps and its iterators start epochs; a validation
+    loader built elsewhere is not one (steps stopped after the first epoch, and the run went to its end)."""
+    script = tmp_path / "rebuilt.py"
+    script.write_text("import torch\nfrom torch.utils.data import DataLoader\n"
+                      "model = torch.nn.Linear(1, 1)\n"
+                      "for epoch in range(100):\n"
+                      "    loader = DataLoader(list(range(12)), batch_size=4, num_workers=1)\n"
+                      "    for x in loader:\n"
+                      "        model(x.float()[:, None]).sum().backward()\n"
+                      "    with torch.no_grad():\n"
+                      "        for v in DataLoader(list(range(8)), batch_size=4):\n"
+                      "            model(v.float()[:, None])\n")
+    settings = ProbeSettings(steps=7, warmup_steps=2)
+    run = run_probed(f"python {script}", tmp_path, tmp_path / "out", settings, mode="full")
+    steps = run.record.steps
+    assert len(steps) == 9 and run.record.exit_reason != "natural_end", run.record.exit_reason
+    assert [s.index for s in steps if s.epoch_start] == [0, 2, 3, 5, 6, 8]
+    train = {loader.id for loader in run.record.loaders if loader.site.line == 5}
+    assert len(train) >= 3 and {s.loader for s in steps} <= train  # three epochs, three loaders, all steps
+    assert all(loader.batches_per_epoch == (3 if loader.site.line == 5 else 2) for loader in run.record.loaders)
+    loader = build_profile(run, [], f"python {script}", tmp_path, settings).loader
+    assert loader.line == 5 and loader.batches_per_epoch == 3 and loader.built == len(train)
+
+
 def test_workers_sample_the_transform_they_run(tmp_path):
     config = _with_config(tmp_path, num_workers=2)
     run = run_probed(COMMAND.format(config=config), TINY, tmp_path / "full", ProbeSettings(steps=12, warmup_steps=2),

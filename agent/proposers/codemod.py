@@ -35,7 +35,7 @@ def _sites(profile: Profile) -> list[DataLoaderSite]:
     if profile.loader is None:
         return []
     loader = profile.loader
-    return [DataLoaderSite(file=loader.file, line=loader.line, kwargs={
+    return [DataLoaderSite(file=loader.file, line=loader.line, built=loader.built, kwargs={
         "num_workers": loader.num_workers, "batch_size": loader.batch_size, "pin_memory": loader.pin_memory,
         "persistent_workers": loader.persistent_workers, "prefetch_factor": loader.prefetch_factor})]
 

@@ -78,6 +78,8 @@ class LoaderInfo(BaseModel):
                                                          "(a prefetcher handing batches to the loop), if any.")
     batches_per_epoch: int | None = Field(None, description="len(loader) as constructed: the steps of one epoch; "
                                                            "None where the loader has no length.")
+    built: int = Field(1, description="Loader objects the run built at this call site: more than 1 when the loop "
+                                      "builds its DataLoader anew every epoch or fold.")
 
 
 class DataBuild(BaseModel):

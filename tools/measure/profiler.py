@@ -260,7 +260,8 @@ def _loader_info(record: ProbeRecord, target_dir: Path) -> LoaderInfo | None:
                       pin_memory=raw.pin_memory, persistent_workers=raw.persistent_workers,
                       prefetch_factor=raw.prefetch_factor, dataset=raw.dataset,
                       iterable=raw.iterable, collate_fn=raw.collate_fn,
-                      read_by_thread=raw.read_by_thread, batches_per_epoch=raw.batches_per_epoch)
+                      read_by_thread=raw.read_by_thread, batches_per_epoch=raw.batches_per_epoch,
+                      built=sum(1 for other in record.loaders if other.site == raw.site) if raw.site.file else 1)
 
 
 def _data_build(record: ProbeRecord, out_dir: Path, loader: LoaderInfo | None) -> DataBuild | None:

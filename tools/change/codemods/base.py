@@ -16,6 +16,8 @@ class DataLoaderSite(BaseModel):
     """1-based line the DataLoader( call starts on, as the Python frame reported it."""
     kwargs: dict = Field(default_factory=dict)
     """Values the DataLoader got at run time: num_workers, batch_size, pin_memory, ..."""
+    built: int = 1
+    """Loader objects the run built here: more than 1 when the loop builds its DataLoader every epoch or fold."""
 
 
 class ProfileFacts(BaseModel):

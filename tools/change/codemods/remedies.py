@@ -21,6 +21,10 @@ def set_persistent_workers(ctx: CodemodContext) -> CodemodResult:
     value = _bool_param(ctx, "set_persistent_workers")
     if value:
         _require_workers(ctx, "persistent_workers")
+        rebuilt = next((site for site in ctx.sites if site.built > 1), None)
+        if rebuilt is not None:
+            raise NotApplicable(f"the DataLoader at {rebuilt.file}:{rebuilt.line} is built anew {rebuilt.built} times "
+                                "in a run (every epoch or fold): persistent workers end with each loader object")
     _refuse_if_already(ctx, "persistent_workers", value)
     return set_dataloader_option(ctx, "persistent_workers", value)
 

@@ -108,6 +108,7 @@ class _Probe:
         self.errors: list[str] = []
         self.loaders: list[dict] = []
         self.step_loader: int | None = None
+        self.loader_sites: dict[int, tuple[str, int]] = {}  # loader id -> where it was built (file, line)
         self.step_source: str | None = None  # "loader" or "optimizer", whichever ends a step first
         self.model_id: int | None = None  # the module whose inputs are the batch in optimizer steps
         self.layout: list[str] | None = None  # leaves of the first batch, for the data check's message
@@ -486,8 +487,11 @@ def _patch_loader_init(probe: _Probe, torch) -> None:
         if _is_worker_process(probe):
             return
         self._perfloop_id = len(probe.loaders)
+        site = _call_site()
+        if site["file"]:
+            self._perfloop_site = probe.loader_sites[self._perfloop_id] = (site["file"], site["line"])
         probe.loaders.append({
-            "id": self._perfloop_id, "site": _call_site(),
+            "id": self._perfloop_id, "site": site,
             "num_workers": self.num_workers, "batch_size": self.batch_size,
             "pin_memory": bool(self.pin_memory), "persistent_workers": bool(self.persistent_workers),
             "prefetch_factor": self.prefetch_factor, "dataset": type(self.dataset).__name__,
@@ -519,7 +523,7 @@ def _patch_loader_iter(probe: _Probe) -> None:
             iterator = replay_iterator(self) if replay else original_iter(self)
         iterator._perfloop_loader = getattr(self, "_perfloop_id", -1)
         iterator._perfloop_fresh = True
-        if probe.current is not None and iterator._perfloop_loader == probe.step_loader:
+        if probe.current is not None and _is_step_loader(probe, iterator._perfloop_loader):
             probe.current["epoch_start"] = True
         return iterator
 
@@ -537,11 +541,20 @@ def _patch_next_batch(probe: _Probe) -> None:
             return _next_step_batch(probe, self, original_next)
         # A library's loader wrapper reads this batch for one it hands out (see _patch_accelerate_loaders).
         batch = original_next(self)
-        if _MODE == "full" and getattr(self, "_perfloop_loader", -1) == probe.step_loader:
+        if _MODE == "full" and _is_step_loader(probe, getattr(self, "_perfloop_loader", -1)):
             _guarded(probe, keep_for_replay, batch)  # a replay run stands in for this loader, not the wrapper
         return batch
 
     dl._BaseDataLoaderIter.__next__ = next_batch
+
+
+def _is_step_loader(probe: _Probe, loader_id: int) -> bool:
+    """Whether ``loader_id`` drives the steps: the step loader, or one built where it was (a loop that builds
+    its DataLoader every epoch or fold: the same loader, rebuilt)."""
+    if loader_id == probe.step_loader:
+        return True
+    site = probe.loader_sites.get(loader_id)
+    return site is not None and site == probe.loader_sites.get(probe.step_loader)
 
 
 def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True):
@@ -558,7 +571,7 @@ def _next_step_batch(probe: _Probe, iterator, original_next, replay: bool = True
         probe.current = None  # a step opened by an earlier model call: the DataLoader defines steps
         probe.step_tensors = []
         probe.first_batch_wall = None
-    is_step = probe.step_source == "loader" and loader_id == probe.step_loader
+    is_step = probe.step_source == "loader" and _is_step_loader(probe, loader_id)
     fresh = getattr(iterator, "_perfloop_fresh", False)
     iterator._perfloop_fresh = False
     started = probe.enter(_DATA)

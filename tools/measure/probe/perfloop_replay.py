@@ -53,12 +53,14 @@ def save_replay(out_dir: str, rank: str) -> dict:
 
 
 def replays(loader) -> bool:
-    """Tell whether ``loader`` is replaced by stored batches: the first loader iterated, every epoch."""
+    """Tell whether ``loader`` is replaced by stored batches: the first loader iterated, every epoch, and any
+    loader built where it was (a DataLoader built anew every epoch or fold)."""
     if not _REPLAY_FROM:
         return False
+    site = getattr(loader, "_perfloop_site", None)
     if _REPLAY["loader"] is None:
-        _REPLAY["loader"] = id(loader)
-    return _REPLAY["loader"] == id(loader)
+        _REPLAY["loader"], _REPLAY["site"] = id(loader), site
+    return _REPLAY["loader"] == id(loader) or (site is not None and site == _REPLAY.get("site"))
 
 
 def replay_iterator(loader):
