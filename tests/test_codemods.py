@@ -366,7 +366,7 @@ def test_unknown_codemod_id_lists_the_known_ones(tmp_path):
     ctx = CodemodContext(root=tmp_path, config_path=None, sites=[], params={})
     with pytest.raises(ValueError, match="unknown codemod 'set_batch_size'.*set_num_workers"):
         apply_codemod("set_batch_size", ctx)
-    assert set(REGISTRY) == {"set_num_workers", "set_persistent_workers", "set_pin_memory",
+    assert set(REGISTRY) == {"set_num_workers", "set_persistent_workers", "set_pin_memory", "tensor_of_lists",
                              "set_prefetch_factor", "vectorize_hot_function", "enable_torch_compile",
                              "set_optimizer_flag", "set_zero_grad_to_none", "set_intra_op_threads",
                              "zero_copy_conversion", "cache_decoded_records", "cache_samples",

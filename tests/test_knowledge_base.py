@@ -640,9 +640,10 @@ def test_precision_remedies_keep_data_identical_and_widen_the_loss_tolerance():
 def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
     # Memory and "tried" are per (entry, remedy): the diagnose node treats remedies making the same
     # edit as one (perfloop.agent.nodes.schedule.same_edit), so an edit is tried once per head. Sharing stays
-    # deliberate: the vectoriser, for batch building that is slow (transform_hotspot) or that
-    # contends with the loop (hidden_input_contention), and the sample cache, for every per-sample
-    # cost that depends on the index alone.
+    # deliberate: the vectoriser, for batch building that is slow (transform_hotspot), that
+    # contends with the loop (hidden_input_contention) or that is the collate (slow_collate); the
+    # sample cache, for every per-sample cost that depends on the index alone; and reading
+    # .tolist() lists as arrays, in a conversion or a collate.
     from perfloop.agent.nodes.schedule import same_edit
     from perfloop.agent.state import RemedyRef
 
@@ -653,7 +654,10 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
                 owners.setdefault(f"{r.codemod} {sorted(r.params.items())}", []).append(f"{e.id}/{r.id}")
     shared = {key: refs for key, refs in owners.items() if len(refs) > 1}
     assert shared == {"vectorize_hot_function [('exact', True), ('round_trip', True)]":
-                      ["hidden_input_contention/vectorize_batch_building", "transform_hotspot/vectorize_loops"],
+                      ["hidden_input_contention/vectorize_batch_building", "slow_collate/vectorize_collate_loops",
+                       "transform_hotspot/vectorize_loops"],
+                      "tensor_of_lists []": ["copy_heavy_conversion/lists_to_tensor",
+                                             "slow_collate/collate_lists_to_tensor"],
                       "cache_samples []": ["copy_heavy_conversion/cache_converted_samples",
                                            "decode_heavy_samples/cache_decoded_samples_per_index",
                                            "per_sample_tokenization/cache_tokenised_samples",

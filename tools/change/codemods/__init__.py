@@ -16,6 +16,7 @@ from perfloop.tools.change.codemods.dataloader import set_dataloader_option
 from perfloop.tools.change.codemods.decode_once import cache_decoded_records
 from perfloop.tools.change.codemods.gpu import allow_tf32, autocast_forward, pinned_non_blocking_copies
 from perfloop.tools.change.codemods.host_syncs import defer_host_syncs
+from perfloop.tools.change.codemods.list_tensors import tensor_of_lists
 from perfloop.tools.change.codemods.model_side import (
     enable_torch_compile,
     set_intra_op_threads,
@@ -42,6 +43,7 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "set_zero_grad_to_none": set_zero_grad_to_none,
     "set_intra_op_threads": set_intra_op_threads,
     "zero_copy_conversion": zero_copy_conversion,
+    "tensor_of_lists": tensor_of_lists,
     "cache_decoded_records": cache_decoded_records,
     "cache_samples": cache_samples,
     "allow_tf32": allow_tf32,

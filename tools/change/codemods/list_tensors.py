@@ -1,0 +1,161 @@
+"""`torch.tensor(x.tolist())` and `torch.tensor([e.tolist() for s in seq])` without the Python lists.
+
+A collate or `__getitem__` often turns arrays into nested Python lists only to hand them to
+`torch.tensor`, which then walks every number (57,000 floats a batch in one blind pipeline).
+Where the dtype is not spelled (`zero_copy_conversion` handles the sites that spell it), the
+tensor's dtype comes from the Python values: floats become the default dtype, ints int64,
+bools bool. This codemod rewrites each such site in the hot function's file as a call to a
+helper it adds to the file:
+
+    _tensor_of_lists(x, False, lambda v: torch.tensor(v.tolist()))
+    _tensor_of_lists(arrays, True, lambda v: torch.tensor([item.tolist() for item in v]))
+
+The helper reads numpy arrays and CPU tensors as one array (stacked, for the second form),
+picks the dtype `torch.tensor` would have inferred from their values (float arrays of up to
+64 bits: the default dtype, each value rounded as from a Python float; signed ints and
+unsigned ints below 64 bits: int64; bools: bool) and returns a fresh tensor (never sharing
+memory with the input). Anything else (lists, an empty sequence, ragged shapes, object or
+complex arrays, uint64, tensors that need grad or are bfloat16) goes the original way, through
+the lambda, on the same value: the result, or the error, is the original's. Replay checks
+the rewritten function on captured calls before any pipeline run.
+"""
+from __future__ import annotations
+
+import ast
+
+from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
+from perfloop.tools.change.codemods.hot_function import load_hot_function
+
+HELPER = "_tensor_of_lists"
+HELPER_SOURCE = f'''
+
+def {HELPER}(values, stacked, original):
+    """torch.tensor(values.tolist()), or of [v.tolist() for v in values] when stacked, without the Python lists:
+    the dtype torch.tensor infers from the values, a fresh tensor; anything else goes the original way."""
+    items = list(values) if stacked else values
+    try:
+        if stacked:
+            if not items:
+                raise ValueError("empty")
+            array = np.stack([_array_of(item) for item in items])
+        else:
+            array = _array_of(items)
+        kind, size = array.dtype.kind, array.dtype.itemsize
+        if kind == "f" and size <= 8:
+            dtype = torch.get_default_dtype()
+        elif kind == "i" or (kind == "u" and size < 8):
+            dtype = torch.int64
+        elif kind == "b":
+            dtype = torch.bool
+        else:
+            raise TypeError(array.dtype)
+        return torch.tensor(array).to(dtype)
+    except (TypeError, ValueError, RuntimeError):
+        return original(items)
+
+
+def _array_of(value):
+    """A numpy array or a plain CPU tensor as a numpy array; TypeError for anything else."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, torch.Tensor) and not value.requires_grad and value.device.type == "cpu" \\
+            and value.dtype not in (torch.bfloat16, torch.complex64, torch.complex128):
+        return value.numpy()
+    raise TypeError(type(value))
+'''
+
+
+def tensor_of_lists(ctx: CodemodContext) -> CodemodResult:
+    """Rewrite the hot function's file's `torch.tensor` of `.tolist()` lists (no dtype) through the helper."""
+    file, text, tree, _ = load_hot_function(ctx)
+    if any(isinstance(n, ast.FunctionDef) and n.name in (HELPER, "_array_of") for n in tree.body):
+        raise NotApplicable(f"{file} already defines {HELPER} or _array_of")
+    sites = _sites(tree)
+    if not sites:
+        raise NotApplicable(f"no torch.tensor(x.tolist()) or torch.tensor([a.tolist() for a in ...]) without a "
+                            f"dtype in {file}")
+    new_text = _with_numpy(_insert_helper(_rewrite(text, sites), ast.parse(_rewrite(text, sites))))
+    functions = list(dict.fromkeys(qual for qual, _, _ in sites))
+    plain = [f for f in functions if "." not in f]
+    stacked = sum(1 for _, _, is_stacked in sites if is_stacked)
+    return CodemodResult(
+        files={file: new_text}, knob="zero_copy",
+        summary=f"{len(sites)} torch.tensor of .tolist() lists ({stacked} of a list of arrays) read as arrays in "
+                f"{file} ({', '.join(functions)})",
+        old_value="torch.tensor(x.tolist())", new_value=f"{HELPER}(x, ...)",
+        location=f"{file}:{sites[0][1].lineno}",
+        replay=ReplayTarget(file=file, function=plain[0]) if plain else None,
+        notes=[f"{HELPER} infers the dtype torch.tensor would (default float dtype, int64, bool) and copies; "
+               "lists, empty or ragged inputs, object, complex, uint64 and bfloat16 values, tensors that need "
+               "grad or live on a GPU go the original way"],
+    )
+
+
+def _sites(tree: ast.Module) -> list[tuple[str, ast.Call, bool]]:
+    """(function, torch.tensor call, stacked) for each site, in the order they appear."""
+    found = []
+    for fn, qual in _functions(tree):
+        for call in ast.walk(fn):
+            if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "torch.tensor"
+                    and len(call.args) == 1 and not call.keywords):
+                continue
+            arg = call.args[0]
+            if _is_tolist(arg):
+                found.append((qual, call, False))
+            elif isinstance(arg, ast.ListComp) and len(arg.generators) == 1 and not arg.generators[0].ifs \
+                    and not arg.generators[0].is_async and _is_tolist(arg.elt):
+                found.append((qual, call, True))
+    return sorted(found, key=lambda site: (site[1].lineno, site[1].col_offset))
+
+
+def _is_tolist(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
+        and not node.args and not node.keywords
+
+
+def _functions(tree: ast.AST, prefix: str = ""):
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node, prefix + node.name
+        elif isinstance(node, ast.ClassDef):
+            yield from _functions(node, f"{prefix}{node.name}.")
+
+
+def _rewrite(text: str, sites: list[tuple[str, ast.Call, bool]]) -> str:
+    """Replace each call's source span (UTF-8 offsets, as ast gives them), last first."""
+    lines = [line.encode() for line in text.splitlines(keepends=True)]
+    for _, call, stacked in sorted(sites, key=lambda s: (s[1].lineno, s[1].col_offset), reverse=True):
+        arg = call.args[0]
+        if stacked:
+            # [E.tolist() for s in seq]: the Es, each computed once in order as before, then the one conversion.
+            gen, item = arg.generators[0], arg.elt.func.value
+            values = ast.unparse(gen.iter) if isinstance(item, ast.Name) and ast.unparse(gen.target) == item.id \
+                else f"[{ast.unparse(item)} for {ast.unparse(gen.target)} in {ast.unparse(gen.iter)}]"
+            new = f"{HELPER}({values}, True, lambda v: torch.tensor([item.tolist() for item in v]))"
+        else:
+            new = f"{HELPER}({ast.unparse(arg.func.value)}, False, lambda v: torch.tensor(v.tolist()))"
+        start, end = call.lineno - 1, call.end_lineno - 1
+        head, tail = lines[start][:call.col_offset], lines[end][call.end_col_offset:]
+        lines[start:end + 1] = [head + new.encode() + tail]
+    return b"".join(lines).decode()
+
+
+def _insert_helper(text: str, tree: ast.Module) -> str:
+    """Add the helper after the last top-level import (or at the top)."""
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    at = imports[-1].end_lineno if imports else 0
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:at] + [HELPER_SOURCE.lstrip("\n") + "\n\n" if not at else HELPER_SOURCE] + lines[at:])
+
+
+def _with_numpy(text: str) -> str:
+    """Make sure `np` is numpy in the file."""
+    tree = ast.parse(text)
+    if any(isinstance(n, ast.Import) and any(a.name == "numpy" and a.asname == "np" for a in n.names)
+           for n in tree.body):
+        return text
+    first = next((n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+                  and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")), None)
+    lines = text.splitlines(keepends=True)
+    at = first.lineno - 1 if first is not None else 0
+    return "".join(lines[:at] + ["import numpy as np\n"] + lines[at:])
