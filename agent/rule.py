@@ -41,6 +41,11 @@ def general_remedy(diagnosis: Diagnosis) -> Remedy:
             hint += f" ({' '.join(remedy.instructions.split())})"
         if remedy.verification.tolerance_class == "changes-data":
             hint += " [changes the data: not allowed under this instruction]"
+        elif remedy.verification.caveats:
+            # What the hint can break (more workers change the random draws of a dataset that draws): a
+            # model told only the hint follows it into the check it fails.
+            caveats = "; ".join(" ".join(c.split()) for c in remedy.verification.caveats)
+            hint += f" [caveat: {caveats[:400]}{'...' if len(caveats) > 400 else ''}]"
         hints.append(hint)
     exact = diagnosis.category in ("input", "host")
     return Remedy(

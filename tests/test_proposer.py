@@ -122,3 +122,18 @@ def test_diff_files_matches_a_worktree_diff_and_touches_nothing(tmp_path):
     # It applies to the head as the verify stage applies patches.
     assert sorted(ws.apply_to_candidate(patch)) == ["pipeline/extra.py", "pipeline/train.py"]
     assert json.loads((ws.state_dir / "candidate.json").read_text())["patch"] == patch
+
+
+def test_the_general_remedys_hints_carry_what_each_can_break_and_bar_what_changes_the_data():
+    """A live model followed 'raise num_workers' into the random-draw check: the hint now says so."""
+    from perfloop.agent.rule import general_remedy
+    from perfloop.knowledge_base import describe
+
+    entries = {e.id: e for e in load_entries()}
+    starved = general_remedy(describe(entries["dataloader_starved"], {"data_wait_share": 0.6, "num_workers": 0}))
+    hint = next(line for line in starved.instructions.splitlines() if line.startswith("- ") and "num_workers" in line)
+    assert "[caveat: changes random augmentation streams when workers draw random numbers" in hint, hint
+    decode = general_remedy(describe(entries["decode_heavy_samples"], {
+        "data_wait_share": 0.6, "hot_function_source": "    img = Image.open(p).convert('RGB')"}))
+    reduced = next(line for line in decode.instructions.splitlines() if "reduced-size" in line)
+    assert reduced.endswith("[changes the data: not allowed under this instruction]") and "caveat" not in reduced
