@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -210,26 +211,16 @@ def _splice_prefix(text: str, class_name: str, index: str, start: int, split: in
         f"    {names} = copy.deepcopy(cache[key])\n").body
     returned = cst.parse_statement(f"return {', '.join(live)}{',' if len(live) == 1 else ''}\n")
 
-    class Edit(cst.CSTTransformer):
-        def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
-            if updated.name.value != class_name:
-                return updated
-            body = []
-            for stmt in updated.body.body:
-                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__getitem__":
-                    statements = list(stmt.body.body)
-                    again = [statements[k] for k in alias_at]
-                    getitem = stmt.with_changes(body=stmt.body.with_changes(
-                        body=[*statements[:start], *wrapper, *again, *statements[split:]]))
-                    part = stmt.with_changes(name=cst.Name(PREFIX), leading_lines=[cst.EmptyLine(indent=False)],
-                                             body=stmt.body.with_changes(body=[*statements[start:split], returned]))
-                    body += [getitem, part]
-                    continue
-                body.append(stmt)
-            return updated.with_changes(body=updated.body.with_changes(body=body))
+    def split_in_two(stmt: cst.FunctionDef) -> list[cst.FunctionDef]:
+        statements = list(stmt.body.body)
+        again = [statements[k] for k in alias_at]
+        getitem = stmt.with_changes(body=stmt.body.with_changes(
+            body=[*statements[:start], *wrapper, *again, *statements[split:]]))
+        part = stmt.with_changes(name=cst.Name(PREFIX), leading_lines=[cst.EmptyLine(indent=False)],
+                                 body=stmt.body.with_changes(body=[*statements[start:split], returned]))
+        return [getitem, part]
 
-    new = cst.parse_module(text).visit(Edit()).code
-    return add_import(add_import(new, "operator"), "copy")
+    return _replace_getitem(text, class_name, split_in_two)
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
@@ -384,6 +375,14 @@ def _splice(text: str, class_name: str, index: str) -> str:
         f"    # A copy per access: fresh objects, as the uncached code handed out.\n"
         f"    return copy.deepcopy(cache[key])\n")
 
+    return _replace_getitem(text, class_name, lambda stmt: [
+        wrapper.with_changes(leading_lines=stmt.leading_lines),
+        stmt.with_changes(name=cst.Name(UNCACHED), leading_lines=[cst.EmptyLine(indent=False)])])
+
+
+def _replace_getitem(text: str, class_name: str, new: Callable[[cst.FunctionDef], list]) -> str:
+    """Put ``new(__getitem__)`` where `class_name`'s __getitem__ was (libcst), and import operator and copy."""
+
     class Edit(cst.CSTTransformer):
         def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
             if updated.name.value != class_name:
@@ -391,13 +390,11 @@ def _splice(text: str, class_name: str, index: str) -> str:
             body = []
             for stmt in updated.body.body:
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__getitem__":
-                    body.append(wrapper.with_changes(leading_lines=stmt.leading_lines))
-                    body.append(stmt.with_changes(name=cst.Name(UNCACHED),
-                                                  leading_lines=[cst.EmptyLine(indent=False)]))
+                    body += new(stmt)
                     continue
                 body.append(stmt)
             return updated.with_changes(body=updated.body.with_changes(body=body))
 
-    new = cst.parse_module(text).visit(Edit()).code
-    return add_import(add_import(new, "operator"), "copy")
+    edited = cst.parse_module(text).visit(Edit()).code
+    return add_import(add_import(edited, "operator"), "copy")
 

@@ -155,23 +155,13 @@ def _expand(name: str, body: list[ast.stmt], env: dict[str, ast.expr], own: set[
             if stmt.value is None:
                 raise NotApplicable(f"{name}() returns None")
             return _subst(name, stmt.value, env, own)
-        if isinstance(stmt, ast.If):
+        if isinstance(stmt, ast.If) and (_returns(stmt.body) or _returns(stmt.orelse)):
+            # `if test: return a` then the rest: a conditional expression, the rest its else branch.
             test = _subst(name, stmt.test, env, own)
-            if _returns(stmt.body) or _returns(stmt.orelse):
-                # `if test: return a` then the rest: a conditional expression, the rest its else branch.
-                then = _expand(name, stmt.body + ([] if _returns(stmt.body) else body[i + 1:]), dict(env), own)
-                other = _expand(name, stmt.orelse + ([] if _returns(stmt.orelse) else body[i + 1:]), dict(env), own)
-                return ast.IfExp(test=test, body=then, orelse=other)
-            then_env, else_env = _assign(name, stmt.body, dict(env), own), _assign(name, stmt.orelse, dict(env), own)
-            for var in dict.fromkeys([*then_env, *else_env]):
-                a, b = then_env.get(var), else_env.get(var)
-                if a is b:
-                    continue
-                if a is None or b is None:
-                    raise NotApplicable(f"{name}() sets `{var}` in one branch of the `if` at line {stmt.lineno} only")
-                env[var] = ast.IfExp(test=copy.deepcopy(test), body=a, orelse=b)
-            continue
-        env = _assign(name, [stmt], env, own)
+            then = _expand(name, stmt.body + ([] if _returns(stmt.body) else body[i + 1:]), dict(env), own)
+            other = _expand(name, stmt.orelse + ([] if _returns(stmt.orelse) else body[i + 1:]), dict(env), own)
+            return ast.IfExp(test=test, body=then, orelse=other)
+        env = _assign(name, [stmt], env, own)  # an `if` whose branches only assign is merged there
     raise NotApplicable(f"{name}() can end without `return`")
 
 
