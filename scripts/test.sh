@@ -26,7 +26,8 @@ else
     # Two workers share two cores on purpose here: each sees the other's pipelines as interference,
     # so this phase measures and reports it without re-running (PERFLOOP_INTERFERENCE=report); the
     # serial phase runs with the default (contaminated runs left out and run again).
-    PERFLOOP_INTERFERENCE=report .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadscope -m "not serial" "$@" \
-        || [ $? = 5 ]
-    .venv/bin/python -m pytest -q -m serial "$@" || [ $? = 5 ]
+    # --durations: the slowest tests of each phase, for keeping CI's time in check.
+    PERFLOOP_INTERFERENCE=report .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadscope -m "not serial" \
+        --durations=15 "$@" || [ $? = 5 ]
+    .venv/bin/python -m pytest -q -m serial --durations=10 "$@" || [ $? = 5 ]
 fi
