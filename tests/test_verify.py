@@ -174,3 +174,43 @@ def test_the_second_epoch_window_is_the_epoch_plus_the_warm_up_within_its_bounds
     assert window is None and "longer than a timing run may take" in line
     window, line = second_epoch_window(state(50), [], 40)
     assert window is None and "the whole run is 40 steps and one epoch 50: it never serves" in line
+
+
+@pytest.mark.serial  # whole pipeline runs through the real nodes, timed alone
+def test_a_cache_in_a_run_shorter_than_two_epochs_is_rejected_for_that(tmp_path):
+    """Run length unknown to perfloop (the loop reads `passes`), one epoch in all: the timing runs end before
+    the second epoch, where the cache would start serving; the reason says so, not "a timing run failed"."""
+    from perfloop.agent.nodes.optimize import optimize
+    from perfloop.agent.nodes.prepare import prepare
+    from perfloop.agent.nodes.profile import profile
+    from perfloop.agent.nodes.verify import verify
+    from perfloop.agent.runs import new_run_id
+    from perfloop.agent.state import LoopState, RemedyRef, Settings
+    from perfloop.knowledge_base import describe, load_entries
+    from perfloop.sandbox.workspace import Workspace
+    from perfloop.tools.contract.target import load_target
+    from tests.conftest import git, make_repo
+
+    repo = make_repo(tmp_path / "repo")
+    train, config = repo / "train.py", repo / "configs" / "train.yaml"
+    train.write_text(train.read_text().replace('range(cfg["epochs"])', 'range(cfg["passes"])'))
+    config.write_text(config.read_text().replace("epochs: 1000", "passes: 1"))
+    git(repo, "commit", "-qam", "one pass")
+    target = load_target(repo, overrides={"steps": 12, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2})
+    assert target.run_steps is None
+    run_id = new_run_id()
+    state = LoopState(run_id=run_id, target=target, settings=Settings(auto_approve=True),
+                      state_dir=str(Workspace(target.repo_root, run_id).state_dir))
+    state = state.model_copy(update=prepare(state))
+    state = state.model_copy(update=profile(state))
+    entry = next(e for e in load_entries() if e.id == "transform_hotspot")
+    diagnosis = describe(entry, state.profile.metrics())
+    remedy = next(r for r in diagnosis.remedies if r.id == "cache_transformed_samples")
+    state = state.model_copy(update={"diagnoses": [diagnosis.model_copy(update={"remedies": [remedy]})],
+                                     "next_remedy": RemedyRef(diagnosis=entry.id, remedy=remedy.id)})
+    state = state.model_copy(update=optimize(state))
+    verdict = verify(state)["history"][-1].verdict
+    assert verdict.verdict == "rejected" and verdict.stage == "timing", verdict.reason
+    # 32 batches, the last step still open when the process ended.
+    assert verdict.reason.startswith("the run ends after 31 steps, before its second epoch (32 steps an epoch): a "
+                                     "change that pays off from the second epoch gains nothing in it"), verdict.reason

@@ -287,6 +287,11 @@ def _run_timing(c: _Cascade) -> None:
                 base = head()
                 cand = candidate()
         except PipelineError as error:
+            if c.window is not None and error.steps is not None and error.steps <= c.window[0]:
+                epoch = c.window[0] - target.warmup_steps
+                raise c.failed("timing", f"the run ends after {error.steps} steps, before its second epoch ({epoch} "
+                                         "steps an epoch): a change that pays off from the second epoch gains "
+                                         "nothing in it") from None
             raise c.failed("timing", f"a timing run failed: {error}") from None
         c.base_runs.append(base)
         c.cand_runs.append(cand)

@@ -63,9 +63,10 @@ def settings_for(target: Target) -> ProbeSettings:
 class PipelineError(RuntimeError):
     """The pipeline failed or never reached a DataLoader batch; the message carries its stderr tail."""
 
-    def __init__(self, message: str, result: RunResult | None = None) -> None:
+    def __init__(self, message: str, result: RunResult | None = None, steps: int | None = None) -> None:
         super().__init__(message)
         self.result = result
+        self.steps = steps  # set when the run ended by itself after this many steps, too few to measure
 
 
 class ProbeRun(BaseModel):
@@ -124,7 +125,7 @@ def run_probed(command: str, target_dir: Path, out_dir: Path, settings: ProbeSet
         source = "optimizer" if record.step_source == "optimizer" else "DataLoader"
         raise PipelineError(f"`{command}` ran only {len(steps)} {source} steps; perfloop needs more than "
                             f"warmup_steps={settings.warmup_steps}. Make the pipeline run longer or lower "
-                            "warmup_steps/steps in [tool.perfloop].", result)
+                            "warmup_steps/steps in [tool.perfloop].", result, steps=len(steps))
     return ProbeRun(measurement=_measure(record, result, settings, out_dir, mode, label), record=record, result=result)
 
 
