@@ -33,14 +33,16 @@ class _Ctx:
         self.order: list[str] = []
         self.events: list = []
         accepted = SimpleNamespace(verdict=SimpleNamespace(verdict="accepted"),
-                                   proposal=SimpleNamespace(base_head="a" * 40))
+                                   proposal=SimpleNamespace(base_head="a" * 40, rule=SimpleNamespace(
+                                       enforced=SimpleNamespace(gain_from_epoch=1))))
         profile = SimpleNamespace(samples_per_s=100.0, startup_s=1.0, noise_pct=3.0, headspace=None, headspace_note="")
         target = SimpleNamespace(ab_runs=3, busy_reruns=busy_reruns, rerun_contaminated=interference == "rerun")
         self.state = SimpleNamespace(history=[accepted], head="b" * 40, target=target, profile=profile)
         self.workspace = SimpleNamespace(candidate_tree="original-tree", base_tree="head-tree",
                                          checkout_candidate=lambda sha: None, reset_candidate=lambda: None)
 
-    def run(self, tree, label, role):
+    def run(self, tree, label, role, window=None):
+        assert window is None  # no kept change pays off from the second epoch here
         self.order.append(label)
         return SimpleNamespace(measurement=self.script[label].pop(0))
 

@@ -21,6 +21,7 @@ def test_an_unchecked_loss_is_said_in_the_reason():
     from perfloop.tools.check.datacheck import CheckResult
 
     cascade = _Cascade.__new__(_Cascade)
+    cascade.notes = []
     cascade.loss = CheckResult(status="not_comparable", detail="no loss was recorded (no backward() on a scalar)")
     assert _caveat(cascade) == " (loss not checked: no loss was recorded (no backward() on a scalar))"
     cascade.loss = CheckResult(status="identical", detail="10 losses bit-identical")

@@ -129,3 +129,53 @@ def without_guards(loop: ast.For) -> ast.For:
                 if is_guard(stmt):
                     stmt.body = [ast.Pass(lineno=stmt.body[0].lineno, col_offset=stmt.body[0].col_offset)]
     return copied
+
+
+def float_context(nodes: list[ast.AST]) -> bool:
+    """Whether the loop computes in Python floats (a float literal, `/`, math.* or float())."""
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, float):
+                return True
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div):
+                return True
+            if isinstance(sub, ast.Call) and (dotted(sub.func).startswith("math.") or dotted(sub.func) == "float"):
+                return True
+    return False
+
+
+_BYTES_CALLS = ("bytes", "bytearray")
+_BYTES_METHODS = ("tobytes", "encode")
+
+
+def bytes_names(fn: ast.FunctionDef) -> frozenset[str]:
+    """Names of `fn` that hold bytes by the evidence of the text: a `bytes`/`bytearray` annotation, or every
+    assignment to the name is bytes(...), bytearray(...), x.tobytes(), s.encode(...) or a b'' literal."""
+    held = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None
+            and dotted(a.annotation) in _BYTES_CALLS}
+    sources: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name):
+                        sources.setdefault(sub.id, []).append(node.value if isinstance(target, ast.Name) else target)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.comprehension)):
+            for sub in ast.walk(getattr(node, "target", node)):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    sources.setdefault(sub.id, []).append(node)
+    for name, values in sources.items():
+        if name in held:
+            held.discard(name)  # reassigned: the annotation no longer says what it holds
+        if values and all(_is_bytes(value) for value in values):
+            held.add(name)
+    return frozenset(held)
+
+
+def _is_bytes(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+        return True
+    if isinstance(node, ast.Call):
+        name = dotted(node.func)
+        return name in _BYTES_CALLS or (isinstance(node.func, ast.Attribute) and node.func.attr in _BYTES_METHODS)
+    return False

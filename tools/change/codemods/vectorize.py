@@ -33,7 +33,9 @@ from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
     LoopRewrite,
     Val,
+    bytes_names,
     dotted,
+    float_context,
     is_inf,
     is_number_literal,
     names_loaded,
@@ -197,43 +199,6 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
         result.inexact += inexact
         names |= {line.split(" = ")[0] for line in rewrite.lines}
     return result
-
-
-_BYTES_CALLS = ("bytes", "bytearray")
-_BYTES_METHODS = ("tobytes", "encode")
-
-
-def bytes_names(fn: ast.FunctionDef) -> frozenset[str]:
-    """Names of `fn` that hold bytes by the evidence of the text: a `bytes`/`bytearray` annotation, or every
-    assignment to the name is bytes(...), bytearray(...), x.tobytes(), s.encode(...) or a b'' literal."""
-    held = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None
-            and dotted(a.annotation) in _BYTES_CALLS}
-    sources: dict[str, list[ast.AST]] = {}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                for sub in ast.walk(target):
-                    if isinstance(sub, ast.Name):
-                        sources.setdefault(sub.id, []).append(node.value if isinstance(target, ast.Name) else target)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.comprehension)):
-            for sub in ast.walk(getattr(node, "target", node)):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    sources.setdefault(sub.id, []).append(node)
-    for name, values in sources.items():
-        if name in held:
-            held.discard(name)  # reassigned: the annotation no longer says what it holds
-        if values and all(_is_bytes(value) for value in values):
-            held.add(name)
-    return frozenset(held)
-
-
-def _is_bytes(node: ast.AST) -> bool:
-    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
-        return True
-    if isinstance(node, ast.Call):
-        name = dotted(node.func)
-        return name in _BYTES_CALLS or (isinstance(node.func, ast.Attribute) and node.func.attr in _BYTES_METHODS)
-    return False
 
 
 def construct(stmt: ast.stmt) -> str:
@@ -409,19 +374,6 @@ def _counter_start(before: list[ast.stmt], counter: str) -> tuple[int, ast.AST] 
     return None
 
 
-def _float_context(nodes: list[ast.AST]) -> bool:
-    """Whether the loop computes in Python floats (a float literal, `/`, math.* or float())."""
-    for node in nodes:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Constant) and isinstance(sub.value, float):
-                return True
-            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div):
-                return True
-            if isinstance(sub, ast.Call) and (dotted(sub.func).startswith("math.") or dotted(sub.func) == "float"):
-                return True
-    return False
-
-
 def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
           held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     loop = body[k]
@@ -445,7 +397,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
         if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
     refuse_effects(_as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True)
-    t = Translator(names, exact, _float_context([loop] + [inits[n][1] for n in accs]))
+    t = Translator(names, exact, float_context([loop] + [inits[n][1] for n in accs]))
     t.bytes_names = set(held)
     t.scatter_names = scattered
     t.carried = stored | lists
@@ -526,7 +478,7 @@ def _with_hoists(t: Translator) -> list[str]:
 
 def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
                    held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
-    t = Translator(names, exact, _float_context([stmt]))
+    t = Translator(names, exact, float_context([stmt]))
     t.bytes_names = set(held)
 
     class Replace(ast.NodeTransformer):
