@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import ast
 
+from perfloop.tools.change.codemods.axes import is_tolist
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
-from perfloop.tools.change.codemods.hot_function import load_hot_function
+from perfloop.tools.change.codemods.hot_function import functions, load_hot_function
 
 HELPER = "_tensor_of_lists"
 HELPER_SOURCE = f'''
@@ -94,31 +95,20 @@ def tensor_of_lists(ctx: CodemodContext) -> CodemodResult:
 def _sites(tree: ast.Module) -> list[tuple[str, ast.Call, bool]]:
     """(function, torch.tensor call, stacked) for each site, in the order they appear."""
     found = []
-    for fn, qual in _functions(tree):
+    for fn, qual in functions(tree):
         for call in ast.walk(fn):
             if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "torch.tensor"
                     and len(call.args) == 1 and not call.keywords):
                 continue
             arg = call.args[0]
-            if _is_tolist(arg):
+            if is_tolist(arg):
                 found.append((qual, call, False))
             elif isinstance(arg, ast.ListComp) and len(arg.generators) == 1 and not arg.generators[0].ifs \
-                    and not arg.generators[0].is_async and _is_tolist(arg.elt):
+                    and not arg.generators[0].is_async and is_tolist(arg.elt):
                 found.append((qual, call, True))
-    return sorted(found, key=lambda site: (site[1].lineno, site[1].col_offset))
-
-
-def _is_tolist(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
-        and not node.args and not node.keywords
-
-
-def _functions(tree: ast.AST, prefix: str = ""):
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node, prefix + node.name
-        elif isinstance(node, ast.ClassDef):
-            yield from _functions(node, f"{prefix}{node.name}.")
+    # A nested function's calls are also inside the function around it: each call once, the outer name.
+    once = {id(call): (qual, call, stacked) for qual, call, stacked in reversed(found)}
+    return sorted(once.values(), key=lambda site: (site[1].lineno, site[1].col_offset))
 
 
 def _rewrite(text: str, sites: list[tuple[str, ast.Call, bool]]) -> str:
