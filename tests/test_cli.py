@@ -100,7 +100,8 @@ def test_profile_json_changes_nothing(tiny_repo):
 
 
 # Serial: the bottleneck it names rests on the headspace replay's timing (beside a second worker's pipelines
-# it once read hidden_input_contention).
+# it once read hidden_input_contention; at CI stop 33 one slow light run did the same, so the headspace is now
+# held against the fastest run with the loader: tests/test_headspace.py).
 @pytest.mark.serial
 def test_compute_bound_names_compute_and_only_tries_model_side_remedies(tmp_path):
     target = make_repo(tmp_path / "repo", pipeline="compute")

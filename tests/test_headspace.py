@@ -79,3 +79,32 @@ def test_without_a_dataloader_replay_is_refused_with_a_reason(tmp_path):
     assert "no DataLoader drives the steps" in why_no_replay(full.record)
     profile = build_profile(full, [], "python train.py", tmp_path, SETTINGS, replay=why_no_replay(full.record))
     assert profile.headspace is None and profile.headspace_note.startswith("not measured: no DataLoader")
+
+
+def _timed(step_ms: float, contaminated: bool = False):
+    from perfloop.tools.measure.interference import Interference
+    from perfloop.tools.measure.models import RunMeasurement
+
+    return RunMeasurement(mode="light", samples_per_s=1000 / step_ms, step_ms_median=step_ms, startup_s=1.0,
+                          wall_s=2.0, num_steps_measured=10, exit_reason="max_steps", probe_dir="", data_digest="",
+                          interference=Interference(available=True, contaminated=contaminated))
+
+
+def test_one_slow_run_with_the_loader_does_not_make_free_data_look_faster():
+    """The CI failure of stop 33: a compute-bound loop read as hidden contention after one slow light run."""
+    from types import SimpleNamespace
+
+    from perfloop.tools.measure.headspace import headspace_fields
+
+    replay = SimpleNamespace(measurement=_timed(45.0), record=SimpleNamespace(steps=[0] * 12))
+    full = SimpleNamespace(measurement=_timed(70.0))
+    fields = headspace_fields(full, [SimpleNamespace(measurement=_timed(m)) for m in (46.0, 60.0)], replay)
+    assert fields["headspace"] < 0.05  # the median (53 ms) would have said 15%
+    assert "the fastest of 2 runs" in fields["headspace_note"]
+    # a contaminated run is not the baseline while a clean one remains, even when it reads faster
+    runs = [SimpleNamespace(measurement=_timed(30.0, contaminated=True)), SimpleNamespace(measurement=_timed(60.0))]
+    fields = headspace_fields(full, runs, replay)
+    assert abs(fields["headspace"] - 0.25) < 1e-9 and "the one run with the DataLoader" in fields["headspace_note"]
+    # real headspace survives: every run with the loader is far slower than free data
+    runs = [SimpleNamespace(measurement=_timed(m)) for m in (90.0, 100.0, 140.0)]
+    assert abs(headspace_fields(full, runs, replay)["headspace"] - 0.5) < 1e-9
