@@ -253,6 +253,9 @@ class Verdict(BaseModel):
     loss: CheckResult | None = None
     side_outputs: SideOutputCheck | None = Field(None, description="What the pipeline printed and wrote, compared.")
     startup: StartupCheck | None = Field(None, description="Start-up judged with steady state (whole-run cost).")
+    timed_from_step: int | None = Field(None, description="Set when the change pays off from the second epoch (a "
+                                                          "cache): its timing runs were timed from this step, the "
+                                                          "first epoch charged to start-up.")
     commit: str | None = None
     candidate_runs: list[RunMeasurement] = Field(default_factory=list)
 

@@ -65,6 +65,9 @@ class IterationSummary(BaseModel):
     tolerance_class: str | None = Field(None, description="exact | reorder | precision | changes-data.")
     interference: InterferenceSummary | None = Field(None, description="The machine's other work during the "
                                                                        "timing runs (None when none ran).")
+    timed_from_step: int | None = Field(None, description="Set when the change pays off from the second epoch (a "
+                                                          "cache): timed from this step, the first epoch charged to "
+                                                          "start-up; a run of one epoch gains nothing from it.")
     commit: str | None
 
     @classmethod
@@ -76,7 +79,7 @@ class IterationSummary(BaseModel):
                    data_check=v.data.status if v.data else "not_run", data_detail=v.data.label if v.data else "",
                    loss_check=v.loss.status if v.loss else "not_run",
                    side_outputs_check=v.side_outputs.status if v.side_outputs else "not_run",
-                   tolerance_class=v.tolerance_class, commit=v.commit,
+                   tolerance_class=v.tolerance_class, commit=v.commit, timed_from_step=v.timed_from_step,
                    interference=InterferenceSummary.of(v.speed) if v.speed else None)
 
 

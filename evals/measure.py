@@ -30,13 +30,18 @@ def render_command(command: str, config: str | None) -> str:
     return command.replace("{config}", shlex.quote(config or "")) if "{config}" in command else command
 
 
-def pipeline_env(max_steps: int, warmup: int | None) -> dict[str, str]:
-    """Return the environment of a measured run: ours, without PYTHONPATH, our interpreter first on PATH."""
+def pipeline_env(max_steps: int | None, warmup: int | None) -> dict[str, str]:
+    """Return the environment of a measured run: ours, without PYTHONPATH, our interpreter first on PATH.
+
+    ``max_steps`` None runs the pipeline to its own end (EVAL_MAX_STEPS unset).
+    """
     env = dict(os.environ)
     # PYTHONPATH is how perfloop's probe gets in; the harness measures the bare pipeline.
     env.pop("PYTHONPATH", None)
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", os.defpath)])
-    env["EVAL_MAX_STEPS"] = str(max_steps)
+    env.pop("EVAL_MAX_STEPS", None)
+    if max_steps is not None:
+        env["EVAL_MAX_STEPS"] = str(max_steps)
     if warmup is not None:
         env["EVAL_WARMUP"] = str(warmup)
     return env
@@ -56,7 +61,7 @@ def run_and_wait(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: flo
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-def run_pipeline(cwd: Path, command: str, max_steps: int, warmup: int | None, timeout_s: float) -> dict:
+def run_pipeline(cwd: Path, command: str, max_steps: int | None, warmup: int | None, timeout_s: float) -> dict:
     """Run the rendered ``command`` once in ``cwd``; return its EVALKIT record or raise PipelineFailed."""
     try:
         done = run_and_wait(["/bin/sh", "-c", command], cwd, pipeline_env(max_steps, warmup), timeout_s)
@@ -69,7 +74,7 @@ def run_pipeline(cwd: Path, command: str, max_steps: int, warmup: int | None, ti
     return json.loads(records[-1])
 
 
-def measure_interleaved(checkouts: dict[str, Path], command: str, runs: int, max_steps: int,
+def measure_interleaved(checkouts: dict[str, Path], command: str, runs: int, max_steps: int | None,
                         warmup: int | None, timeout_s: float) -> dict[str, list[dict]]:
     """Run every checkout ``runs`` times, one of each per round, so drift hits all variants alike.
 

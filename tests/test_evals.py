@@ -350,3 +350,29 @@ def test_every_suite_target_keeps_the_contract(tmp_path, target):
     shutil.copytree(target, copy)
     git(copy, "init", "-q")
     git(copy, "apply", "--check", str(target / "oracle.patch"))
+
+
+def test_a_change_timed_from_the_second_epoch_is_re_measured_to_the_pipelines_end(tmp_path, monkeypatch):
+    """blind3's rle_cell_masks: a cache kept from epoch 2, re-measured inside the first epoch, read 0.95x."""
+    env = measure.pipeline_env(None, None)
+    assert "EVAL_MAX_STEPS" not in env and measure.pipeline_env(60, None)["EVAL_MAX_STEPS"] == "60"
+    seen = {}
+
+    def interleaved(checkouts, command, runs, max_steps, warmup, timeout_s):
+        seen["max_steps"] = max_steps
+        record = {"steady_samples_per_s": 10.0, "batch_digest": "d", "losses": [1.0], "final_loss": 1.0}
+        return {name: [record] for name in checkouts}
+
+    monkeypatch.setattr(measure, "measure_interleaved", interleaved)
+    monkeypatch.setattr(harness.workspace, "checkout", lambda repo, commit, path: path)
+    monkeypatch.setattr(harness.workspace, "has_oracle", lambda targets, name: False)
+    monkeypatch.setattr(harness.workspace, "read_contract",
+                        lambda path: type("C", (), {"command": "python train.py", "config": None})())
+    options = harness.Options(targets_dir=tmp_path, work_dir=str(tmp_path))
+    commits = {"original": "a", "agent": "b"}
+    harness.remeasure("t", "t", tmp_path, tmp_path, commits, options, natural=True)
+    assert seen["max_steps"] is None
+    harness.remeasure("t", "t", tmp_path, tmp_path, commits, options)
+    assert seen["max_steps"] == options.eval_steps
+    row = {"label": "t", "remeasured_natural": True, "false_accept_reason": ""}
+    assert table.row_cells(row)[-1] == "re-measured to the pipeline's end"

@@ -135,6 +135,11 @@ def test_a_cache_is_timed_in_its_second_epoch_and_the_first_counts_as_start_up(t
     verdict = verified["history"][-1].verdict
     assert verdict.verdict == "accepted", verdict.reason
     assert "start-up includes the first 34 steps" in verdict.reason
+    # The reason leads with where the gain starts, and the summary carries it for the eval harness's re-measure.
+    assert verdict.reason.startswith("from the second epoch (step 33 on, of 32000): "), verdict.reason
+    from perfloop.agent.summary import IterationSummary
+
+    assert verdict.timed_from_step == 34 and IterationSummary.of(verified["history"][-1]).timed_from_step == 34
     assert verdict.startup.run_steps == 32000 - 34
     timing = [r["data"] for r in AuditLog(RunFolder(state.state_dir).audit_log).records()
               if r["event"] == "verify_stage" and r["data"].get("stage") == "timing" and r["data"].get("passed")]

@@ -415,7 +415,18 @@ def _judge(c: _Cascade) -> Verdict:
         return Verdict(proposal_id=c.proposal.id, verdict=rejection.verdict, stage=rejection.stage,
                        reason=rejection.reason + _caveat(c), **_verdict_fields(c))
     return Verdict(proposal_id=c.proposal.id, verdict="accepted", stage="commit",
-                   reason=f"{c.speed.reason}; {c.startup.reason}{_caveat(c)}", **_verdict_fields(c))
+                   reason=f"{_from_epoch_two(c)}{c.speed.reason}; {c.startup.reason}{_caveat(c)}", **_verdict_fields(c))
+
+
+def _from_epoch_two(c: _Cascade) -> str:
+    """Lead an accepted cache's reason with where its gain starts, so a one-epoch user is not misled."""
+    if c.window is None:
+        return ""
+    epoch = c.window[0] - c.ctx.state.target.warmup_steps
+    if c.run_steps is None:
+        return (f"from the second epoch (step {epoch + 1} on; the run's length is unknown, so a run of one epoch "
+                f"gains nothing): ")
+    return f"from the second epoch (step {epoch + 1} on, of {c.run_steps}): "
 
 
 def judge_block(ctx: RunContext, proposal: Proposal) -> tuple[Verdict, float]:
@@ -446,6 +457,7 @@ def _changes_data(c: _Cascade) -> bool:
 def _verdict_fields(c: _Cascade) -> dict:
     return dict(tolerance_class=c.rule.tolerance_class, tolerance_source=c.tolerance_source, data=c.data,
                 loss=c.loss, side_outputs=c.side_outputs, speed=c.speed, startup=c.startup,
+                timed_from_step=c.window[0] if c.window else None,
                 candidate_runs=c.cand_runs if c.base_runs else [])
 
 
@@ -471,7 +483,10 @@ def _recovered(ctx: RunContext, proposal: Proposal, sha: str) -> Verdict:
     speed, checks = stages["speed"].model_dump(), stages["all_runs"].model_dump()
     speed_check = SpeedCheck.model_validate(speed["result"])
     startup = StartupCheck.model_validate(speed["startup"]) if speed.get("startup") else None
+    timing = stages["timing"].model_dump() if "timing" in stages else {}
+    window = timing.get("window") or {}
     return Verdict(proposal_id=proposal.id, verdict="accepted", stage="commit", commit=sha,
+                   timed_from_step=window.get("warmup_steps"),
                    reason=f"{speed_check.reason}; {startup.reason if startup else ''} (recovered after a restart)",
                    speed=speed_check, startup=startup, data=CheckResult.model_validate(checks["data"]),
                    loss=CheckResult.model_validate(checks["loss"]),
