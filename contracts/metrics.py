@@ -83,7 +83,8 @@ class ProfileMetrics(BaseModel):
                     "and library calls included)",
         json_schema_extra={"unit": "fraction"})
     transform_share: int | float | None = Field(
-        description="the larger of hot_function_share and sample_path_share: what a per-sample rewrite can remove",
+        description="the larger of hot_function_share and sample_path_share, at most 1 - collate_share: what a "
+                    "per-sample rewrite can remove",
         json_schema_extra={"unit": "fraction"})
     transform_step_share: int | float | None = Field(
         description="build_wait_share × transform_share: the per-sample path's share of the step",
@@ -196,17 +197,23 @@ def unit(name: str) -> str:
     return str(extra.get("unit", ""))
 
 
-def transform_shares(hot_function_share, sample_path_share, build_wait_share) -> tuple:
+def transform_shares(hot_function_share, sample_path_share, build_wait_share, collate_share=None) -> tuple:
     """(transform_share, transform_step_share): the larger of the two shares, and its share of the step.
 
     The one formula behind both metrics: the profile computes them, and the knowledge base derives
     them for profiles recorded before the per-sample path was measured. Non-numbers count as absent.
+    The timed collate share bounds it: per-sample work is what batch building spends outside the
+    collate, so a hot loop inside a slow collate (its samples count in hot_function_share) reads as
+    slow_collate, not as a transform hotspot.
     """
     def number(value):
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     shares = [v for v in (number(hot_function_share), number(sample_path_share)) if v is not None]
     share = max(shares) if shares else None
+    collate = number(collate_share)
+    if share is not None and collate is not None:
+        share = min(share, max(0.0, 1.0 - collate))
     wait = number(build_wait_share)
     return share, (wait * share if share is not None and wait is not None else None)
 

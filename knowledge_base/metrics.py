@@ -51,7 +51,8 @@ def with_derived(metrics: Metrics) -> dict[str, MetricValue]:
     # A profile recorded before the per-sample path was measured: its hot function is the transform.
     share = view.get("transform_share")
     if share is None:
-        share, _ = transform_shares(metrics.get("hot_function_share"), metrics.get("sample_path_share"), None)
+        share, _ = transform_shares(metrics.get("hot_function_share"), metrics.get("sample_path_share"), None,
+                                    metrics.get("collate_share"))
     share, step_share = transform_shares(share, None, metrics.get("build_wait_share"))
     for name, value in (("transform_share", share), ("transform_step_share", step_share)):
         if view.get(name) is None and value is not None:

@@ -708,3 +708,18 @@ def test_a_remedys_variant_conditions_name_known_metrics():
             for condition in r.when or []:
                 assert condition.metric in {c.metric for c in e.symptoms.all_of + (e.symptoms.any_of or [])} | {
                     "hot_function_source", "sample_path_function"}, (e.id, r.id, condition.metric)
+
+
+def test_a_hot_loop_inside_a_slow_collate_is_slow_collate_not_a_transform():
+    """blind3's padded_review_collate: the collate's fill loop was the hot function (100% of batch building),
+    so transform_hotspot (7.11x) outranked slow_collate (7.01x) for the same time."""
+    from perfloop.contracts.metrics import transform_shares
+    from perfloop.knowledge_base import diagnose
+
+    assert transform_shares(1.0, None, 0.86, 0.9976)[0] < 0.01
+    assert transform_shares(0.9, 0.9, 0.8, 0.05)[0] == 0.9  # per-sample work beside a cheap collate stays
+    metrics = {"build_wait_share": 0.86, "data_wait_share": 0.9, "collate_share": 0.9976, "hot_function_share": 1.0,
+               "hot_function": "PadCollator.__call__ (reviews/collate.py:10)", "collate_step_share": 0.857,
+               "num_workers": 0, "cpu_count": 2, "step_ms": 50.0, "headspace_share": 0.94}
+    ranked = [d.entry_id for d in diagnose(metrics)]
+    assert "slow_collate" in ranked and "transform_hotspot" not in ranked, ranked

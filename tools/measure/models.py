@@ -267,7 +267,8 @@ class Profile(BaseModel):
                 hot_share = hot_step_share / build_wait_share if build_wait_share > 0 else None
         path = self.sample_path()
         path_share = path.share if path is not None else None
-        transform_share, transform_step_share = transform_shares(hot_share, path_share, build_wait_share)
+        transform_share, transform_step_share = transform_shares(hot_share, path_share, build_wait_share,
+                                                                      build.collate_share if build else None)
         return ProfileMetrics(**{
             "sample_path_function": path.where() if path is not None else None,
             "sample_path_share": path_share,
