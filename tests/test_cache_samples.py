@@ -275,7 +275,10 @@ def test_a_per_sample_path_spread_over_helpers_is_diagnosed_as_a_transform(tmp_p
     assert metrics["transform_share"] == metrics["sample_path_share"] >= 0.5
     found = {d.entry_id: d for d in diagnose(metrics)}
     assert "transform_hotspot" in found, (metrics["hot_function"], metrics["hot_function_share"], list(found))
-    assert [r.id for r in found["transform_hotspot"].remedies][:2] == ["vectorize_loops", "cache_transformed_samples"]
+    # Computing every sample at construction is offered before the first-access cache; its codemod refuses it
+    # with fewer than two workers, where the first-access cache is never worse.
+    assert [r.id for r in found["transform_hotspot"].remedies][:3] == ["vectorize_loops", "precompute_transformed_samples",
+                                                                       "cache_transformed_samples"]
 
 
 CODEC = '''
@@ -457,3 +460,132 @@ def test_a_random_draw_in_the_first_statement_leaves_nothing_to_cache(tmp_path):
     '''
     with pytest.raises(NotApplicable, match=r"random draw `torch\.randn\(\)`.*and nothing before it can be cached"):
         rewrite(tmp_path, source, "Noise.__getitem__")
+
+
+def precompute(tmp_path: Path, source: str, hot_name: str, workers: int = 2, persistent: bool = False, **facts):
+    from perfloop.tools.change.codemods import ProfileFacts
+
+    text = textwrap.dedent(source)
+    (tmp_path / "data.py").write_text(text)
+    short = hot_name.split(".")[-1]
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if f"def {short}(" in l)
+    site = DataLoaderSite(file="train.py", line=3, kwargs={"num_workers": workers, "persistent_workers": persistent})
+    profile = ProfileFacts(**{**hot(hot_name, "data.py", line).model_dump(), "num_workers": workers, **facts})
+    ctx = CodemodContext(root=tmp_path, profile=profile, sites=[site], params={"fill": "construction"})
+    return text, apply_codemod("cache_samples", ctx)
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_samples_computed_at_construction_are_the_samples_and_survive_restarting_workers(tmp_path, name):
+    """With workers that restart every epoch the first-access cache is refused; one filled by __init__, before the
+    workers fork, is inherited by each of them."""
+    source, hot_name, build = DATASETS[name]
+    old_text, result = precompute(tmp_path, source, hot_name)
+    new_text = result.files["data.py"]
+    assert "for key in range(len(self))}" in new_text and result.knob == "precompute_samples", new_text
+    assert "at the end of __init__" in result.summary and any("first batch waits" in n for n in result.notes)
+    old_ns, new_ns = load(old_text), load(new_text)
+    cls = new_ns[type(build(old_ns)).__name__]
+    computed = []
+    original = cls._uncached_getitem
+    cls._uncached_getitem = lambda self, i: computed.append(i) or original(self, i)
+    old, new = build(old_ns), build(new_ns)
+    assert computed == list(range(len(old)))  # every index once, while the dataset was built
+    for epoch in range(2):
+        for i in range(len(old)):
+            assert same(old[i], new[i]), (epoch, i)
+    assert computed == list(range(len(old)))  # and never again
+    assert same(old[np.int64(2)], new[np.int64(2)]) and same(old[[0, 1]] if name == "never" else old[1], new[1])
+
+
+def test_computing_every_sample_at_construction_is_refused_where_it_cannot_pay(tmp_path):
+    source, hot_name, _ = DATASETS["char_tokens"]
+    # No worker or one: the first-access cache costs no more over any run length.
+    with pytest.raises(NotApplicable, match=r"1 worker\(s\): the first-access cache"):
+        precompute(tmp_path, source, hot_name, workers=1)
+    # Too long before the first batch, by the profile's figures.
+    with pytest.raises(NotApplicable, match=r"all 200000 samples at construction would take about 400 s"):
+        precompute(tmp_path, source, hot_name, samples_per_epoch=200000, sample_build_ms=2.0)
+    assert precompute(tmp_path, source, hot_name, samples_per_epoch=2000, sample_build_ms=2.0)[1].files
+    # No __len__ of its own: the indices to compute are unknown.
+    no_len = re.sub(r"\n            def __len__\(self\):\n                return len\(self.texts\)\n", "\n", source)
+    assert "__len__" not in no_len
+    with pytest.raises(NotApplicable, match="has no __len__ of its own"):
+        precompute(tmp_path, no_len, hot_name)
+
+
+@pytest.mark.parametrize("name", sorted(PREFIXES))
+def test_the_first_part_computed_at_construction_keeps_every_draw(tmp_path, name):
+    import random
+
+    source, build, rest_from = PREFIXES[name]
+    hot_name = next(line.split()[1] for line in textwrap.dedent(source).splitlines() if line.startswith("class "))
+    old_text, result = precompute(tmp_path, source, f"{hot_name.split('(')[0]}.__getitem__")
+    new_text = result.files["data.py"]
+    assert "_cached_first_parts = {key: self._cached_first_part(key)" in new_text, new_text
+    old_ns, new_ns = load(old_text), load(new_text)
+    old, new = build(old_ns), build(new_ns)
+    cls = type(new)
+    computed = []
+    original = cls._cached_first_part
+    cls._cached_first_part = lambda self, i: computed.append(i) or original(self, i)
+    for epoch in range(3):
+        for dataset in (old, new):
+            if hasattr(dataset, "set_epoch"):
+                dataset.set_epoch(epoch)
+        random.seed(epoch), torch.manual_seed(epoch)
+        before = [old[i] for i in range(len(old))]
+        random.seed(epoch), torch.manual_seed(epoch)
+        after = [new[i] for i in range(len(new))]
+        assert all(same(a, b) for a, b in zip(before, after)), epoch
+    assert computed == []  # all computed in __init__, before the counter was attached
+
+
+def test_a_dataset_computed_at_construction_serves_restarting_workers_the_same_batches(tmp_path):
+    """A real DataLoader with two workers started afresh every epoch: the same batches, and no sample computed
+    in a worker (the counter prints the pid of the process that computes)."""
+    import subprocess
+    import sys
+
+    source = textwrap.dedent('''
+        import torch
+        from torch.utils.data import Dataset
+
+        class Rows(Dataset):
+            def __init__(self, n, log):
+                self.n, self.log = n, log
+
+            def __len__(self):
+                return self.n
+
+            def __getitem__(self, i):
+                return torch.tensor([float(i * i % 7), float(i)])
+    ''')
+    _, result = precompute(tmp_path, source, "Rows.__getitem__")
+    (tmp_path / "data.py").write_text(result.files["data.py"])
+    script = textwrap.dedent('''
+        import os, sys, torch
+        from torch.utils.data import DataLoader
+        import data
+        original = data.Rows._uncached_getitem
+        def counted(self, i):
+            print("computed", os.getpid(), flush=True)
+            return original(self, i)
+        data.Rows._uncached_getitem = counted
+        ds = data.Rows(24, None)
+        main = os.getpid()
+        loader = DataLoader(ds, batch_size=4, shuffle=True, num_workers=2, generator=torch.Generator().manual_seed(0))
+        out = [b.sum().item() for _ in range(2) for b in loader]
+        print("batches", out)
+    ''')
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pids = {line.split()[1] for line in done.stdout.splitlines() if line.startswith("computed")}
+    assert len([line for line in done.stdout.splitlines() if line.startswith("computed")]) == 24
+    assert len(pids) == 1  # all in the main process, at construction
+    (tmp_path / "data.py").write_text(source)
+    plain = subprocess.run([sys.executable, "-c", script.replace("data.Rows._uncached_getitem = counted", "")
+                            .replace("original = data.Rows._uncached_getitem", "")],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.split("batches")[1] == done.stdout.split("batches")[1]

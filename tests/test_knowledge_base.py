@@ -661,7 +661,11 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
                       "cache_samples []": ["copy_heavy_conversion/cache_converted_samples",
                                            "decode_heavy_samples/cache_decoded_samples_per_index",
                                            "per_sample_tokenization/cache_tokenised_samples",
-                                           "transform_hotspot/cache_transformed_samples"]}
+                                           "transform_hotspot/cache_transformed_samples"],
+                      "cache_samples [('fill', 'construction')]": ["copy_heavy_conversion/precompute_converted_samples",
+                                                                   "decode_heavy_samples/precompute_decoded_samples",
+                                                                   "per_sample_tokenization/precompute_tokenised_samples",
+                                                                   "transform_hotspot/precompute_transformed_samples"]}
     for refs in shared.values():
         for ref in refs:
             entry, remedy = ref.split("/")

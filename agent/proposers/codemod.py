@@ -26,9 +26,14 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     metrics = profile.typed_metrics()
     main = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in profile.main_hot_functions
             if h.name != "<module>"]
+    loader, build = profile.loader, profile.data_build
+    batch = loader.batch_size if loader is not None and loader.batch_size else None
     return ProfileFacts(hot_function=profile.transform_hot_function(), num_workers=metrics.num_workers,
                         workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main,
-                        cuda_capability=metrics.cuda_capability)
+                        cuda_capability=metrics.cuda_capability,
+                        samples_per_epoch=loader.batches_per_epoch * batch if batch and loader.batches_per_epoch
+                        else None,
+                        sample_build_ms=build.build_ms / batch if batch and build is not None else None)
 
 
 def _sites(profile: Profile) -> list[DataLoaderSite]:

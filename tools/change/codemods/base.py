@@ -33,6 +33,10 @@ class ProfileFacts(BaseModel):
     """CPU cores available to the run."""
     cuda_capability: float | None = None
     """The GPU's compute capability (8.0 for an A100); None on the CPU or when NVML could not say."""
+    samples_per_epoch: int | None = None
+    """Samples the training loader hands out in one epoch (len(loader) x batch_size as built); None unknown."""
+    sample_build_ms: float | None = None
+    """Median time to build one sample (a batch's build time / its batch size, ms); None unknown."""
     main_hot_functions: list[FunctionRef] = []
     """The main process's hot functions outside any stage (the training loop's per-step host work),
     loop owner first: what a rewrite of per-step metrics or logging changes."""

@@ -23,6 +23,15 @@ from the second on; verification measures the whole run.
 
 Where the whole sample may differ per access but its first statements may not (a decode, then a
 random crop), those statements are cached instead (`_cached_first_part`, see `_cache_prefix`).
+
+With ``params["fill"] == "construction"`` (the knowledge base's `precompute_samples`) every index of
+``range(len(self))`` is computed once at the end of `__init__` instead: the dataset is built in the
+training process before any worker starts, so the cache survives DataLoader workers that restart
+every epoch (which the first-access cache is refused for), and the steady state starts with the
+first batch. It costs one epoch's sample work before the first batch (a declared one-off cost that
+verification weighs against the whole run) and is refused where that would exceed
+PRECOMPUTE_MAX_S by the profile's figures, where the class has no `__init__` or `__len__` of its own,
+and where the loader has fewer than two workers (see `_refuse_precompute`).
 Refused, with the construct and line, when a sample may differ between two accesses of one
 index and nothing before that can be cached: a random draw (`random.*`, `np.random.*`, `torch.rand*`, `.normal_()`, ...) in
 `__getitem__` or anything it calls in the target's files; a call perfloop cannot see into
@@ -51,6 +60,10 @@ CACHE_ATTR = "_cached_samples"
 UNCACHED = "_uncached_getitem"
 PREFIX = "_cached_first_part"
 PREFIX_ATTR = "_cached_first_parts"
+FILL_KEY = "fill"
+"""Remedy parameter: "first_access" (the default: each index cached when first read) or "construction"."""
+PRECOMPUTE_MAX_S = 60.0
+"""At most this long (s, estimated from the profile) may computing every sample at construction take."""
 # Modules whose functions compute from their arguments only (their random parts are refused by name).
 _PURE_MODULES = ("math.", "np.", "numpy.", "torch.", "F.", "json.", "ast.", "re.", "statistics.", "itertools.",
                  "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.")
@@ -71,7 +84,11 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
     if _method(cls, UNCACHED) is not None or any(isinstance(n, ast.Attribute) and n.attr == CACHE_ATTR
                                                   for n in ast.walk(tree)):
         raise NotApplicable(f"{cls.name} already caches its samples ({UNCACHED} or {CACHE_ATTR} exists)")
-    _refuse_restarting_workers(ctx)
+    at_construction = ctx.params.get(FILL_KEY, "first_access") == "construction"
+    if at_construction:
+        _refuse_precompute(ctx, cls, file)
+    else:
+        _refuse_restarting_workers(ctx)
     if _method(cls, PREFIX) is not None or any(isinstance(n, ast.Attribute) and n.attr == PREFIX_ATTR
                                                for n in ast.walk(tree)):
         raise NotApplicable(f"{cls.name} already caches its samples' first part ({PREFIX} or {PREFIX_ATTR} exists)")
@@ -79,25 +96,75 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
     try:
         checker.check(getitem, f"{cls.name}.__getitem__")
     except NotApplicable as whole:
-        return _cache_prefix(text, file, cls, getitem, modules, str(whole))
-    new_text = _splice(text, cls.name, getitem.args.args[1].arg)
+        return _cache_prefix(text, file, cls, getitem, modules, str(whole), at_construction)
+    new_text = _splice(text, cls.name, getitem.args.args[1].arg, at_construction)
+    when = ("every index computed once at the end of __init__" if at_construction
+            else "computed on first access")
     return CodemodResult(
         files={file: new_text},
-        summary=f"cache {cls.name}'s samples per index ({file}:{getitem.lineno}): computed on first access, "
-                f"handed out as a copy afterwards",
-        knob="cache_samples", old_value="every sample recomputed every epoch",
+        summary=f"cache {cls.name}'s samples per index ({file}:{getitem.lineno}): {when}, handed out as a copy "
+                f"afterwards",
+        knob="precompute_samples" if at_construction else "cache_samples",
+        old_value="every sample recomputed every epoch",
         new_value="each sample computed once", location=f"{file}:{getitem.lineno}",
-        notes=[f"every sample is held in memory after its first access (in each DataLoader worker); "
+        notes=[f"every sample is held in memory{_where_held(at_construction)}; "
                f"checked deterministic: {', '.join(checker.seen)} draw nothing random, read no state that changes "
                "after __init__ and call nothing perfloop cannot read",
-               "the cache fills during the first epoch: the gain starts with the second",
+               _when_it_pays(ctx, at_construction),
                "samples are handed out as copy.deepcopy of the cached one (fresh objects, as before)",
                *checker.notes],
     )
 
 
+def _where_held(at_construction: bool) -> str:
+    return (" from construction (DataLoader workers inherit it)" if at_construction
+            else " after its first access (in each DataLoader worker)")
+
+
+def _when_it_pays(ctx: CodemodContext, at_construction: bool) -> str:
+    if not at_construction:
+        return "the cache fills during the first epoch: the gain starts with the second"
+    estimate = _precompute_estimate_s(ctx)
+    cost = f" (about {estimate:.1f} s by the profile)" if estimate is not None else ""
+    return (f"the first batch waits for every sample of the dataset to be computed once{cost}; from then on "
+            "every step is served from the cache")
+
+
+def _precompute_estimate_s(ctx: CodemodContext) -> float | None:
+    facts = ctx.profile
+    if facts.samples_per_epoch is None or facts.sample_build_ms is None:
+        return None
+    return facts.samples_per_epoch * facts.sample_build_ms / 1000.0
+
+
+def _refuse_precompute(ctx: CodemodContext, cls: ast.ClassDef, file: str) -> None:
+    """Computing every sample at construction needs two or more workers, the class's own __init__ and __len__, and
+    an affordable cost.
+
+    With no worker or one, the first-access cache computes each index once too, over any run length, and
+    nothing for indices a short run never reads, so it is never worse by whole-run cost; with two or more,
+    each worker's own cache is lost when workers restart and otherwise filled again by every worker (an
+    index goes to another worker next epoch), while one built before the workers start is inherited by all.
+    """
+    workers = max([site.kwargs.get("num_workers") or 0 for site in ctx.sites[:1]]
+                  + ([ctx.profile.num_workers] if ctx.profile.num_workers is not None else []))
+    if workers < 2:
+        raise NotApplicable(f"the DataLoader has {workers} worker(s): the first-access cache computes each sample once "
+                            "too and costs no more over any run length, so computing them all at construction is "
+                            "not proposed")
+    for name, why in (("__init__", "nowhere to compute the samples when the dataset is built"),
+                      ("__len__", "the indices to compute are not known")):
+        if _method(cls, name) is None:
+            raise NotApplicable(f"{cls.name} ({file}:{cls.lineno}) has no {name} of its own: {why}")
+    estimate = _precompute_estimate_s(ctx)
+    if estimate is not None and estimate > PRECOMPUTE_MAX_S:
+        raise NotApplicable(f"computing all {ctx.profile.samples_per_epoch} samples at construction would take about "
+                            f"{estimate:.0f} s ({ctx.profile.sample_build_ms:.2f} ms each by the profile), more "
+                            f"than {PRECOMPUTE_MAX_S:.0f} s before the first batch; the first-access cache spreads it")
+
+
 def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDef, modules: dict[str, ast.Module],
-                  whole: str) -> CodemodResult:
+                  whole: str, at_construction: bool = False) -> CodemodResult:
     """Cache what `__getitem__` computes before its first statement that may differ per access (a random crop
     after a decode): that part once per index, the rest every time, as before.
 
@@ -141,19 +208,25 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
                                   type_comment=None, lineno=getitem.lineno, col_offset=0), f"{cls.name}.__getitem__")
     first_rest = rest[0].lineno
     new_text = _splice_prefix(text, cls.name, index, offset, offset + len(prefix), live,
-                              [body.index(stmt) + offset for stmt in prefix if stmt in aliases.values()])
+                              [body.index(stmt) + offset for stmt in prefix if stmt in aliases.values()],
+                              at_construction)
+    when = "computed once per index at the end of __init__" if at_construction else "computed on first access"
+    held = ("held in memory from construction (DataLoader workers inherit it)" if at_construction
+            else "held in memory (in each DataLoader worker)")
+    pays = ("the first batch waits for every index's first part to be computed once" if at_construction
+            else "the cache fills during the first epoch: the gain starts with the second")
     where = f"{file}:{prefix[0].lineno}-{prefix[-1].end_lineno}"
     return CodemodResult(
         files={file: new_text},
-        summary=f"cache the first part of {cls.name}.__getitem__ per index ({where}: {', '.join(live)}), computed "
-                f"on first access and handed out as a copy; from line {first_rest} on it runs every time",
-        knob="cache_samples", old_value="every sample recomputed every epoch",
+        summary=f"cache the first part of {cls.name}.__getitem__ per index ({where}: {', '.join(live)}), {when} "
+                f"and handed out as a copy; from line {first_rest} on it runs every time",
+        knob="precompute_samples" if at_construction else "cache_samples",
+        old_value="every sample recomputed every epoch",
         new_value=f"{', '.join(live)} computed once per index", location=f"{file}:{prefix[0].lineno}",
         notes=[f"only the part before line {first_rest} is cached: {stop}",
                f"checked deterministic: {', '.join(checker.seen)} (up to line {prefix[-1].end_lineno}) draw nothing "
                "random, read no state that changes after __init__ and call nothing perfloop cannot read",
-               "the cache fills during the first epoch: the gain starts with the second; every value cached is "
-               "held in memory (in each DataLoader worker) and handed out as copy.deepcopy",
+               f"{pays}; every value cached is {held} and handed out as copy.deepcopy",
                *(f"`{name}` aliases the dataset's state and is set again before the rest" for name in aliases),
                *checker.notes],
     )
@@ -193,22 +266,35 @@ def _aliases(prefix: list[ast.stmt], index: str) -> dict[str, ast.stmt]:
 
 
 def _splice_prefix(text: str, class_name: str, index: str, start: int, split: int, live: list[str],
-                   alias_at: list[int]) -> str:
+                   alias_at: list[int], at_construction: bool = False) -> str:
     """Move __getitem__'s statements [start:split] (after its docstring) into PREFIX, returning `live`;
     __getitem__ gets them from the cache, sets the aliases (statements `alias_at`) again, and runs the rest
-    as before (libcst)."""
+    as before (libcst). ``at_construction``: the cache is filled for every index at the end of __init__."""
     names = ", ".join(live) + ("," if len(live) == 1 else "")
-    wrapper = cst.parse_module(
-        f"try:\n"
-        f"    key = operator.index({index})\n"
-        f"except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
-        f"    {names} = self.{PREFIX}({index})\n"
-        f"else:\n"
-        f"    cache = self.__dict__.setdefault({PREFIX_ATTR!r}, {{}})\n"
-        f"    if key not in cache:\n"
-        f"        cache[key] = self.{PREFIX}({index})\n"
-        f"    # A copy per access: fresh objects, as the uncached code made.\n"
-        f"    {names} = copy.deepcopy(cache[key])\n").body
+    if at_construction:
+        wrapper = cst.parse_module(
+            f"try:\n"
+            f"    key = operator.index({index})\n"
+            f"except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
+            f"    key = None\n"
+            f"cache = self.__dict__.get({PREFIX_ATTR!r})\n"
+            f"if cache is not None and key in cache:\n"
+            f"    # A copy per access: fresh objects, as the uncached code made.\n"
+            f"    {names} = copy.deepcopy(cache[key])\n"
+            f"else:  # before __init__ filled it, or an index outside range(len(self)): computed as before\n"
+            f"    {names} = self.{PREFIX}({index})\n").body
+    else:
+        wrapper = cst.parse_module(
+            f"try:\n"
+            f"    key = operator.index({index})\n"
+            f"except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
+            f"    {names} = self.{PREFIX}({index})\n"
+            f"else:\n"
+            f"    cache = self.__dict__.setdefault({PREFIX_ATTR!r}, {{}})\n"
+            f"    if key not in cache:\n"
+            f"        cache[key] = self.{PREFIX}({index})\n"
+            f"    # A copy per access: fresh objects, as the uncached code made.\n"
+            f"    {names} = copy.deepcopy(cache[key])\n").body
     returned = cst.parse_statement(f"return {', '.join(live)}{',' if len(live) == 1 else ''}\n")
 
     def split_in_two(stmt: cst.FunctionDef) -> list[cst.FunctionDef]:
@@ -220,7 +306,8 @@ def _splice_prefix(text: str, class_name: str, index: str, start: int, split: in
                                  body=stmt.body.with_changes(body=[*statements[start:split], returned]))
         return [getitem, part]
 
-    return _replace_getitem(text, class_name, split_in_two)
+    fill = _fill_statement(PREFIX_ATTR, PREFIX) if at_construction else None
+    return _replace_getitem(text, class_name, split_in_two, fill)
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
@@ -361,8 +448,31 @@ class _Determinism:
         return names
 
 
-def _splice(text: str, class_name: str, index: str) -> str:
-    """Rename __getitem__ to _uncached_getitem and add the caching __getitem__ before it (libcst)."""
+def _fill_statement(attr: str, method: str) -> cst.BaseStatement:
+    """The statement that ends __init__ when samples are computed at construction."""
+    return cst.parse_statement(
+        f"self.{attr} = {{key: self.{method}(key) for key in range(len(self))}}  # perfloop: every index once\n")
+
+
+def _splice(text: str, class_name: str, index: str, at_construction: bool = False) -> str:
+    """Rename __getitem__ to _uncached_getitem and add the caching __getitem__ before it (libcst);
+    ``at_construction``: __init__ ends by computing every index, and __getitem__ only reads the cache."""
+    if at_construction:
+        wrapper = cst.parse_statement(
+            f"def __getitem__(self, {index}):\n"
+            f"    try:\n"
+            f"        key = operator.index({index})\n"
+            f"    except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
+            f"        return self.{UNCACHED}({index})\n"
+            f"    cache = self.__dict__.get({CACHE_ATTR!r})\n"
+            f"    if cache is None or key not in cache:  # before __init__ filled it, or outside range(len(self))\n"
+            f"        return self.{UNCACHED}({index})\n"
+            f"    # A copy per access: fresh objects, as the uncached code handed out.\n"
+            f"    return copy.deepcopy(cache[key])\n")
+        return _replace_getitem(text, class_name, lambda stmt: [
+            wrapper.with_changes(leading_lines=stmt.leading_lines),
+            stmt.with_changes(name=cst.Name(UNCACHED), leading_lines=[cst.EmptyLine(indent=False)])],
+            _fill_statement(CACHE_ATTR, UNCACHED))
     wrapper = cst.parse_statement(
         f"def __getitem__(self, {index}):\n"
         f"    try:\n"
@@ -380,8 +490,10 @@ def _splice(text: str, class_name: str, index: str) -> str:
         stmt.with_changes(name=cst.Name(UNCACHED), leading_lines=[cst.EmptyLine(indent=False)])])
 
 
-def _replace_getitem(text: str, class_name: str, new: Callable[[cst.FunctionDef], list]) -> str:
-    """Put ``new(__getitem__)`` where `class_name`'s __getitem__ was (libcst), and import operator and copy."""
+def _replace_getitem(text: str, class_name: str, new: Callable[[cst.FunctionDef], list],
+                     init_tail: cst.BaseStatement | None = None) -> str:
+    """Put ``new(__getitem__)`` where `class_name`'s __getitem__ was (libcst), and import operator and copy;
+    ``init_tail`` is appended to the class's __init__."""
 
     class Edit(cst.CSTTransformer):
         def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
@@ -392,6 +504,8 @@ def _replace_getitem(text: str, class_name: str, new: Callable[[cst.FunctionDef]
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__getitem__":
                     body += new(stmt)
                     continue
+                if init_tail is not None and isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+                    stmt = stmt.with_changes(body=stmt.body.with_changes(body=[*stmt.body.body, init_tail]))
                 body.append(stmt)
             return updated.with_changes(body=updated.body.with_changes(body=body))
 
