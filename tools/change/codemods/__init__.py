@@ -14,6 +14,7 @@ from perfloop.tools.change.codemods.base import (
 from perfloop.tools.change.codemods.cache_samples import cache_samples
 from perfloop.tools.change.codemods.dataloader import set_dataloader_option
 from perfloop.tools.change.codemods.decode_once import cache_decoded_records
+from perfloop.tools.change.codemods.gc_tuning import raise_gc_threshold
 from perfloop.tools.change.codemods.gpu import allow_tf32, autocast_forward, pinned_non_blocking_copies
 from perfloop.tools.change.codemods.host_syncs import defer_host_syncs
 from perfloop.tools.change.codemods.list_tensors import tensor_of_lists
@@ -50,6 +51,7 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "autocast_forward": autocast_forward,
     "pinned_non_blocking_copies": pinned_non_blocking_copies,
     "defer_host_syncs": defer_host_syncs,
+    "raise_gc_threshold": raise_gc_threshold,
 }
 
 
