@@ -1,7 +1,7 @@
 """Vectorise the hot function the profile names: its loops and comprehensions become numpy.
 
 `rewrite_function` decides per top-level loop (or statement holding a list
-comprehension) what replaces it, using the translator in `loops.py`; `splice` writes
+comprehension) what replaces it, using the translator in `loops.py`; `splice` (`splice_loops.py`) writes
 the new statements into the file with libcst, leaving every other line as it was.
 """
 from __future__ import annotations
@@ -9,8 +9,6 @@ from __future__ import annotations
 import ast
 import copy
 import re
-
-import libcst as cst
 
 from perfloop.contracts.tolerances import FP32
 from perfloop.tools.change.codemods.base import (
@@ -43,6 +41,7 @@ from perfloop.tools.change.codemods.loops import (
     without_guards,
 )
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
+from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
 
 _PURE = PURE_BUILTINS | PURE_REDUCTIONS
@@ -517,70 +516,3 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
 
 
 # writing ----------------------------------------------------------------------------
-def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
-    """Replace the rewritten statements of `fn` in `text`, with libcst, and import numpy as np."""
-    module = cst.parse_module(text)
-    tree = ast.parse(text)
-    ordinal = [node for node, _ in functions(tree) if node.name == fn.name].index(
-        next(node for node, _ in functions(tree) if node.lineno == fn.lineno and node.name == fn.name))
-    replace = {r.end: _quiet(r.lines) if r.quiet else r.lines for r in rewrites}
-    remove = {j for r in rewrites for j in r.remove}
-
-    class Edit(cst.CSTTransformer):
-        def __init__(self) -> None:
-            self.seen = -1
-
-        def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-            if updated.name.value != fn.name:
-                return updated
-            self.seen += 1
-            if self.seen != ordinal:
-                return updated
-            new_body, index = [], 0
-            for statement in updated.body.body:
-                count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-                covered = set(range(index, index + count))
-                index += count
-                if covered & (set(replace) | remove) and count > 1:
-                    raise NotApplicable("a rewritten statement shares its line with others (`;`)")
-                if covered & remove:
-                    continue
-                if covered & set(replace):
-                    lines = replace[index - 1]
-                    parsed = [cst.parse_statement(line) for line in lines]
-                    parsed[0] = parsed[0].with_changes(leading_lines=statement.leading_lines)
-                    new_body += parsed
-                    continue
-                new_body.append(statement)
-            return updated.with_changes(body=updated.body.with_changes(body=new_body))
-
-    edited = module.visit(Edit())
-    return _import_numpy(edited).code
-
-
-def _quiet(lines: list[str]) -> list[str]:
-    """The lines as one `with np.errstate(all="ignore"):` block (a guarded loop's masked-out elements)."""
-    body = "".join(f"    {part}\n" for line in lines for part in line.splitlines())
-    return [f'with np.errstate(all="ignore"):\n{body}']
-
-
-def _import_numpy(module: cst.Module) -> cst.Module:
-    """Add `import numpy as np` after the last top-level import unless it is there."""
-    last_import = -1
-    for i, statement in enumerate(module.body):
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Import):
-                    for alias in small.names:
-                        bound = alias.asname.name.value if alias.asname else cst.Module([]).code_for_node(alias.name)
-                        if bound == "np":
-                            if cst.Module([]).code_for_node(alias.name) != "numpy":
-                                raise NotApplicable("`np` is bound to something other than numpy in this file")
-                            return module
-                    last_import = i
-                elif isinstance(small, cst.ImportFrom):
-                    last_import = i
-    line = cst.parse_statement("import numpy as np\n")
-    body = list(module.body)
-    body.insert(last_import + 1, line)
-    return module.with_changes(body=body)
