@@ -759,3 +759,94 @@ def test_a_method_calling_its_own_class_helper_per_element_is_inlined_and_vector
     body = result.files["mod.py"].split(f"def {method}(", 1)[1]
     assert "for " not in body and "helper inlined" in result.summary, (result.summary, body)
     assert any("inlined into" in note for note in result.notes)
+
+
+# inner loops inside an outer loop that stays (it writes a dict, skips, or has side effects) ----------------
+NESTED = {
+    # Per-parameter gradient norms for hand-written clipping (fastText-style trainers).
+    "grad_norms_dict": ("""
+        def grad_norms(named):
+            norms = {}
+            total = 0.0
+            for name, p in named:
+                if p.grad is None:
+                    continue
+                sq = 0.0
+                for g in p.grad.flatten().tolist():
+                    sq += g * g
+                norms[name] = math.sqrt(sq)
+                total += sq
+            return norms, math.sqrt(total)
+    """, "grad_norms", lambda: ([(f"w{i}", _with_grad(i)) for i in range(4)] + [("frozen", torch.zeros(3))],)),
+    # Band energies per channel into a list of dicts, with a print-free side table.
+    "band_energy_records": ("""
+        def band_records(channels, bands):
+            records = []
+            for ch, spectrum in enumerate(channels):
+                row = {"channel": ch}
+                for lo, hi in bands:
+                    energy = 0.0
+                    k = lo
+                    while k < hi:
+                        energy += spectrum[k] * spectrum[k]
+                        k += 1
+                    row[f"{lo}-{hi}"] = energy
+                records.append(row)
+            return records
+    """, "band_records", lambda: ([signal(64, seed=s) for s in range(3)], [(0, 8), (8, 24), (24, 64)])),
+    # Column statistics of a table into a per-column cache, the rows read as lists of floats.
+    "column_stats_cache": ("""
+        def column_stats(table, names, cache):
+            for j, name in enumerate(names):
+                if name in cache:
+                    continue
+                col = [row[j] for row in table]
+                mean = sum(col) / len(col)
+                spread = 0.0
+                for v in col:
+                    spread += abs(v - mean)
+                cache[name] = (mean, spread / len(col))
+            return cache
+    """, "column_stats", lambda: (rows(20, 5), ["a", "b", "c", "d", "e"], {"c": (0.0, 1.0)})),
+}
+NESTED = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in NESTED.items()}
+
+
+def _with_grad(seed: int) -> torch.Tensor:
+    p = torch.nn.Parameter(torch.randn(5, 7, generator=torch.Generator().manual_seed(seed)))
+    p.grad = torch.randn(5, 7, generator=torch.Generator().manual_seed(seed + 10))
+    return p
+
+
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_an_inner_loop_is_vectorised_inside_an_outer_loop_that_stays(tmp_path, name):
+    source, function, make_args = NESTED[name]
+    old, new, result = vectorise(tmp_path, HEADER_EXTRA + source, function)
+    assert_same(old(*make_args()), new(*make_args()))
+    assert any("inner loop" in rule for rule in result.summary.split(": ", 1)[1].split(", ")), result.summary
+    body = result.files["mod.py"].split(f"def {function}(", 1)[1]
+    # Only the outer loops are left (band_records: the loop over the bands writes the row dict, so it stays too).
+    assert body.count("for ") == (2 if name == "band_energy_records" else 1) and "while " not in body, body
+    assert any("outer loop at line" in note for note in result.notes), result.notes
+    # The outer loop's own refusal still reaches the audit log.
+    assert any(note.startswith("not vectorised:") for note in result.notes), result.notes
+
+
+def test_an_inner_loops_leftover_read_elsewhere_is_refused(tmp_path):
+    """The loop variable holds the last element after the loop; read in the outer loop's next pass it must stay."""
+    source = textwrap.dedent("""
+        def carry(rows_):
+            out = {}
+            last = None
+            for i, row in enumerate(rows_):
+                if last is not None:
+                    out[i] = last
+                acc = 0.0
+                for v in row:
+                    acc += v
+                    last = v
+                out[-i - 1] = acc
+            return out
+    """)
+    with pytest.raises(NotApplicable, match="`last` is read after the loop"):
+        vectorise(tmp_path, HEADER_EXTRA + source, "carry")

@@ -48,6 +48,9 @@ class LoopRewrite:
     quiet: bool = False
     """Run the new lines under ``np.errstate(all="ignore")``: they compute elements a `continue` guard
     skipped (their values are masked out), which may divide by zero where the loop never did."""
+    block: tuple[int, ...] = ()
+    """Where the statements are: () for the function's body; (k, j) for the body of the loop at index j of
+    the body of the loop at index k of the function's body (an inner loop of an outer one not vectorised)."""
 
 
 @dataclass

@@ -20,8 +20,36 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
     tree = ast.parse(text)
     ordinal = [node for node, _ in functions(tree) if node.name == fn.name].index(
         next(node for node, _ in functions(tree) if node.lineno == fn.lineno and node.name == fn.name))
-    replace = {r.end: _quiet(r.lines) if r.quiet else r.lines for r in rewrites}
-    remove = {j for r in rewrites for j in r.remove}
+    blocks = {r.block for r in rewrites}
+
+    def edit_block(statements: list, path: tuple[int, ...]) -> list:
+        """The block at ``path`` with its rewrites applied, and the loops holding rewritten blocks edited inside."""
+        mine = [r for r in rewrites if r.block == path]
+        replace = {r.end: _quiet(r.lines) if r.quiet else r.lines for r in mine}
+        remove = {j for r in mine for j in r.remove}
+        new_body, index = [], 0
+        for statement in statements:
+            count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+            covered = set(range(index, index + count))
+            index += count
+            if covered & (set(replace) | remove) and count > 1:
+                raise NotApplicable("a rewritten statement shares its line with others (`;`)")
+            if covered & remove:
+                continue
+            if covered & set(replace):
+                lines = replace[index - 1]
+                parsed = [cst.parse_statement(line) for line in lines]
+                parsed[0] = parsed[0].with_changes(leading_lines=statement.leading_lines)
+                new_body += parsed
+                continue
+            inner = (*path, index - 1)
+            if count == 1 and any(block[:len(inner)] == inner for block in blocks):
+                if not isinstance(statement, (cst.For, cst.While)) or not isinstance(statement.body, cst.IndentedBlock):
+                    raise NotApplicable("an inner loop's outer loop is written on one line")
+                body = edit_block(list(statement.body.body), inner)
+                statement = statement.with_changes(body=statement.body.with_changes(body=body))
+            new_body.append(statement)
+        return new_body
 
     class Edit(cst.CSTTransformer):
         def __init__(self) -> None:
@@ -33,23 +61,7 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
             self.seen += 1
             if self.seen != ordinal:
                 return updated
-            new_body, index = [], 0
-            for statement in updated.body.body:
-                count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-                covered = set(range(index, index + count))
-                index += count
-                if covered & (set(replace) | remove) and count > 1:
-                    raise NotApplicable("a rewritten statement shares its line with others (`;`)")
-                if covered & remove:
-                    continue
-                if covered & set(replace):
-                    lines = replace[index - 1]
-                    parsed = [cst.parse_statement(line) for line in lines]
-                    parsed[0] = parsed[0].with_changes(leading_lines=statement.leading_lines)
-                    new_body += parsed
-                    continue
-                new_body.append(statement)
-            return updated.with_changes(body=updated.body.with_changes(body=new_body))
+            return updated.with_changes(body=updated.body.with_changes(body=edit_block(list(updated.body.body), ())))
 
     edited = module.visit(Edit())
     return _import_numpy(edited).code

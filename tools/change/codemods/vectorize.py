@@ -26,7 +26,7 @@ from perfloop.tools.change.codemods.hot_function import (
     qualname_of,
 )
 from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers
-from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, refuse_effects
+from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, RANDOM_CALL, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
     LoopRewrite,
@@ -165,17 +165,40 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
         fn, inline_notes, why_not = inline_helpers(fn, helpers_of(module, fn))
     names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn.args)
                                                                       if isinstance(a, ast.arg)}
-    held = bytes_names(fn)
     result = FunctionRewrite()
-    for k, stmt in enumerate(fn.body):
+    _block(fn, original, (), names, exact, bytes_names(fn), result, (inline_notes, why_not))
+    return result
+
+
+MAX_NESTING = 3
+"""Loops inside loops are looked into this deep (the function's own body is depth 0)."""
+
+
+def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...], names: set[str], exact: bool,
+           held: frozenset[str], result: FunctionRewrite, inlined: tuple[list[str], dict[str, str]]) -> None:
+    """Rewrite the loops of the block at ``path`` (the function's body, or a loop's body inside it).
+
+    A `for` or `while` loop that cannot be rewritten itself (it writes a dict, has side effects or an
+    early exit) is looked into: the loops of its body are tried the same way, each with the outer loop's
+    names as values fixed for one pass (a sum over one parameter's gradient, inside a loop over the
+    parameters). A name such an inner loop leaves behind must not be read anywhere else in the function.
+    """
+    inline_notes, why_not = inlined
+    body, before = _at(fn.body, path), _at(original.body, path)
+    if len(before) != len(body):  # inlining changed the block's shape: compare nothing
+        before = body
+    for k, stmt in enumerate(body):
+        # Inside an outer loop, a name the inner loop sets may be read by the outer loop's next pass or
+        # after it: the translator's "read after the loop" checks see them through one closing statement.
+        block = body if not path else [*body, _reads_outside(fn, stmt)]
         try:
             if isinstance(stmt, ast.For):
-                slots = _slots_as_appends(fn.body, k)
-                rewrite, inexact = _loop(slots or fn.body, k, names, exact, held)
+                slots = _slots_as_appends(block, k)
+                rewrite, inexact = _loop(slots or block, k, names, exact, held)
                 if slots:
                     rewrite.rule = f"preallocated list, {rewrite.rule}"
             elif isinstance(stmt, ast.While):
-                rewrite, inexact = _while(fn.body, k, names, exact, held)
+                rewrite, inexact = _while(block, k, names, exact, held)
             elif isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) \
                     and any(isinstance(n, (ast.ListComp, ast.GeneratorExp)) for n in ast.walk(stmt)):
                 rewrite, inexact = _comprehension(stmt, k, names, exact, held)
@@ -187,17 +210,42 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
                 if f"call to {helper}()" in reason:
                     reason += f" ({helper}() was not inlined: {why})"
             result.refusals.append(f"{construct(stmt)}: {reason}")
+            if isinstance(stmt, (ast.For, ast.While)) and len(path) < MAX_NESTING:
+                _block(fn, original, (*path, k), names, exact, held, result, inlined)
             continue
-        if ast.dump(stmt) != ast.dump(original.body[k]):
+        if ast.dump(stmt) != ast.dump(before[k]):
             # The statement called a helper that is now inlined: its branches run for every element.
-            called = {dotted(n.func) for n in ast.walk(original.body[k]) if isinstance(n, ast.Call)}
+            called = {dotted(n.func) for n in ast.walk(before[k]) if isinstance(n, ast.Call)}
             rewrite.notes += [note for note in inline_notes if note.split("()")[0] in called]
             rewrite.rule += ", helper inlined"
             rewrite.quiet = True
+        if path:
+            rewrite.block = path
+            rewrite.rule = f"inner loop, {rewrite.rule}"
+            rewrite.notes.append(f"line {stmt.lineno}: an inner loop rewritten inside the outer loop at line "
+                                 f"{_at_stmt(fn.body, path).lineno}, which runs as before")
         result.rewrites.append(rewrite)
         result.inexact += inexact
         names |= {line.split(" = ")[0] for line in rewrite.lines}
-    return result
+
+
+def _at(body: list[ast.stmt], path: tuple[int, ...]) -> list[ast.stmt]:
+    """The statements of the block at ``path`` (each step: a loop's index in its block, then its body)."""
+    for k in path:
+        body = body[k].body
+    return body
+
+
+def _at_stmt(body: list[ast.stmt], path: tuple[int, ...]) -> ast.stmt:
+    return _at(body, path[:-1])[path[-1]]
+
+
+def _reads_outside(fn: ast.FunctionDef, loop: ast.stmt) -> ast.stmt:
+    """One statement reading every name the function reads outside ``loop`` (for the after-the-loop checks)."""
+    inside = {id(n) for n in ast.walk(loop)}
+    read = sorted({n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                   and id(n) not in inside})
+    return ast.Expr(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in read], ctx=ast.Load()))
 
 
 def construct(stmt: ast.stmt) -> str:
@@ -287,10 +335,35 @@ def _as_checked(loop: ast.For, scattered: set[str]) -> ast.For:
     """The loop as refuse_effects reads it: guards without their `continue`, counts into a list made
     before the loop without their write (their index and value are still read)."""
     checked = without_guards(loop)
+    checked.iter = _listed_once(checked.iter)
     checked.body = [ast.copy_location(ast.Expr(value=ast.Tuple(elts=[stmt.value, stmt.target.slice],
                                                                 ctx=ast.Load())), stmt)
                     if _counts_into(stmt, dict.fromkeys(scattered, "")) else stmt for stmt in checked.body]
     return checked
+
+
+def _listed_once(iterable: ast.AST) -> ast.AST:
+    """The loop's iterable as the effects check reads it: a `<expr>.tolist()` (or such a list zipped or
+    enumerated) is evaluated once before the first pass, in the loop as in the rewrite, which hoists
+    `np.asarray(<expr>.tolist())`; so the calls that make the tensor or array there (`p.grad.flatten()`,
+    `x.detach().cpu()`) are let through, random draws are not."""
+    def listed(node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
+                and not node.args and not node.keywords:
+            for sub in ast.walk(node.func.value):
+                if isinstance(sub, ast.Call) and (RANDOM_CALL.search(dotted(sub.func)) or ".random." in
+                                                  f".{dotted(sub.func)}"):
+                    return node  # the check refuses it with its usual words
+            return ast.copy_location(ast.Call(func=ast.Attribute(value=ast.Name(id="_listed", ctx=ast.Load()),
+                                                                 attr="tolist", ctx=ast.Load()),
+                                              args=[], keywords=[]), node)
+        return node
+
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("zip",
+                                                                                                      "enumerate"):
+        return ast.copy_location(ast.Call(func=iterable.func, args=[listed(a) for a in iterable.args],
+                                          keywords=iterable.keywords), iterable)
+    return listed(iterable)
 
 
 def _slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
