@@ -850,3 +850,31 @@ def test_an_inner_loops_leftover_read_elsewhere_is_refused(tmp_path):
     """)
     with pytest.raises(NotApplicable, match="`last` is read after the loop"):
         vectorise(tmp_path, HEADER_EXTRA + source, "carry")
+
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.randn(7, generator=torch.Generator().manual_seed(0)),
+    lambda: torch.randn(7, generator=torch.Generator().manual_seed(1)).to(torch.bfloat16),
+    lambda: torch.arange(-3, 4, dtype=torch.int32) * 1000003,
+    lambda: torch.tensor([True, False, True]),
+    lambda: np.arange(5, dtype=np.int16) - 2,
+    lambda: np.linspace(-1, 1, 9, dtype=np.float32),
+    lambda: torch.tensor([1 + 2j, 3 - 1j]),
+    lambda: np.array([[1.5, -2.0], [0.1, 3.0]]),
+    lambda: np.array(["a", "b"]),
+])
+def test_tolist_read_as_float64_gives_the_values_the_list_held(make):
+    """A loop over `x.tolist()` in a float context hoists the values straight from x: equal, bit for bit, to
+    np.asarray(x.tolist(), dtype=np.float64) for every real dtype; anything else still goes through the list."""
+    from perfloop.tools.change.codemods.translator import _float64_values
+
+    x = make()
+    namespace = {"np": np, "src": x}
+    if (isinstance(x, torch.Tensor) and x.is_complex()) or (isinstance(x, np.ndarray) and x.dtype.kind == "U"):
+        # Through the list, as before: np.asarray(..., dtype=np.float64) of complex numbers or strings fails the same.
+        with pytest.raises((TypeError, ValueError)):
+            eval(_float64_values("src"), namespace)
+        return
+    got = eval(_float64_values("src"), namespace)
+    want = np.asarray(x.tolist(), dtype=np.float64)
+    assert got.dtype == np.float64 and np.array_equal(got, want) and got.shape == want.shape

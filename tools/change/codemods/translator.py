@@ -88,6 +88,11 @@ class Translator(AxisRules, CallRules):
                 # Iterating bytes gives Python ints: the bytes as uint8, widened so that arithmetic does not wrap.
                 self.hoists.append((name, f"np.frombuffer({text}, dtype=np.uint8).astype("
                                           f"{'np.float64' if self.float_ctx else 'np.int64'})"))
+            elif self.float_ctx and _listed(node) is not None:
+                # `<x>.tolist()` read as float64: the same values straight from the tensor or array, no list.
+                source = self.fresh(f"{base}_source")
+                self.hoists.append((source, ast.unparse(_listed(node))))
+                self.hoists.append((name, _float64_values(source)))
             else:
                 self.hoists.append((name, f"np.asarray({text}{dtype})"))
             self.hoisted[text] = name
@@ -566,3 +571,21 @@ class Translator(AxisRules, CallRules):
         test = self.expr(stmt.test)
         return [(acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth)))
                 for acc, kind, term in found]
+
+
+def _listed(node: ast.AST) -> ast.AST | None:
+    """`x` of an argument-less `x.tolist()`, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
+            and not node.args and not node.keywords:
+        return node.func.value
+    return None
+
+
+def _float64_values(source: str) -> str:
+    """float64 values of `source`, equal to `np.asarray(source.tolist(), dtype=np.float64)`: a real torch tensor
+    through `.double()` (exact for every real dtype, bfloat16 included), a numpy array of bools, ints or floats by
+    `astype`; anything else (a complex tensor, a list) still through `.tolist()`."""
+    return (f"{source}.detach().cpu().double().numpy() if hasattr({source}, 'detach') and not {source}.is_complex() "
+            f"else np.asarray({source}, dtype=np.float64) if isinstance({source}, np.ndarray) and "
+            f"{source}.dtype.kind in 'biuf' else np.asarray({source}.tolist(), dtype=np.float64)")
+
