@@ -145,6 +145,54 @@ def test_samples_are_computed_once_and_every_epoch_gets_fresh_equal_copies(tmp_p
 
 
 REFUSED = {
+    # A node-order augmentation from a generator kept on the dataset (blind4 graphormer_spatial: cached, it served
+    # other batches in the second epoch; the all-runs data check caught it).
+    "generator on self, permutation": ('''
+        import numpy as np
+        from torch.utils.data import Dataset
+
+
+        class Graphs(Dataset):
+            def __init__(self, graphs, seed):
+                self.graphs = graphs
+                self.perm_rng = np.random.default_rng(seed + 1)
+
+            def __getitem__(self, idx):
+                atoms = self.graphs[idx]
+                perm = self.perm_rng.permutation(len(atoms))
+                return atoms[perm]
+    ''', "Graphs.__getitem__", "random draw `self.perm_rng.permutation()`"),
+    "generator on self, a method not named as a draw": ('''
+        import numpy as np
+        from torch.utils.data import Dataset
+
+
+        class Salted(Dataset):
+            def __init__(self, rows):
+                self.rows = rows
+                self.rng = np.random.default_rng(0)
+
+            def __getitem__(self, i):
+                salt = self.rng.bytes(4)
+                return self.rows[i] + len(salt)
+    ''', "Salted.__getitem__", "uses self.rng, a random generator (np.random.default_rng() in __init__)"),
+    "generator on self, handed to a helper": ('''
+        import random
+        from torch.utils.data import Dataset
+
+
+        def maybe_flip(seq, rng):
+            return seq[::-1] if rng.random() < 0.5 else seq
+
+
+        class Sentences(Dataset):
+            def __init__(self, lines, seed):
+                self.lines = lines
+                self.flip_rng = random.Random(seed)
+
+            def __getitem__(self, i):
+                return maybe_flip(self.lines[i].split(), self.flip_rng)
+    ''', "Sentences.__getitem__", "random draw `rng.random()`"),
     "random draw": ('''
         import torch
         from torch.utils.data import Dataset

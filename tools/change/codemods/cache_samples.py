@@ -34,7 +34,8 @@ PRECOMPUTE_MAX_S by the profile's figures, where the class has no `__init__` or 
 and where the loader has fewer than two workers (see `_refuse_precompute`).
 Refused, with the construct and line, when a sample may differ between two accesses of one
 index and nothing before that can be cached: a random draw (`random.*`, `np.random.*`, `torch.rand*`, `.normal_()`, ...) in
-`__getitem__` or anything it calls in the target's files; a call perfloop cannot see into
+`__getitem__` or anything it calls in the target's files, or any use of a random generator `__init__`
+keeps on `self` (`self.rng = np.random.default_rng(...)`, `random.Random`, `torch.Generator`); a call perfloop cannot see into
 (an object stored on `self`, such as a transform pipeline that may be random; a function
 of another package other than numpy/torch/math/json/... numerics); a read of an attribute
 of `self` that a method other than `__init__` sets (`set_epoch`); a write to `self`, a
@@ -67,6 +68,8 @@ PRECOMPUTE_MAX_S = 60.0
 # Modules whose functions compute from their arguments only (their random parts are refused by name).
 _PURE_MODULES = ("math.", "np.", "numpy.", "torch.", "F.", "json.", "ast.", "re.", "statistics.", "itertools.",
                  "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.")
+_GENERATOR = re.compile(r"(^|\.)(default_rng|RandomState|Random|SystemRandom|Generator|SeedSequence|"
+                        r"PCG64|MT19937|Philox|SFC64)$")
 _IMPURE = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|today|urandom|get_worker_info|getpid|"
                      r"manual_seed|seed|set_rng_state|default_rng|Generator)$")
 
@@ -349,6 +352,7 @@ class _Determinism:
         self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
         self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
         self.changing = self._attributes_set_outside_init()
+        self.generators = self._generators()
         self.imported = self._imported()
         self.own_modules = self._own_modules()
         self.seen: list[str] = []
@@ -365,6 +369,20 @@ class _Determinism:
                     found.setdefault(node.attr, name)
         return found
 
+    def _generators(self) -> dict[str, str]:
+        """Attributes `__init__` sets to a random generator (`np.random.default_rng(...)`, `random.Random(...)`,
+        `torch.Generator()`, ...): every use of one draws from state that moves on with each sample."""
+        init = self.methods.get("__init__")
+        found = {}
+        for node in ast.walk(init) if init is not None else ():
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                    and _GENERATOR.search(dotted(node.value.func)):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == "self":
+                        found[target.attr] = dotted(node.value.func)
+        return found
+
     def check(self, fn: ast.FunctionDef, label: str) -> None:
         if label in self.seen:
             return
@@ -379,6 +397,10 @@ class _Determinism:
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
                 if isinstance(node.ctx, ast.Store):
                     raise NotApplicable(f"{where}: writes self.{node.attr}: computing a sample changes the dataset")
+                if node.attr in self.generators:
+                    raise NotApplicable(f"{where}: uses self.{node.attr}, a random generator "
+                                        f"({self.generators[node.attr]}() in __init__): a cached sample would repeat "
+                                        "the first epoch's draw")
                 if node.attr in self.changing:
                     raise NotApplicable(f"{where}: reads self.{node.attr}, which {self.changing[node.attr]}() "
                                         "changes: the sample may differ between epochs")

@@ -8,7 +8,10 @@ from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, dotted
 
 RANDOM_CALL = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
-                     r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss)$")
+                     r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss|"
+                     r"permutation|permuted|random_sample|exponential|standard_exponential|lognormal|laplace|"
+                     r"binomial|geometric|rayleigh|dirichlet|randrange|getrandbits|triangular|expovariate|"
+                     r"normalvariate|gammavariate|betavariate|cauchy|log_normal)$")
 PURE_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "len", "round", "bool"})
 # What the element-wise translator also reads without side effects: reductions and sorts of rows.
 PURE_REDUCTIONS = frozenset({"sum", "sorted", "statistics.median"})
