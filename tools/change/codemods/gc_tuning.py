@@ -18,8 +18,11 @@ from __future__ import annotations
 import ast
 import gc
 
+import libcst as cst
+
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.imports import add_import
+from perfloop.tools.change.codemods.training_step import after_imports
 
 GEN0_THRESHOLD = 50000
 """Container allocations between young-generation collections after the change (CPython's default: 700)."""
@@ -45,26 +48,26 @@ def raise_gc_threshold(ctx: CodemodContext) -> CodemodResult:
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "gc":
             raise NotApplicable(f"{file}:{node.lineno} already manages the garbage collector "
                                 f"(gc.{node.func.attr}): left as the author set it")
-    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    lines = text.splitlines(keepends=True)
-    at = imports[-1].end_lineno if imports else (1 if tree.body and _docstring(tree.body[0]) else 0)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    setting = (f"# perfloop: a young-generation collection every {GEN0_THRESHOLD} container allocations instead "
-               f"of every {gc.get_threshold()[0]}: fewer pauses while batches are built\n"
-               f"gc.set_threshold(max(gc.get_threshold()[0], {GEN0_THRESHOLD}), *gc.get_threshold()[1:])\n")
-    new_text = add_import("".join(lines[:at] + [setting] + lines[at:]), "gc")
+    comment = (f"# perfloop: a young-generation collection every {GEN0_THRESHOLD} container allocations instead "
+               f"of every {gc.get_threshold()[0]}: fewer pauses while batches are built")
+    setting = cst.parse_statement(
+        f"gc.set_threshold(max(gc.get_threshold()[0], {GEN0_THRESHOLD}), *gc.get_threshold()[1:])\n"
+    ).with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(comment))])
+    module = cst.parse_module(text)
+    body = list(module.body)
+    at = after_imports(body)
+    body.insert(at, setting)
+    new_text = add_import(module.with_changes(body=body).code, "gc")
+    line = next(i for i, text in enumerate(new_text.splitlines(), 1) if text.startswith("gc.set_threshold(max("))
     return CodemodResult(
         files={file: new_text},
-        summary=f"collect the young generation every {GEN0_THRESHOLD} allocations instead of 700 ({file}, {why})",
+        summary=f"collect the young generation every {GEN0_THRESHOLD} allocations instead of {gc.get_threshold()[0]} "
+                f"({file}, {why})",
         knob="gc.set_threshold", old_value=f"{gc.get_threshold()[0]} (this Python's default)",
         new_value=str(GEN0_THRESHOLD),
-        location=f"{file}:{at + 1}",
+        location=f"{file}:{line}",
         notes=["only reference cycles are freed later, so every value computed is the same; peak memory may rise "
                f"by up to {GEN0_THRESHOLD} container objects' worth",
                "set at module level, after the imports, so DataLoader workers forked later inherit it"],
     )
 
-
-def _docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
