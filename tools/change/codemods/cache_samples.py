@@ -52,7 +52,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
-from perfloop.tools.change.codemods.hot_function import functions, hot_function_of, python_files
+from perfloop.tools.change.codemods.hot_function import functions, hot_function_of, is_docstring_stmt, python_files
 from perfloop.tools.change.codemods.imports import add_import
 from perfloop.tools.change.codemods.loop_checks import RANDOM_CALL
 from perfloop.tools.change.codemods.loops import dotted
@@ -149,8 +149,7 @@ def _refuse_precompute(ctx: CodemodContext, cls: ast.ClassDef, file: str) -> Non
     each worker's own cache is lost when workers restart and otherwise filled again by every worker (an
     index goes to another worker next epoch), while one built before the workers start is inherited by all.
     """
-    workers = max([site.kwargs.get("num_workers") or 0 for site in ctx.sites[:1]]
-                  + ([ctx.profile.num_workers] if ctx.profile.num_workers is not None else []))
+    workers = max(ctx.sites[0].kwargs.get("num_workers") or 0 if ctx.sites else 0, ctx.profile.num_workers or 0)
     if workers < 2:
         raise NotApplicable(f"the DataLoader has {workers} worker(s): the first-access cache computes each sample once "
                             "too and costs no more over any run length, so computing them all at construction is "
@@ -176,7 +175,7 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
     dataset's state (`row = self.rows[i]`) are set again before the rest, so the rest still sees the
     dataset's own objects. Refused (with the whole-sample reason) where no such statement does work.
     """
-    body = getitem.body[1:] if _docstring(getitem.body[0]) else getitem.body
+    body = getitem.body[1:] if is_docstring_stmt(getitem.body[0]) else getitem.body
     offset = len(getitem.body) - len(body)
     index = getitem.args.args[1].arg
     prefix: list[ast.stmt] = []
@@ -214,8 +213,6 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
                               [body.index(stmt) + offset for stmt in prefix if stmt in aliases.values()],
                               at_construction)
     when = "computed once per index at the end of __init__" if at_construction else "computed on first access"
-    held = ("held in memory from construction (DataLoader workers inherit it)" if at_construction
-            else "held in memory (in each DataLoader worker)")
     pays = ("the first batch waits for every index's first part to be computed once" if at_construction
             else "the cache fills during the first epoch: the gain starts with the second")
     where = f"{file}:{prefix[0].lineno}-{prefix[-1].end_lineno}"
@@ -229,14 +226,11 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
         notes=[f"only the part before line {first_rest} is cached: {stop}",
                f"checked deterministic: {', '.join(checker.seen)} (up to line {prefix[-1].end_lineno}) draw nothing "
                "random, read no state that changes after __init__ and call nothing perfloop cannot read",
-               f"{pays}; every value cached is {held} and handed out as copy.deepcopy",
+               f"{pays}; every value cached is held in memory{_where_held(at_construction)} and handed out as "
+               "copy.deepcopy",
                *(f"`{name}` aliases the dataset's state and is set again before the rest" for name in aliases),
                *checker.notes],
     )
-
-
-def _docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
 def _aliases(prefix: list[ast.stmt], index: str) -> dict[str, ast.stmt]:
@@ -480,36 +474,27 @@ def _splice(text: str, class_name: str, index: str, at_construction: bool = Fals
     """Rename __getitem__ to _uncached_getitem and add the caching __getitem__ before it (libcst);
     ``at_construction``: __init__ ends by computing every index, and __getitem__ only reads the cache."""
     if at_construction:
-        wrapper = cst.parse_statement(
-            f"def __getitem__(self, {index}):\n"
-            f"    try:\n"
-            f"        key = operator.index({index})\n"
-            f"    except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
-            f"        return self.{UNCACHED}({index})\n"
-            f"    cache = self.__dict__.get({CACHE_ATTR!r})\n"
-            f"    if cache is None or key not in cache:  # before __init__ filled it, or outside range(len(self))\n"
-            f"        return self.{UNCACHED}({index})\n"
-            f"    # A copy per access: fresh objects, as the uncached code handed out.\n"
-            f"    return copy.deepcopy(cache[key])\n")
-        return _replace_getitem(text, class_name, lambda stmt: [
-            wrapper.with_changes(leading_lines=stmt.leading_lines),
-            stmt.with_changes(name=cst.Name(UNCACHED), leading_lines=[cst.EmptyLine(indent=False)])],
-            _fill_statement(CACHE_ATTR, UNCACHED))
+        lookup = (f"    cache = self.__dict__.get({CACHE_ATTR!r})\n"
+                  f"    if cache is None or key not in cache:  # before __init__ filled it, or outside range(len(self))\n"
+                  f"        return self.{UNCACHED}({index})\n")
+    else:
+        lookup = (f"    cache = self.__dict__.setdefault({CACHE_ATTR!r}, {{}})\n"
+                  f"    if key not in cache:\n"
+                  f"        cache[key] = self.{UNCACHED}({index})\n")
     wrapper = cst.parse_statement(
         f"def __getitem__(self, {index}):\n"
         f"    try:\n"
         f"        key = operator.index({index})\n"
         f"    except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
         f"        return self.{UNCACHED}({index})\n"
-        f"    cache = self.__dict__.setdefault({CACHE_ATTR!r}, {{}})\n"
-        f"    if key not in cache:\n"
-        f"        cache[key] = self.{UNCACHED}({index})\n"
+        f"{lookup}"
         f"    # A copy per access: fresh objects, as the uncached code handed out.\n"
         f"    return copy.deepcopy(cache[key])\n")
 
     return _replace_getitem(text, class_name, lambda stmt: [
         wrapper.with_changes(leading_lines=stmt.leading_lines),
-        stmt.with_changes(name=cst.Name(UNCACHED), leading_lines=[cst.EmptyLine(indent=False)])])
+        stmt.with_changes(name=cst.Name(UNCACHED), leading_lines=[cst.EmptyLine(indent=False)])],
+        _fill_statement(CACHE_ATTR, UNCACHED) if at_construction else None)
 
 
 def _replace_getitem(text: str, class_name: str, new: Callable[[cst.FunctionDef], list],

@@ -63,3 +63,8 @@ def python_files(root: Path) -> list[str]:
         if not set(rel.parts[:-1]) & _SKIP_DIRS:
             found.append(str(rel))
     return found
+
+
+def is_docstring_stmt(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is a docstring (a bare string constant), in a module's or a function's body."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)

@@ -27,6 +27,7 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.hot_function import is_docstring_stmt
 from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored
 
 # A local read several times is substituted each time: a helper whose expression grows past this is left alone.
@@ -130,7 +131,7 @@ def expand_call(helper: ast.FunctionDef, call: ast.Call, caller_names: set[str])
     captured = (names_loaded(ast.Module(body=helper.body, type_ignores=[])) - own) & caller_names
     if captured:
         raise NotApplicable(f"{helper.name}() reads the global `{sorted(captured)[0]}`, a name the caller also sets")
-    body = helper.body[1:] if _is_docstring(helper.body[0]) else helper.body
+    body = helper.body[1:] if is_docstring_stmt(helper.body[0]) else helper.body
     expr = _expand(helper.name, body, dict(bound), own)
     size = sum(1 for _ in ast.walk(expr))
     if size > MAX_NODES:
@@ -142,10 +143,6 @@ def expand_call(helper: ast.FunctionDef, call: ast.Call, caller_names: set[str])
             raise NotApplicable(f"{helper.name}() never reads `{param}`, whose argument `{ast.unparse(value)}` calls "
                                 "a function: inlining would drop the call")
     return expr
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
 def _expand(name: str, body: list[ast.stmt], env: dict[str, ast.expr], own: set[str]) -> ast.expr:
@@ -172,7 +169,7 @@ def _returns(stmts: list[ast.stmt]) -> bool:
 
 def _assign(name: str, stmts: list[ast.stmt], env: dict[str, ast.expr], own: set[str]) -> dict[str, ast.expr]:
     for stmt in stmts:
-        if _is_docstring(stmt) or isinstance(stmt, ast.Pass):
+        if is_docstring_stmt(stmt) or isinstance(stmt, ast.Pass):
             continue
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             env[stmt.targets[0].id] = _subst(name, stmt.value, env, own)
