@@ -288,10 +288,9 @@ def _run_timing(c: _Cascade) -> None:
                 cand = candidate()
         except PipelineError as error:
             if c.window is not None and error.steps is not None and error.steps <= c.window[0]:
-                epoch = c.window[0] - target.warmup_steps
-                raise c.failed("timing", f"the run ends after {error.steps} steps, before its second epoch ({epoch} "
-                                         "steps an epoch): a change that pays off from the second epoch gains "
-                                         "nothing in it") from None
+                raise c.failed("timing", f"the run ends after {error.steps} steps, before its second epoch "
+                                         f"({_epoch_steps(c)} steps an epoch): a change that pays off from the "
+                                         "second epoch gains nothing in it") from None
             raise c.failed("timing", f"a timing run failed: {error}") from None
         c.base_runs.append(base)
         c.cand_runs.append(cand)
@@ -316,7 +315,7 @@ def _run_timing(c: _Cascade) -> None:
                      busy_reruns=target.busy_reruns, rerun_contaminated=target.rerun_contaminated)
     c.speed, pairs = sequential_speed(run_pair, c.noise_pct, plan, undecided, dropped)
     extra = {"window": {"warmup_steps": c.window[0], "steps": c.window[1],
-                        "epoch_steps": c.window[0] - target.warmup_steps}} if c.window else {}
+                        "epoch_steps": _epoch_steps(c)}} if c.window else {}
     c.passed("timing", pairs=pairs, **extra)
 
 
@@ -418,11 +417,16 @@ def _judge(c: _Cascade) -> Verdict:
                    reason=f"{_from_epoch_two(c)}{c.speed.reason}; {c.startup.reason}{_caveat(c)}", **_verdict_fields(c))
 
 
+def _epoch_steps(c: _Cascade) -> int:
+    """Steps of one epoch, where a second-epoch window is set: the window's warm-up less the usual warm-up."""
+    return c.window[0] - c.ctx.state.target.warmup_steps
+
+
 def _from_epoch_two(c: _Cascade) -> str:
     """Lead an accepted cache's reason with where its gain starts, so a one-epoch user is not misled."""
     if c.window is None:
         return ""
-    epoch = c.window[0] - c.ctx.state.target.warmup_steps
+    epoch = _epoch_steps(c)
     if c.run_steps is None:
         return (f"from the second epoch (step {epoch + 1} on; the run's length is unknown, so a run of one epoch "
                 f"gains nothing): ")
