@@ -124,7 +124,7 @@ def test_samples_are_computed_once_and_every_epoch_gets_fresh_equal_copies(tmp_p
     source, hot_name, build = DATASETS[name]
     old_text, result = rewrite(tmp_path, source, hot_name)
     new_text = result.files["data.py"]
-    assert "def _uncached_getitem(self" in new_text and "copy.deepcopy(cache[key])" in new_text
+    assert "def _uncached_getitem(self" in new_text and "self._fresh_copy(cache[key])" in new_text
     old_ns, new_ns = load(old_text), load(new_text)
     old, new = build(old_ns), build(new_ns)
     computed = []
@@ -143,6 +143,44 @@ def test_samples_are_computed_once_and_every_epoch_gets_fresh_equal_copies(tmp_p
     assert computed == list(range(len(old)))  # each index computed once, in the first epoch
     assert same(old[np.int64(1)], new[np.int64(1)])  # numpy integers index the same cache
     assert any("in memory" in note for note in result.notes)
+
+
+
+def test_cached_samples_are_handed_out_as_fresh_copies_deepcopy_only_where_a_clone_would_differ(tmp_path):
+    """_fresh_copy, as generated into the user's class: values equal, no object shared with the cache,
+    an object met twice copied once, and views, autograd tensors, object arrays and other objects
+    deep-copied as before (clone would differ there: a view's base, a graph, the elements)."""
+    source, hot_name, build = DATASETS["char_tokens"]
+    _, result = rewrite(tmp_path, source, hot_name)
+    dataset = build(load(result.files["data.py"]))
+    fresh = dataset._fresh_copy
+
+    class Box:
+        def __init__(self, items):
+            self.items = items
+
+    shared = torch.arange(6.0)
+    base = torch.arange(12.0).reshape(3, 4)
+    loop: list = [1]
+    loop.append(loop)
+    sample = {"pair": (torch.randn(5), torch.tensor(3)), "twice": [shared, shared], "view": base[1],
+              "grad": torch.ones(2, requires_grad=True), "array": np.arange(4.0), "objects": np.array([[1], "a"], dtype=object),
+              "box": Box([shared]), "text": "word", "n": 7, "loop": loop}
+    copied = fresh(sample)
+    assert torch.equal(copied["pair"][0], sample["pair"][0]) and copied["pair"][0] is not sample["pair"][0]
+    assert copied["twice"][0] is copied["twice"][1] and copied["twice"][0] is not shared
+    assert copied["box"].items[0] is copied["twice"][0]  # one memo: the deep-copied object shares the clone
+    view = copied["view"]  # deep-copied as before: the whole storage, the view's offset into it
+    assert view.storage_offset() == 4 and view.untyped_storage().nbytes() == base.untyped_storage().nbytes()
+    assert view.untyped_storage().data_ptr() != base.untyped_storage().data_ptr() and torch.equal(view, base[1])
+    assert copied["grad"].requires_grad and copied["grad"].grad_fn is None  # a leaf, as deepcopy makes it
+    assert np.array_equal(copied["array"], sample["array"]) and copied["array"] is not sample["array"]
+    assert copied["objects"][0] == [1] and copied["objects"][0] is not sample["objects"][0]
+    assert copied["text"] is sample["text"] and copied["n"] == 7
+    assert copied["loop"][1] is copied["loop"] and copied["loop"] is not loop
+    for leaf in (copied["pair"][0], copied["array"], copied["twice"][0]):
+        leaf[...] = 0
+    assert sample["pair"][0].abs().sum() > 0 and sample["array"][1] == 1.0 and shared[1] == 1.0
 
 
 REFUSED = {
