@@ -300,6 +300,17 @@ class LoopState(BaseModel):
     stop_detail: str = ""
     runs_used: int = Field(0, description="Pipeline runs so far (also numbers the probe folders).")
 
+    @property
+    def run_steps(self) -> int | None:
+        """Steps of a whole run: the target's when its sources give them, else its epochs times the
+        batches of an epoch the profile's probe saw (len() of the step loader); None when neither."""
+        if self.target.run_steps is not None:
+            return self.target.run_steps
+        loader = self.profile.loader if self.profile is not None else None
+        if self.target.run_epochs is not None and loader is not None and loader.batches_per_epoch:
+            return self.target.run_epochs * loader.batches_per_epoch
+        return None
+
     def was_tried(self, ref: RemedyRef) -> bool:
         """Tell whether ``ref`` was tried or skipped at the current head."""
         return (Attempt(head=self.head, remedy=ref) in self.tried

@@ -224,11 +224,11 @@ def test_the_prompt_states_the_machine_the_versions_and_the_whole_runs_length():
     profile = SimpleNamespace(cpu_count=2, device="cpu", versions={"python": "3.11.7", "torch": "2.13.0+cpu",
                                                                     "numpy": "2.3.1"},
                               loader=LoaderInfo(file="train.py", line=40, num_workers=0), startup_s=2.43)
-    line = environment(SimpleNamespace(profile=profile, target=SimpleNamespace(run_steps=1200)))
+    line = environment(SimpleNamespace(profile=profile, run_steps=1200))
     assert line == ("2 usable CPU core(s), device cpu; python 3.11.7, torch 2.13.0+cpu, numpy 2.3.1; the DataLoader "
                     "(train.py:40) uses 0 worker process(es); start-up (launch to the first batch) 2.4 s; a whole "
                     "run of this config is 1200 steps.")
     bare = SimpleNamespace(profile=SimpleNamespace(cpu_count=1, device="cpu", versions={}, loader=None, startup_s=0.5),
-                           target=SimpleNamespace(run_steps=None))
+                           run_steps=None)
     assert "versions not recorded; no DataLoader was seen" in environment(bare)
     assert "the config does not say how many steps a whole run is" in environment(bare)

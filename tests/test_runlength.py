@@ -5,7 +5,7 @@ from pathlib import Path
 
 from conftest import git, make_repo
 
-from perfloop.tools.contract.runlength import read_run_steps
+from perfloop.tools.contract.runlength import read_run_epochs, read_run_steps
 from perfloop.tools.contract.target import load_target
 
 
@@ -36,9 +36,22 @@ def test_epochs_times_batches_per_epoch_and_eval_sections_ignored(tmp_path):
     assert read_run_steps(tmp_path, "c.yaml", "python t.py") == 3 * 16  # ceil(1000 / 64) = 16
 
 
-def test_epochs_without_a_dataset_size_is_unknown(tmp_path):
+def test_epochs_without_a_dataset_size_leave_the_steps_to_the_profile(tmp_path):
     write(tmp_path, {"c.toml": "[train]\nepochs = 3\nbatch_size = 8\n"})
     assert read_run_steps(tmp_path, "c.toml", "python t.py") is None
+    assert read_run_epochs(tmp_path, "c.toml", "python t.py") == 3  # times the batches of an epoch the probe saw
+    write(tmp_path, {"c.toml": "[train]\nepochs = 3\nmax_steps = 50\n"})
+    assert read_run_epochs(tmp_path, "c.toml", "python t.py") is None  # the step count says it all
+
+
+def test_ini_config_sections_are_read_and_eval_sections_skipped(tmp_path):
+    write(tmp_path, {"claims.ini": "[data]\npath = data/claims.csv\nrows = 24000\n\n[optim]\nlr = 0.003\n"
+                                   "batch_size = 512\nepochs = 3\nworkers = 0\n\n[eval]\nepochs = 1\n"})
+    assert read_run_steps(tmp_path, "claims.ini", "python t.py --config {config}") is None
+    assert read_run_epochs(tmp_path, "claims.ini", "python t.py --config {config}") == 3
+    write(tmp_path, {"run.cfg": "[train]\nmax_iters = 900\n", "broken.ini": "epochs = 3\n"})
+    assert read_run_steps(tmp_path, "run.cfg", "python t.py") == 900
+    assert read_run_steps(tmp_path, "broken.ini", "python t.py") is None  # no section header: unknown, not an error
 
 
 def test_trainer_calls_and_argparse_defaults(tmp_path):
@@ -84,3 +97,26 @@ def test_config_epochs_beat_a_script_literal_step_count(tmp_path):
     assert read_run_steps(tmp_path, "c.yaml", "python train.py --config {config}") == 20
     write(tmp_path, {"c.yaml": "data:\n  n_samples: 100\n  batch_size: 10\ntrain:\n  epochs: 2\n  max_steps: 7\n"})
     assert read_run_steps(tmp_path, "c.yaml", "python train.py --config {config}") == 7
+
+
+def test_a_run_of_known_epochs_is_as_long_as_the_epochs_times_the_measured_batches(tmp_path):
+    """LoopState.run_steps: the target's step count when known, else its epochs x len() of the step loader
+    as the profile's probe saw it; None when the profile saw no length."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.state import LoopState
+
+    target = make_repo(tmp_path / "repo")
+    write(target, {"configs/train.yaml": (target / "configs" / "train.yaml").read_text().replace("num_samples", "rows")})
+    git(target, "commit", "-qam", "the size is not a knob perfloop knows")
+    loaded = load_target(target)
+    assert loaded.run_steps is None and loaded.run_epochs == 1000
+
+    def state(batches):
+        return LoopState.model_construct(target=loaded, profile=NS(loader=NS(batches_per_epoch=batches)))
+
+    assert state(46).run_steps == 46_000
+    assert state(None).run_steps is None
+    assert LoopState.model_construct(target=loaded, profile=None).run_steps is None
+    counted = loaded.model_copy(update={"run_steps": 77, "run_epochs": None})
+    assert LoopState.model_construct(target=counted, profile=NS(loader=NS(batches_per_epoch=46))).run_steps == 77

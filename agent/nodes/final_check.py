@@ -41,7 +41,7 @@ def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | No
     if any(rule_of(state, item.proposal).enforced.gain_from_epoch > 1 for item in accepted):
         # A kept cache serves from the second epoch: time both where it does, as verify did.
         records = [ProbeRecord.read(run.probe_dir) for run in state.profile.runs if run.mode == "light"]
-        window, line = second_epoch_window(state, records, target.run_steps)
+        window, line = second_epoch_window(state, records, state.run_steps)
         say(f"final check: {line}")
     pair_number = 0  # the next pair's number: a pair left out is run again under its own number (same order)
     rerun = 0

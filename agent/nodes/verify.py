@@ -397,7 +397,7 @@ def _start(ctx: RunContext, proposal: Proposal, baseline: list[ProbeRun] | None 
     state = ctx.state
     rule = rule_of(state, proposal)
     c = _Cascade(ctx=ctx, proposal=proposal, rule=rule.enforced, tolerance_source=rule.tolerance_source,
-                 run_steps=state.target.run_steps, noise_pct=state.profile.noise_pct,
+                 run_steps=state.run_steps, noise_pct=state.profile.noise_pct,
                  baseline=[run for run in state.profile.runs if run.mode == "light"] or list(state.profile.runs))
     if baseline is not None:
         c.baseline = [c.keep(run) for run in baseline]

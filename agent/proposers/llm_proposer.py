@@ -157,7 +157,7 @@ def environment(state) -> str:
     loader = profile.loader
     workers = (f"the DataLoader ({loader.file}:{loader.line}) uses {loader.num_workers} worker process(es)"
                if loader is not None else "no DataLoader was seen")
-    steps = state.target.run_steps
+    steps = state.run_steps
     length = (f"a whole run of this config is {steps} steps" if steps else
               "the config does not say how many steps a whole run is")
     return (f"{profile.cpu_count} usable CPU core(s), device {profile.device}; {versions}; {workers}; start-up "

@@ -2,7 +2,8 @@
 
 Sources, first that sets a knob wins (the order the pipeline itself applies them):
 1. flags in the contract's command (`--max_iters=5000`, `--max-steps 5000`);
-2. the training config: YAML/JSON/TOML keys, or `key = value` lines of a Python config;
+2. the training config: YAML/JSON/TOML keys, INI sections (`.ini`/`.cfg`, configparser), or
+   `key = value` lines of a Python config;
 3. trainer calls in the target's Python files: `TrainingArguments(max_steps=...,
    num_train_epochs=..., per_device_train_batch_size=...)`, Lightning `Trainer(max_steps=...,
    max_epochs=...)`, literal arguments only;
@@ -13,11 +14,14 @@ Epochs become steps as epochs × ceil(dataset size ÷ batch size) when a size ke
 size are known too; a step count (max_iters, max_steps, ...) wins over an epoch count from
 the same or a later source (so a script's `max_steps = 100000` literal does not override the
 config's `epochs`).
-Anything else gives None: no whole-run judgement is made on a guess.
+Anything else gives None: no whole-run judgement is made on a guess. Where only the epochs are
+known (the dataset's size is in the data, not the config), read_run_epochs returns them, and the
+run's length is the epochs times the batches of an epoch the probe measures (LoopState.run_steps).
 """
 from __future__ import annotations
 
 import ast
+import configparser
 import json
 import math
 import shlex
@@ -60,6 +64,17 @@ def read_python_config(text: str) -> dict[str, object]:
 
 def read_run_steps(target_dir: Path, config: str | None, command: str) -> int | None:
     """Return the optimizer steps of a whole run, or None when no source says."""
+    return _run_length(target_dir, config, command)[0]
+
+
+def read_run_epochs(target_dir: Path, config: str | None, command: str) -> int | None:
+    """Return the epochs of a whole run where the sources give epochs but no step count (None otherwise)."""
+    steps, epochs = _run_length(target_dir, config, command)
+    return epochs if steps is None else None
+
+
+def _run_length(target_dir: Path, config: str | None, command: str) -> tuple[int | None, int | None]:
+    """(steps of a whole run or None, the epochs knob or None)."""
     target_dir = Path(target_dir)
     sources = [_from_command(command), _from_config(target_dir, config)]
     trees = _trees(target_dir)
@@ -73,8 +88,8 @@ def read_run_steps(target_dir: Path, config: str | None, command: str) -> int | 
     if {"epochs", "size", "batch"} <= set(knobs):
         by_epochs = knobs["epochs"] * math.ceil(knobs["size"] / knobs["batch"])
     if "steps" in knobs and (by_epochs is None or rank["steps"] <= rank["epochs"]):
-        return knobs["steps"]
-    return by_epochs
+        return knobs["steps"], knobs.get("epochs")
+    return by_epochs, knobs.get("epochs")
 
 
 def _knobs(values: dict[str, object]) -> dict[str, int]:
@@ -114,11 +129,27 @@ def _from_config(target_dir: Path, config: str | None) -> dict[str, int]:
         text = (target_dir / config).read_text(encoding="utf-8")
         if suffix == ".py":
             return _knobs(read_python_config(text))
+        if suffix in (".ini", ".cfg"):
+            return _knobs(_training_values(_read_ini(text)))
         loaders = {".yaml": yaml.safe_load, ".yml": yaml.safe_load, ".json": json.loads, ".toml": tomllib.loads}
         data = loaders[suffix](text) if suffix in loaders else None
-    except (OSError, ValueError, SyntaxError, yaml.YAMLError):  # unreadable here only means "unknown"
+    except (OSError, ValueError, SyntaxError, yaml.YAMLError, configparser.Error):  # unreadable: "unknown"
         return {}
     return _knobs(_training_values(data))
+
+
+def _read_ini(text: str) -> dict[str, dict[str, object]]:
+    """An INI file as {section: {key: value}}, values read as Python literals where they are ones."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(text)
+    return {name: {key: _literal_text(value) for key, value in parser[name].items()} for name in parser.sections()}
+
+
+def _literal_text(text: str) -> object:
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return text
 
 
 def _training_values(data: object, sections: tuple = ()) -> dict[str, object]:

@@ -18,7 +18,7 @@ from perfloop.contracts.layout import Defaults
 from perfloop.sandbox.errors import BadInput
 from perfloop.sandbox.git import find_repo, git_ok
 from perfloop.sandbox.runner import RunLimits
-from perfloop.tools.contract.runlength import read_run_steps
+from perfloop.tools.contract.runlength import read_run_epochs, read_run_steps
 
 CONTRACT_KEYS = {"command", "config", "editable", "steps", "warmup_steps", "timeout_s", "memory_mb",
                  "network", "inputs", "noise_runs", "ab_runs", "max_ab_runs", "min_gain_pct", "first_step_timeout_s",
@@ -101,6 +101,9 @@ class Target(BaseModel):
     run_steps: int | None = Field(None, ge=1, description="Optimizer steps of a whole training run, read by "
                                   "perfloop.tools.contract.runlength from the command, config, trainer calls or flag defaults; "
                                   "None when unknown.")
+    run_epochs: int | None = Field(None, ge=1, description="Epochs of a whole run where the sources give epochs but "
+                                   "no step count (the dataset's size is not in the config); LoopState.run_steps "
+                                   "multiplies them by the batches of an epoch the probe measured. None otherwise.")
 
     def model_post_init(self, _context) -> None:
         # The ceiling of an undecided comparison can never be below its minimum.
@@ -257,7 +260,8 @@ def load_target(path: str | Path, config: str | None = None, cmd: str | None = N
     try:
         return Target(repo_root=repo_root, target_dir=target_dir, subdir=subdir, command=settings["command"],
                       config=config_rel, editable=list(editable), contract_file=source,
-                      run_steps=read_run_steps(target_dir, config_rel, settings["command"]), **fields)
+                      run_steps=read_run_steps(target_dir, config_rel, settings["command"]),
+                      run_epochs=read_run_epochs(target_dir, config_rel, settings["command"]), **fields)
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(map(str, first["loc"]))
