@@ -1,17 +1,24 @@
 """What the probe costs: interleaved runs of a target with and without it, by the target's own meter.
 
-    python -m perfloop.evals.overhead [--only NAME ...] [--runs K] [--steps N]
+    python -m perfloop.evals.overhead [--only NAME[key=value,...] ...] [--runs K] [--steps N]
 
 Each round runs the bare pipeline, then the same pipeline under the probe in light
 mode (what timing runs use) and in full mode (what the one profile run per head uses),
 in turns so drift hits all three alike. The figure is the ratio of median steady-state
 samples/s (the target's evalkit meter, which knows nothing of the probe): 1.00 means
 free, 0.98 means the probe costs 2%.
+
+A step's length decides what the probe's per-step work costs in proportion, so a target can be
+run at another setting of its config: ``per_step_metrics[batch_size=256]`` sets the config's
+``batch_size`` line to 256 in the copy (every ``key: value`` or ``key = value`` line of that
+key, at any depth; a key the config lacks is an error naming the file). The table gives each
+row's bare step length (rows per step over bare samples/s).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -38,28 +45,61 @@ def _env(mode: str, steps: int, warmup: int, out_dir: Path) -> dict[str, str]:
     return env
 
 
-def _samples_per_s(cwd: Path, command: str, env: dict[str, str]) -> float:
+def _meter(cwd: Path, command: str, env: dict[str, str]) -> dict:
     import json
 
     done = run_and_wait(["/bin/sh", "-c", command], cwd, env, timeout_s=900)
     lines = [line[len(EVALKIT_PREFIX):] for line in done.stdout.splitlines() if line.startswith(EVALKIT_PREFIX)]
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"`{command}` in {cwd} failed: {last_line(done.stderr) or last_line(done.stdout)}")
-    return float(json.loads(lines[-1])["steady_samples_per_s"])
+    return json.loads(lines[-1])
 
 
-def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = TARGETS_DIR) -> dict[str, list[float]]:
-    """Return mode -> samples/s of each run, the modes interleaved round by round."""
+def parse_variant(spec: str) -> tuple[str, dict[str, str]]:
+    """"name[key=value,...]" -> (name, {key: value}); a plain name has no settings."""
+    match = re.fullmatch(r"([\w.-]+)(?:\[([^\]]*)\])?", spec)
+    if not match:
+        raise ValueError(f"{spec!r}: expected NAME or NAME[key=value,...]")
+    settings = {}
+    for item in filter(None, (match.group(2) or "").split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{spec!r}: {item!r} is not key=value")
+        settings[key.strip()] = value.strip()
+    return match.group(1), settings
+
+
+def set_config(path: Path, settings: dict[str, str]) -> None:
+    """Set each key's value on every `key: value` / `key = value` line of the config at ``path``."""
+    text = path.read_text()
+    for key, value in settings.items():
+        pattern = re.compile(rf"^(\s*{re.escape(key)}\s*[:=]\s*)([^#\n]*?)(\s*(?:#.*)?)$", re.MULTILINE)
+        text, count = pattern.subn(lambda m: m.group(1) + value + m.group(3), text)
+        if not count:
+            raise ValueError(f"{path}: no `{key}:` or `{key} =` line to set to {value}")
+    path.write_text(text)
+
+
+def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = TARGETS_DIR,
+            rows_per_step: list[float] | None = None) -> dict[str, list[float]]:
+    """Return mode -> samples/s of each run, the modes interleaved round by round; ``name`` may carry
+    config settings (parse_variant). ``rows_per_step`` gets the bare runs' rows per step."""
+    name, settings = parse_variant(name)
     with tempfile.TemporaryDirectory(prefix=f"perfloop-overhead-{name}-") as folder:
         repo = copy_target(targets_dir, name, Path(folder) / name)
         contract = read_contract(repo)
+        if settings:
+            set_config(repo / contract.config, settings)
         command = render_command(contract.command, contract.config)
         results: dict[str, list[float]] = {mode: [] for mode in MODES}
         for round_number in range(runs):
             order = MODES if round_number % 2 == 0 else tuple(reversed(MODES))
             for mode in order:
                 out_dir = Path(folder) / "probe" / f"{round_number}-{mode}"
-                results[mode].append(_samples_per_s(repo, command, _env(mode, steps, warmup, out_dir)))
+                record = _meter(repo, command, _env(mode, steps, warmup, out_dir))
+                results[mode].append(float(record["steady_samples_per_s"]))
+                if mode == "bare" and rows_per_step is not None and record.get("steps"):
+                    rows_per_step.append(record["samples"] / record["steps"])
                 if mode != "bare" and not (out_dir / RECORD_NAME).exists():
                     raise RuntimeError(f"the probe did not attach to {name} in {mode} mode (no record in {out_dir})")
         return results
@@ -75,13 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"# probe overhead, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
           f"{args.runs} interleaved rounds of {args.steps} steps")
-    print("| target | bare samples/s | light / bare | full / bare |")
-    print("|---|---|---|---|")
+    print("| target | bare samples/s | bare step | light / bare | full / bare |")
+    print("|---|---|---|---|---|")
     for name in args.only:
-        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir)
+        rows: list[float] = []
+        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir, rows)
         bare = statistics.median(results["bare"])
         ratios = {mode: statistics.median(results[mode]) / bare for mode in ("light", "full")}
-        print(f"| {name} | {bare:.1f} | {ratios['light']:.3f} | {ratios['full']:.3f} |", flush=True)
+        batch = statistics.median(rows) if rows else None
+        step = f"{1000.0 * batch / bare:.1f} ms ({batch:g} rows)" if batch and bare else "-"
+        print(f"| {name} | {bare:.1f} | {step} | {ratios['light']:.3f} | {ratios['full']:.3f} |", flush=True)
     return 0
 
 

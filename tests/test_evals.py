@@ -319,9 +319,29 @@ def test_overhead_measures_every_mode_by_the_targets_own_meter(tmp_path):
     from perfloop.evals.overhead import MODES, measure
 
     targets = make_targets(tmp_path / "targets")
-    results = measure("tiny", runs=1, steps=8, warmup=2, targets_dir=targets)
+    rows: list[float] = []
+    # A setting of the target's config for another step length: the bare runs' rows per step show it took.
+    results = measure("tiny[batch_size=8, delay_s=0.001]", runs=1, steps=8, warmup=2, targets_dir=targets,
+                      rows_per_step=rows)
     assert set(results) == set(MODES)
     assert all(len(values) == 1 and values[0] > 0 for values in results.values())  # measure() checks the probe attached
+    assert rows == [8.0]
+
+
+def test_overhead_variants_name_what_is_wrong(tmp_path):
+    from perfloop.evals.overhead import parse_variant, set_config
+
+    assert parse_variant("data_bound") == ("data_bound", {})
+    assert parse_variant("data_bound[batch_size=256,num_workers = 2]") == \
+        ("data_bound", {"batch_size": "256", "num_workers": "2"})
+    with pytest.raises(ValueError, match="'batch_size' is not key=value"):
+        parse_variant("data_bound[batch_size]")
+    config = tmp_path / "train.yaml"
+    config.write_text("data:\n  batch_size: 64  # rows\nbatch_size_eval: 8\n")
+    set_config(config, {"batch_size": "256"})
+    assert config.read_text() == "data:\n  batch_size: 256  # rows\nbatch_size_eval: 8\n"
+    with pytest.raises(ValueError, match=r"train.yaml: no `epochs:` or `epochs =` line"):
+        set_config(config, {"epochs": "3"})
 
 
 def _suite_targets() -> list[Path]:
