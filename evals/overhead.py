@@ -3,8 +3,9 @@
     python -m perfloop.evals.overhead [--only NAME[key=value,...] ...] [--runs K] [--steps N]
 
 Each round runs the bare pipeline, then the same pipeline under the probe in light
-mode (what timing runs use) and in full mode (what the one profile run per head uses),
-in turns so drift hits all three alike. The figure is the ratio of median steady-state
+mode (smoke, noise-floor and final-check runs), in light mode hashing rows only (verify's
+timing runs once the smoke run matched row by row: `rows`) and in full mode (the one
+profile run per head), in turns so drift hits all of them alike. The figure is the ratio of median steady-state
 samples/s (the target's evalkit meter, which knows nothing of the probe): 1.00 means
 free, 0.98 means the probe costs 2%.
 
@@ -25,23 +26,27 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfloop.contracts.layout import RECORD_NAME
+from perfloop.contracts.layout import RECORD_NAME, Env
 from perfloop.evals.measure import EVALKIT_PREFIX, last_line, pipeline_env, render_command, run_and_wait
 from perfloop.evals.workspace import copy_target, read_contract
 from perfloop.tools.measure.profiler import PROBE_DIR
+from perfloop.tools.measure.record import ProbeRecord
 
 TARGETS_DIR = Path(__file__).resolve().parent / "targets"
 DEFAULT_TARGETS = ("data_bound", "compute_bound", "per_step_metrics")
-MODES = ("bare", "light", "full")
+MODES = ("bare", "light", "rows", "full")
+"""rows: light mode hashing rows only (Env.FINGERPRINT), as verify's timing runs do once the smoke run matched."""
 
 
 def _env(mode: str, steps: int, warmup: int, out_dir: Path) -> dict[str, str]:
     env = pipeline_env(steps, warmup)
     if mode != "bare":
         out_dir.mkdir(parents=True, exist_ok=True)
-        env.update(PYTHONPATH=str(PROBE_DIR), PERFLOOP_PROBE_DIR=str(out_dir), PERFLOOP_PROBE_MODE=mode,
-                   # The meter stops the run; the probe's own bound must not come first.
-                   PERFLOOP_MAX_STEPS=str(steps + 1000))
+        env.update({"PYTHONPATH": str(PROBE_DIR), Env.PROBE_DIR: str(out_dir),
+                    Env.PROBE_MODE: "light" if mode == "rows" else mode,
+                    Env.FINGERPRINT: "rows" if mode == "rows" else "full",
+                    # The meter stops the run; the probe's own bound must not come first.
+                    Env.MAX_STEPS: str(steps + 1000)})
     return env
 
 
@@ -81,9 +86,12 @@ def set_config(path: Path, settings: dict[str, str]) -> None:
 
 
 def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = TARGETS_DIR,
-            rows_per_step: list[float] | None = None) -> dict[str, list[float]]:
+            rows_per_step: list[float] | None = None,
+            probe_ms: dict[str, list[float]] | None = None) -> dict[str, list[float]]:
     """Return mode -> samples/s of each run, the modes interleaved round by round; ``name`` may carry
-    config settings (parse_variant). ``rows_per_step`` gets the bare runs' rows per step."""
+    config settings (parse_variant). ``rows_per_step`` gets the bare runs' rows per step; ``probe_ms``
+    gets, per probed mode, each run's median probe_ms a step after the warm-up (the probe's own time
+    on the step's path as it clocks it: hashing, kept batches; not its hooks' call overhead)."""
     name, settings = parse_variant(name)
     with tempfile.TemporaryDirectory(prefix=f"perfloop-overhead-{name}-") as folder:
         repo = copy_target(targets_dir, name, Path(folder) / name)
@@ -102,6 +110,10 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
                     rows_per_step.append(record["samples"] / record["steps"])
                 if mode != "bare" and not (out_dir / RECORD_NAME).exists():
                     raise RuntimeError(f"the probe did not attach to {name} in {mode} mode (no record in {out_dir})")
+                if mode != "bare" and probe_ms is not None:
+                    own = [s.probe_ms for s in ProbeRecord.read(out_dir).steps[warmup:]]
+                    if own:
+                        probe_ms.setdefault(mode, []).append(statistics.median(own))
         return results
 
 
@@ -115,16 +127,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"# probe overhead, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
           f"{args.runs} interleaved rounds of {args.steps} steps")
-    print("| target | bare samples/s | bare step | light / bare | full / bare |")
-    print("|---|---|---|---|---|")
+    print("| target | bare samples/s | bare step | light / bare | rows / bare | full / bare | probe ms a step "
+          "(light, rows) |")
+    print("|---|---|---|---|---|---|---|")
     for name in args.only:
         rows: list[float] = []
-        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir, rows)
+        own: dict[str, list[float]] = {}
+        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir, rows, own)
         bare = statistics.median(results["bare"])
-        ratios = {mode: statistics.median(results[mode]) / bare for mode in ("light", "full")}
+        ratios = {mode: statistics.median(results[mode]) / bare for mode in MODES[1:]}
         batch = statistics.median(rows) if rows else None
         step = f"{1000.0 * batch / bare:.1f} ms ({batch:g} rows)" if batch and bare else "-"
-        print(f"| {name} | {bare:.1f} | {step} | {ratios['light']:.3f} | {ratios['full']:.3f} |", flush=True)
+        clocked = ", ".join(f"{statistics.median(own[m]):.2f}" if own.get(m) else "-" for m in ("light", "rows"))
+        print(f"| {name} | {bare:.1f} | {step} | " + " | ".join(f"{ratios[m]:.3f}" for m in MODES[1:]) +
+              f" | {clocked} |", flush=True)
     return 0
 
 

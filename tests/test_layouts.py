@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from perfloop.contracts.layout import Env
 from perfloop.tools.check.datacheck import compare_data, compare_losses
+from perfloop.tools.measure.record import ProbeRecord
 from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 from tests.conftest import PIPELINES
 
@@ -21,6 +23,11 @@ def runs(tmp_path_factory):
         key = variant if variant not in done else f"{variant}-again"
         done[key] = run_probed(f"python train.py --variant {variant}", PIPELINES / "layouts", out / f"{number}-{key}",
                                SETTINGS).measurement
+    # As verify's timing runs after a smoke run that matched row by row: row and leaf hashes only.
+    for variant in ("list", "tensor", "norm_loop"):
+        done[f"{variant}-rows"] = run_probed(f"python train.py --variant {variant}", PIPELINES / "layouts",
+                                             out / f"rows-{variant}", SETTINGS,
+                                             extra_env={Env.FINGERPRINT: "rows"}).measurement
     return done
 
 
@@ -62,3 +69,21 @@ def test_wrong_fixes_are_still_changed(runs, wrong):
         assert compare_data([runs["list"].probe_dir], [runs["tensor"].probe_dir], False).status == "identical"
     if wrong == "relabelled":  # the model input is unchanged: the loss gives it away
         assert compare_losses([runs["list"].losses], [runs["relabelled"].losses]).status == "diverged"
+
+
+def test_rows_only_runs_hash_the_same_rows_and_leave_out_only_the_layout_free_fallbacks(runs):
+    """Env.FINGERPRINT=rows (verify's timing runs once the smoke run matched row by row): the same row and leaf
+    hashes as a full run, no value or model-input hashes; where rows then differ, the check says changed."""
+    full, rows = ProbeRecord.read(runs["list"].probe_dir), ProbeRecord.read(runs["list-rows"].probe_dir)
+    assert (full.fingerprint, rows.fingerprint) == ("full", "rows")
+    assert [s.row_hashes for s in rows.steps] == [s.row_hashes for s in full.steps]
+    assert [s.leaf_hashes for s in rows.steps] == [s.leaf_hashes for s in full.steps]
+    assert all(s.value_hashes for s in full.steps) and not any(s.value_hashes for s in rows.steps)
+    assert all(s.input_hashes for s in full.steps) and not any(s.input_hashes for s in rows.steps)
+    result = compare_data([runs["list"].probe_dir, runs["list-again"].probe_dir], [runs["list-rows"].probe_dir], False)
+    assert result.status == "identical" and result.rule == "loader_output", result.detail
+    # A layout change found identical in full runs is not looked for in rows-only ones: changed, and said why.
+    for baseline, candidate in (("list", "tensor"), ("norm_item", "norm_loop")):
+        assert check(runs, baseline, candidate).status == "identical"
+        result = compare_data([runs[baseline].probe_dir], [runs[f"{candidate}-rows"].probe_dir], False)
+        assert result.status == "changed" and "hashed rows only" in result.detail, result.detail

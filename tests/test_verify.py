@@ -93,6 +93,12 @@ def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_lengt
     assert verdict.data.status in ("identical", "within_tolerance")  # float64 sums, rounded to float32
     assert verdict.startup.run_steps == 32000 and verdict.startup.projected_speedup > 1.0
     assert "whole run of 32000 steps" in verdict.reason
+    # The smoke run matched row by row (within the tolerance): the timing runs hashed rows only, the smoke all of it.
+    from perfloop.tools.measure.record import ProbeRecord
+
+    kinds = {(ProbeRecord.read(run.probe_dir).fingerprint, "ab-candidate" in run.probe_dir)
+             for run in verdict.candidate_runs}
+    assert kinds == {("full", False), ("rows", True)}, kinds
 
 
 @pytest.mark.serial  # a speed decision decides it: timed alone, not beside the other worker

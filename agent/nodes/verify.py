@@ -11,6 +11,7 @@ from perfloop.agent.memory import remember
 from perfloop.agent.rule import rule_of
 from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict
 from perfloop.agent.ui.console import say
+from perfloop.contracts.layout import Env
 from perfloop.knowledge_base import Verification
 from perfloop.sandbox.workspace import PROPOSAL_TRAILER, PatchError
 from perfloop.tools.change.patching import scope_problems
@@ -264,6 +265,17 @@ def _epoch_window(c: _Cascade) -> tuple[int, int] | None:
     return window
 
 
+def _timing_fingerprint(c: _Cascade) -> dict[str, str] | None:
+    """Env.FINGERPRINT "rows" for the timing runs when the smoke run's batches matched the head's as the loader
+    gave them (row by row, or row by row within the tolerance): the layout-free value hashes and the model-input
+    hashes, the probe's costliest per-step work after the row hashes, could only be needed where the rows
+    differ, and a timing run whose rows differ fails the all-runs check either way. None: everything hashed."""
+    data = c.data
+    if data is None or data.rule != "loader_output" or data.status not in ("identical", "within_tolerance"):
+        return None
+    return {Env.FINGERPRINT: "rows"}
+
+
 def _run_timing(c: _Cascade) -> None:
     target, ws = c.state.target, c.ctx.workspace
     c.window = _epoch_window(c)
@@ -272,12 +284,15 @@ def _run_timing(c: _Cascade) -> None:
     for note in c.notes:
         say(f"timing: {note}")
 
+    fingerprint = _timing_fingerprint(c)
+
     def run_pair(pair: int) -> tuple[RunSteps, RunSteps]:
         def head() -> RunMeasurement:
-            return c.keep(c.ctx.run(ws.base_tree, "ab-base", role="baseline", window=c.window))
+            return c.keep(c.ctx.run(ws.base_tree, "ab-base", role="baseline", window=c.window, extra_env=fingerprint))
 
         def candidate() -> RunMeasurement:
-            return c.keep(c.ctx.run(ws.candidate_tree, "ab-candidate", role="candidate", window=c.window))
+            return c.keep(c.ctx.run(ws.candidate_tree, "ab-candidate", role="candidate", window=c.window,
+                                    extra_env=fingerprint))
 
         try:
             if candidate_first(pair):

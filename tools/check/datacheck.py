@@ -143,10 +143,13 @@ def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequen
                 beyond = _identical_beyond_layout(reference, base, cand, rows_total)
                 if beyond is not None:
                     return beyond
+                rows_only = [r.probe_dir for r in base + cand if r.record.fingerprint == "rows"]
+                why = (f" (runs in {rows_only[0]} and {len(rows_only) - 1} other(s) hashed rows only, as timing "
+                       "runs do after a smoke run matched row by row: no layout-free fallback)") if rows_only else ""
                 return CheckResult(status="changed", steps_compared=expected, steps_expected=expected,
                                    rows_total=rows_total, rows_differing=len(rows),
                                    detail=f"candidate run {number}, step {step}, row {rows[0]} differs from "
-                                          "the baseline")
+                                          f"the baseline{why}")
             why = _non_tensor_leaves_differ(reference, run, step)
             if why is not None:
                 status, detail = why

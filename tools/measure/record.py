@@ -202,6 +202,8 @@ class ProbeRecord(_Open):
     pid: int = 0
     rank: int = 0
     mode: str = "light"
+    fingerprint: str = Field("full", description="Env.FINGERPRINT of the run: full, or rows (row and leaf hashes "
+                                                 "only: no value or model-input hashes).")
     exit_reason: str = Field("", description="max_steps | exit | signal | no_step | ...")
     install_wall: float | None = None
     first_batch_wall: float | None = None

@@ -43,6 +43,10 @@ class Env(enum.StrEnum):
     (shell, guard) count as the pipeline's own CPU in the load snapshots, not as a neighbour's."""
     PROBE_MODE = "PERFLOOP_PROBE_MODE"
     """"full" (stage timers, stack sampler, NVTX), "light" (timing, fingerprints, loss) or "off"."""
+    FINGERPRINT = "PERFLOOP_FINGERPRINT"
+    """"full" (the default: row hashes, layout-free value hashes and the model's input per step) or
+    "rows" (row and leaf hashes only): verify's timing runs, once the smoke run's batches matched the
+    head's row by row, so the layout-free fallbacks cannot be needed (a row that then differs fails)."""
     SAMPLE_MS = "PERFLOOP_SAMPLE_MS"
     """Stack sampler period in ms."""
     KEEP_ELEMENTS = "PERFLOOP_KEEP_ELEMENTS"

@@ -76,6 +76,8 @@ from perfloop_threadprof import BuildProfiler
 _OUT_DIR = os.environ.get(Env.PROBE_DIR, "")
 _MAX_STEPS = int(os.environ.get(Env.MAX_STEPS, "0") or 0)
 _MODE = os.environ.get(Env.PROBE_MODE, "full")
+_ROWS_ONLY = os.environ.get(Env.FINGERPRINT, "full") == "rows"
+"""Fingerprint row and leaf hashes only: no layout-free value hashes, no model-input hashes (Env.FINGERPRINT)."""
 _SAMPLE_S = float(os.environ.get(Env.SAMPLE_MS, str(Defaults.SAMPLE_MS))) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get(Env.KEEP_ELEMENTS, str(Defaults.KEEP_ELEMENTS))))
 _FIRST_STEP_TIMEOUT_S = float(os.environ.get(Env.FIRST_STEP_TIMEOUT_S, str(Defaults.FIRST_STEP_TIMEOUT_S)) or 0)
@@ -364,6 +366,7 @@ class _Probe:
                 self.errors.append(f"loss of step {step['index']}: {error}")
         record = {
             "version": 1, "pid": self.main_pid, "rank": _RANK, "mode": _MODE,
+            "fingerprint": "rows" if _ROWS_ONLY else "full",
             "exit_reason": reason, "install_wall": self.install_wall,
             "first_batch_wall": self.first_batch_wall, "max_steps": _MAX_STEPS,
             "loaders": self.loaders, "step_loader": self.step_loader, "step_source": self.step_source,
@@ -706,7 +709,8 @@ def _patch_module_call(torch, probe: _Probe) -> None:
         if threading.get_ident() != probe.loop_thread and not _adopt_loop_thread(probe):
             return original_call(self, *args, **kwargs)  # a loader thread's transform, not the model
         if _MODE != "full" and probe.step_source == "loader":
-            if not probe.stages and probe.current is not None and not probe.current.get("inputs_seen"):
+            if not _ROWS_ONLY and not probe.stages and probe.current is not None \
+                    and not probe.current.get("inputs_seen"):
                 own = probe.own_start()
                 _guarded(probe, _model_inputs, probe, self, args, kwargs)
                 probe.own_time(own)
@@ -772,7 +776,7 @@ def _model_inputs(probe: _Probe, module, args, kwargs) -> None:
     The data check falls back on these when a change rearranges the loader's output but the
     model still sees the same tensors (a cheaper collate, a normalisation moved into the loop).
     """
-    if _is_worker_process(probe):
+    if _is_worker_process(probe) or _ROWS_ONLY:
         return
     if probe.model_id is None:
         probe.model_id = id(module)
@@ -914,7 +918,7 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     values: list[str] = []
     leaves: dict[str, str] = {}
     try:
-        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" else None, leaves)
+        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" and not _ROWS_ONLY else None, leaves)
     except Exception as error:  # keep timing; the data check treats this step as not comparable
         why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
         step["fingerprint_error"] = why
