@@ -5,8 +5,8 @@ import pytest
 
 from perfloop.contracts.layout import Env
 from perfloop.tools.check.datacheck import compare_data, compare_losses
-from perfloop.tools.measure.record import ProbeRecord
 from perfloop.tools.measure.profiler import ProbeSettings, run_probed
+from perfloop.tools.measure.record import ProbeRecord
 from tests.conftest import PIPELINES
 
 SETTINGS = ProbeSettings(steps=6, warmup_steps=1)
