@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,12 +102,8 @@ def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmu
     command = env + COMMAND
     # The head costs base_delay_ms per batch; the candidate less, by what makes it gain_pct faster.
     head_step_ms = _measure_step_ms(work, settings, command, base_delay_ms)
-    if workers:
-        # Workers overlap their batches and the loop, so the step is not a sum: size the candidate's
-        # delay on measured steps (two secant steps from the proportional guess).
-        cand_delay = _size_delay(work, settings, command, head_step_ms / (1 + gain_pct / 100), base_delay_ms)
-    else:
-        cand_delay = max(0.0, base_delay_ms - head_step_ms * (1 - 1 / (1 + gain_pct / 100)))
+    cand_delay = candidate_delay(gain_pct, base_delay_ms, head_step_ms, workers,
+                                 lambda target: _size_delay(work, settings, command, target, base_delay_ms))
     counter = iter(range(10**9))
 
     def run(delay_ms: float) -> RunSteps:
@@ -167,6 +164,20 @@ while True:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+
+
+def candidate_delay(gain_pct: float, base_delay_ms: float, head_step_ms: float, workers: int,
+                    size: Callable[[float], float]) -> float:
+    """The candidate's per-batch delay: the head's own in a null arm (the same pipeline, exactly); with
+    workers, ``size(target_step_ms)`` on measured steps (they overlap, so a step is not a sum); else the
+    head's delay less the share of the step that makes it ``gain_pct`` faster."""
+    if gain_pct == 0:
+        # Sizing on measured steps would make the null a noisy guess: once 23.4 ms against the head's 20,
+        # a candidate 15% slower, biasing the arm towards rejecting.
+        return base_delay_ms
+    if workers:
+        return size(head_step_ms / (1 + gain_pct / 100))
+    return max(0.0, base_delay_ms - head_step_ms * (1 - 1 / (1 + gain_pct / 100)))
 
 
 def _size_delay(work: Path, settings, command: str, target_step_ms: float, head_delay_ms: float) -> float:

@@ -187,3 +187,17 @@ def test_calibration_runs_the_real_pipeline_through_the_real_decision(tmp_path):
     result = run_real_arm(0.0, 1, tmp_path, steps=4, warmup=1, base_delay_ms=5.0, plan=plan)
     assert result.trials == 1 and result.runs_per_decision == [5]
     assert "false accepts" in result.row()
+
+
+def test_a_null_arm_runs_the_head_against_itself_even_where_gain_arms_size_on_measured_steps():
+    from perfloop.evals.calibration import candidate_delay
+
+    def no_sizing(target_ms: float) -> float:
+        raise AssertionError("a null arm must not be sized on measured steps")
+
+    assert candidate_delay(0.0, 20.0, 13.6, 2, no_sizing) == 20.0
+    assert candidate_delay(0.0, 20.0, 13.6, 0, no_sizing) == 20.0
+    asked = []
+    assert candidate_delay(20.0, 20.0, 12.0, 2, lambda target: asked.append(target) or 16.3) == 16.3
+    assert asked == [10.0]  # the step that makes the candidate 20% faster
+    assert candidate_delay(100.0, 20.0, 24.0, 0, no_sizing) == 8.0  # a sum without workers: 20 - 24 / 2
