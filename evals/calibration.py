@@ -19,7 +19,9 @@ Flags: --trials N (per arm, default 50), --arms 0,5,10,20, --steps, --warmup, --
 ``--neighbour`` adds the noisy-neighbour arm's conditions: a background process, started and
 stopped by the harness, burns one core in random bursts (50-300 ms on, 0.2-2 s off, seeded),
 and the pipeline's per-batch cost becomes CPU work in two DataLoader workers
-(``--spin --workers 2``), so the bursts take CPU the pipeline wants. Contaminated runs are
+(``--spin --workers 2``), so the bursts take CPU the pipeline wants. Each arm's candidate is
+sized on measured steps before the neighbour starts (the gain is the pipeline's, on a quiet
+box); a null arm runs the head's own delay. Contaminated runs are
 left out and re-run as verify does (``SpeedPlan.busy_reruns``); the noise runs too.
 """
 from __future__ import annotations
@@ -90,20 +92,34 @@ def simulate(num_trials: int, run_noise: float = 0.10, gain: float = 0.0, seed: 
     return ArmResult(gain_pct=gain * 100, trials=num_trials, accepts=accepts, runs_per_decision=runs)
 
 
+def size_arm(gain_pct: float, work: Path, steps: int, warmup: int, base_delay_ms: float, env: str = "",
+             workers: int = 0) -> float:
+    """The candidate's per-batch delay for an arm ``gain_pct`` faster than the head (candidate_delay), sized on
+    this machine as it is now: call it before a neighbour starts, or the neighbour's bursts size it (once 20.33
+    ms, more than the head's 20, for a "20% faster" candidate)."""
+    from perfloop.tools.measure.profiler import ProbeSettings
+
+    settings = ProbeSettings(steps=steps, warmup_steps=warmup)
+    command = env + COMMAND
+    head_step_ms = _measure_step_ms(work, settings, command, base_delay_ms) if gain_pct else 0.0
+    return candidate_delay(gain_pct, base_delay_ms, head_step_ms, workers,
+                           lambda target: _size_delay(work, settings, command, target, base_delay_ms))
+
+
 def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmup: int, base_delay_ms: float,
-                 plan: SpeedPlan, env: str = "", workers: int = 0) -> ArmResult:
+                 plan: SpeedPlan, env: str = "", workers: int = 0, cand_delay: float | None = None) -> ArmResult:
     """Decide ``num_trials`` times between the tiny pipeline and a copy made ``gain_pct`` faster by its delay.
 
-    ``env`` prefixes the command (the neighbour arm's CALIBRATION_SPIN/CALIBRATION_WORKERS).
+    ``env`` prefixes the command (the neighbour arm's CALIBRATION_SPIN/CALIBRATION_WORKERS); ``cand_delay``:
+    the candidate's delay sized beforehand (size_arm), else sized here.
     """
     from perfloop.tools.measure.profiler import ProbeSettings, run_probed
 
     settings = ProbeSettings(steps=steps, warmup_steps=warmup)
     command = env + COMMAND
     # The head costs base_delay_ms per batch; the candidate less, by what makes it gain_pct faster.
-    head_step_ms = _measure_step_ms(work, settings, command, base_delay_ms)
-    cand_delay = candidate_delay(gain_pct, base_delay_ms, head_step_ms, workers,
-                                 lambda target: _size_delay(work, settings, command, target, base_delay_ms))
+    if cand_delay is None:
+        cand_delay = size_arm(gain_pct, work, steps, warmup, base_delay_ms, env, workers)
     counter = iter(range(10**9))
 
     def run(delay_ms: float) -> RunSteps:
@@ -233,12 +249,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.delay_ms} ms per batch, {args.workers} workers, {args.trials} decisions per arm"
           f"{', beside a noisy neighbour (one core, 50-300 ms bursts every 0.2-2 s)' if args.neighbour else ''}):")
     print("  gain  trials  accepts  rate               runs/decision (median)  undecided  dropped pairs")
-    with tempfile.TemporaryDirectory(prefix="perfloop-calibration-") as folder, \
-            (Neighbour() if args.neighbour else contextlib.nullcontext()):
-        for gain in arms:
-            result = run_real_arm(gain, args.trials, Path(folder) / f"arm-{gain:g}", args.steps, args.warmup,
-                                  args.delay_ms, plan, env, args.workers)
-            print("  " + result.row(), flush=True)
+    with tempfile.TemporaryDirectory(prefix="perfloop-calibration-") as folder:
+        # Each arm's candidate is sized before the neighbour starts: the gain is the pipeline's, on a quiet box.
+        delays = {gain: size_arm(gain, Path(folder) / f"arm-{gain:g}", args.steps, args.warmup, args.delay_ms, env,
+                                 args.workers) for gain in arms}
+        with Neighbour() if args.neighbour else contextlib.nullcontext():
+            for gain in arms:
+                result = run_real_arm(gain, args.trials, Path(folder) / f"arm-{gain:g}", args.steps, args.warmup,
+                                      args.delay_ms, plan, env, args.workers, cand_delay=delays[gain])
+                print("  " + result.row(), flush=True)
     return 0
 
 
