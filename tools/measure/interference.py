@@ -23,9 +23,8 @@ process ran beside the pipeline, not instead of it).
   others (278 clean, 13 settling steps, ten runs).
 - A run is *contaminated* when the interference over the rest of its window is at least
   ``BUSY_CORES`` (a steady neighbour), when busy intervals took half its measured steps or
-  more, or when busy and settling steps together leave fewer than a quarter of them. A
-  window shorter than ``MIN_WINDOW_S`` is not judged: a few clock ticks of rounding would
-  decide it.
+  more, or when busy and settling steps together leave fewer than a quarter of them. A window shorter than ``MIN_WINDOW_S`` is not judged: a few clock ticks of
+  rounding would decide it.
 
 The decision applies the same rule to both sides (verify drops a whole pair when either run
 of it is contaminated, and leaves busy steps out of every run; see tools/check/stats.py).
