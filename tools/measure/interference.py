@@ -16,14 +16,10 @@ process ran beside the pipeline, not instead of it).
 
 - An interval with at least ``STEP_BUSY_CORES`` of interference is *busy*: the measured steps
   that closed in it are left out of the run's throughput (a short burst costs a few steps,
-  not the run), and so are the steps of the interval right after it (*settling*): the
-  DataLoader's workers fell behind during the burst and the loop waits for them to catch up
-  after it. Beside a neighbour burning one core in bursts (evals.calibration's arm), steps
-  closing in the interval after a busy one took 22.7 ms on average against 14.9 ms in the
-  others (278 clean, 13 settling steps, ten runs).
+  not the run).
 - A run is *contaminated* when the interference over the rest of its window is at least
-  ``BUSY_CORES`` (a steady neighbour), when busy intervals took half its measured steps or
-  more, or when busy and settling steps together leave fewer than a quarter of them. A window shorter than ``MIN_WINDOW_S`` is not judged: a few clock ticks of
+  ``BUSY_CORES`` (a steady neighbour), or when busy intervals took half its measured steps
+  or more. A window shorter than ``MIN_WINDOW_S`` is not judged: a few clock ticks of
   rounding would decide it.
 
 The decision applies the same rule to both sides (verify drops a whole pair when either run
@@ -53,8 +49,7 @@ MIN_INTERVAL_S = 0.05
 MIN_WINDOW_S = 0.25
 """Shorter measured windows are not judged (10 ms clock ticks would decide them)."""
 INTERFERENCE_RULE = (f"steal plus other processes' CPU (counted when under {IDLE_MARGIN_CORES:g} cores stayed idle): "
-                     f"steps in a ~0.1 s interval with {STEP_BUSY_CORES:g} cores of it, and in the interval after it, "
-                     f"are left out; a run with "
+                     f"steps in a ~0.1 s interval with {STEP_BUSY_CORES:g} cores of it are left out; a run with "
                      f"{BUSY_CORES:g} cores over the rest of its measured steps, or half its steps left out, is "
                      f"contaminated (windows under {MIN_WINDOW_S:g} s not judged)")
 
@@ -77,24 +72,20 @@ class Interference(BaseModel):
     residual_cores: float = Field(0.0, description="The same over the window's intervals that were not busy.")
     num_steps: int = Field(0, description="Measured steps of the run.")
     busy_steps: list[int] = Field(default_factory=list, description="Measured steps (from 0) that closed in a busy "
-                                                                    "interval (>= STEP_BUSY_CORES) or in the interval "
-                                                                    "right after one (settling): left out.")
-    settling_steps: int = Field(0, description="Of busy_steps, those of the interval right after a busy one.")
+                                                                    "interval (>= STEP_BUSY_CORES): left out.")
     main_cpu_share: float | None = Field(None, description="CPU time of the main process / wall time over the "
                                                            "window (several threads can exceed 1).")
     preempted: int = Field(0, description="Involuntary context switches of the main process in the window.")
     queue_ms: float = Field(0.0, description="Time the training loop's thread waited runnable for a CPU (ms).")
-    contaminated: bool = Field(False, description="residual_cores >= BUSY_CORES, half the steps in busy intervals, "
-                                                  "or under a quarter left after settling, over a judged window.")
+    contaminated: bool = Field(False, description="residual_cores >= BUSY_CORES, or half the steps busy, over a "
+                                                  "judged window.")
 
     def summary(self) -> str:
         """One line: what others took, and the verdict on the run."""
         if not self.available:
             return f"interference not measured ({self.note})"
         state = "contaminated" if self.contaminated else "clean"
-        settling = f" ({self.settling_steps} settling after one)" if self.settling_steps else ""
-        busy = (f", {len(self.busy_steps)} of {self.num_steps} steps in busy intervals{settling}"
-                if self.busy_steps else "")
+        busy = f", {len(self.busy_steps)} of {self.num_steps} steps in busy intervals" if self.busy_steps else ""
         return (f"{state}: others {self.others_cores:.2f} cores, steal {self.steal_cores:.2f}, idle "
                 f"{self.idle_cores:.2f} of {self.cpus} over {self.window_s:.2f} s{busy}")
 
@@ -122,13 +113,10 @@ def interference_of(load: Load, warmup_steps: int, measured_steps: int) -> Inter
     peak = 0.0
     weighted = residual = clean_s = 0.0
     busy_steps: list[int] = []
-    settling: list[int] = []
-    after_busy = False
     for a, b in zip(window, window[1:]):
         span = b[1] - a[1]
         if span <= 0:
             continue
-        steps = range(int(a[0]) - warmup_steps, int(b[0]) - warmup_steps)
         # Unclamped: clock rounding makes some intervals read a little below zero, others above;
         # clamping each would add the rounding up. Only the sums are clamped.
         others_i = cores(2, a, b, span) - cores(5, a, b, span)
@@ -137,26 +125,19 @@ def interference_of(load: Load, warmup_steps: int, measured_steps: int) -> Inter
         weighted += counted_i * span
         # An interval of a few ms (the last, cut at the final step) is a clock tick or two: not judged alone.
         if counted_i >= STEP_BUSY_CORES and span >= MIN_INTERVAL_S:
-            busy_steps += steps
-            after_busy = True
-            continue
-        if after_busy:  # the loop catching up with workers that fell behind in the burst
-            settling += steps
-        after_busy = False
-        residual += counted_i * span
-        clean_s += span
+            busy_steps += range(int(a[0]) - warmup_steps, int(b[0]) - warmup_steps)
+        else:
+            residual += counted_i * span
+            clean_s += span
     judged = seconds >= MIN_WINDOW_S
     residual_cores = max(0.0, residual / clean_s) if clean_s else 0.0
     if not judged:
-        busy_steps, settling = [], []
-    left = measured_steps - len(busy_steps) - len(settling)
-    contaminated = judged and (residual_cores >= BUSY_CORES or 2 * len(busy_steps) >= measured_steps
-                               or 4 * left < measured_steps)
-    busy_steps = sorted(busy_steps + settling)
+        busy_steps = []
+    contaminated = judged and (residual_cores >= BUSY_CORES or 2 * len(busy_steps) >= measured_steps)
     return Interference(
         available=True, window_s=seconds, cpus=load.cpus, pipeline_cores=tree, others_cores=others,
         steal_cores=steal, idle_cores=idle, peak_others_cores=peak, cores=max(0.0, weighted / seconds),
-        residual_cores=residual_cores, num_steps=measured_steps, busy_steps=busy_steps, settling_steps=len(settling),
+        residual_cores=residual_cores, num_steps=measured_steps, busy_steps=busy_steps,
         main_cpu_share=(last[6] - first[6]) / seconds, preempted=int(last[7] - first[7]),
         queue_ms=(last[8] - first[8]) / 1e6, contaminated=contaminated,
         note="" if judged else f"window {seconds:.2f} s is under {MIN_WINDOW_S:g} s: not judged")
