@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfloop.contracts.layout import RECORD_NAME, Env
+from perfloop.contracts.layout import RECORD_NAME, Env, Fingerprint
 from perfloop.evals.measure import EVALKIT_PREFIX, last_line, pipeline_env, render_command, run_and_wait
 from perfloop.evals.workspace import copy_target, read_contract
 from perfloop.tools.measure.profiler import PROBE_DIR
@@ -44,7 +44,7 @@ def _env(mode: str, steps: int, warmup: int, out_dir: Path) -> dict[str, str]:
         out_dir.mkdir(parents=True, exist_ok=True)
         env.update({"PYTHONPATH": str(PROBE_DIR), Env.PROBE_DIR: str(out_dir),
                     Env.PROBE_MODE: "light" if mode == "rows" else mode,
-                    Env.FINGERPRINT: "rows" if mode == "rows" else "full",
+                    Env.FINGERPRINT: Fingerprint.ROWS if mode == "rows" else Fingerprint.FULL,
                     # The meter stops the run; the probe's own bound must not come first.
                     Env.MAX_STEPS: str(steps + 1000)})
     return env

@@ -11,7 +11,7 @@ from perfloop.agent.memory import remember
 from perfloop.agent.rule import rule_of
 from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict
 from perfloop.agent.ui.console import say
-from perfloop.contracts.layout import Env
+from perfloop.contracts.layout import Env, Fingerprint
 from perfloop.knowledge_base import Verification
 from perfloop.sandbox.workspace import PROPOSAL_TRAILER, PatchError
 from perfloop.tools.change.patching import scope_problems
@@ -273,7 +273,7 @@ def _timing_fingerprint(c: _Cascade) -> dict[str, str] | None:
     data = c.data
     if data is None or data.rule != "loader_output" or data.status not in ("identical", "within_tolerance"):
         return None
-    return {Env.FINGERPRINT: "rows"}
+    return {Env.FINGERPRINT: Fingerprint.ROWS}
 
 
 def _run_timing(c: _Cascade) -> None:

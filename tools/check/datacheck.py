@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
+from perfloop.contracts.layout import Fingerprint
 from perfloop.tools.measure.folder import as_probe_folder
 from perfloop.tools.measure.record import ProbeRecord
 
@@ -143,7 +144,7 @@ def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequen
                 beyond = _identical_beyond_layout(reference, base, cand, rows_total)
                 if beyond is not None:
                     return beyond
-                rows_only = [r.probe_dir for r in base + cand if r.record.fingerprint == "rows"]
+                rows_only = [r.probe_dir for r in base + cand if r.record.fingerprint == Fingerprint.ROWS]
                 why = (f" (runs in {rows_only[0]} and {len(rows_only) - 1} other(s) hashed rows only, as timing "
                        "runs do after a smoke run matched row by row: no layout-free fallback)") if rows_only else ""
                 return CheckResult(status="changed", steps_compared=expected, steps_expected=expected,

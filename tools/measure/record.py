@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from perfloop.contracts.layout import RECORD_NAME, SAMPLES_GLOB, WORKER_LOG_GLOB
+from perfloop.contracts.layout import RECORD_NAME, SAMPLES_GLOB, WORKER_LOG_GLOB, Fingerprint
 from perfloop.contracts.stages import Stage
 
 
@@ -202,7 +202,7 @@ class ProbeRecord(_Open):
     pid: int = 0
     rank: int = 0
     mode: str = "light"
-    fingerprint: str = Field("full", description="Env.FINGERPRINT of the run: full, or rows (row and leaf hashes "
+    fingerprint: str = Field(Fingerprint.FULL, description="Env.FINGERPRINT of the run: full, or rows (row and leaf hashes "
                                                  "only: no value or model-input hashes).")
     exit_reason: str = Field("", description="max_steps | exit | signal | no_step | ...")
     install_wall: float | None = None

@@ -29,6 +29,15 @@ TIMED_STAGES: tuple[Stage, ...] = tuple(stage for stage in Stage if stage is not
 """The stages the probe times; OTHER is what is left of the step."""
 
 
+class Fingerprint(enum.StrEnum):
+    """What a run's probe hashes per step (Env.FINGERPRINT)."""
+
+    FULL = "full"
+    """Row hashes, layout-free value hashes and the model's input (the default)."""
+    ROWS = "rows"
+    """Row and non-tensor leaf hashes only: verify's timing runs after a smoke run matched row by row."""
+
+
 class Env(enum.StrEnum):
     """Environment variables perfloop sets on a pipeline run and the probe reads."""
 
@@ -44,9 +53,8 @@ class Env(enum.StrEnum):
     PROBE_MODE = "PERFLOOP_PROBE_MODE"
     """"full" (stage timers, stack sampler, NVTX), "light" (timing, fingerprints, loss) or "off"."""
     FINGERPRINT = "PERFLOOP_FINGERPRINT"
-    """"full" (the default: row hashes, layout-free value hashes and the model's input per step) or
-    "rows" (row and leaf hashes only): verify's timing runs, once the smoke run's batches matched the
-    head's row by row, so the layout-free fallbacks cannot be needed (a row that then differs fails)."""
+    """A Fingerprint: "rows" in verify's timing runs once the smoke run's batches matched the head's row
+    by row, so the layout-free fallbacks cannot be needed (a row that then differs fails)."""
     SAMPLE_MS = "PERFLOOP_SAMPLE_MS"
     """Stack sampler period in ms."""
     KEEP_ELEMENTS = "PERFLOOP_KEEP_ELEMENTS"

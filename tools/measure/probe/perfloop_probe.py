@@ -51,6 +51,7 @@ from perfloop_layout import (
     TIMED_STAGES,
     Defaults,
     Env,
+    Fingerprint,
     Stage,
     kept_batches_name,
     probe_error_name,
@@ -76,7 +77,7 @@ from perfloop_threadprof import BuildProfiler
 _OUT_DIR = os.environ.get(Env.PROBE_DIR, "")
 _MAX_STEPS = int(os.environ.get(Env.MAX_STEPS, "0") or 0)
 _MODE = os.environ.get(Env.PROBE_MODE, "full")
-_ROWS_ONLY = os.environ.get(Env.FINGERPRINT, "full") == "rows"
+_ROWS_ONLY = os.environ.get(Env.FINGERPRINT, Fingerprint.FULL) == Fingerprint.ROWS
 """Fingerprint row and leaf hashes only: no layout-free value hashes, no model-input hashes (Env.FINGERPRINT)."""
 _SAMPLE_S = float(os.environ.get(Env.SAMPLE_MS, str(Defaults.SAMPLE_MS))) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get(Env.KEEP_ELEMENTS, str(Defaults.KEEP_ELEMENTS))))
@@ -366,7 +367,7 @@ class _Probe:
                 self.errors.append(f"loss of step {step['index']}: {error}")
         record = {
             "version": 1, "pid": self.main_pid, "rank": _RANK, "mode": _MODE,
-            "fingerprint": "rows" if _ROWS_ONLY else "full",
+            "fingerprint": Fingerprint.ROWS if _ROWS_ONLY else Fingerprint.FULL,
             "exit_reason": reason, "install_wall": self.install_wall,
             "first_batch_wall": self.first_batch_wall, "max_steps": _MAX_STEPS,
             "loaders": self.loaders, "step_loader": self.step_loader, "step_source": self.step_source,
@@ -709,8 +710,7 @@ def _patch_module_call(torch, probe: _Probe) -> None:
         if threading.get_ident() != probe.loop_thread and not _adopt_loop_thread(probe):
             return original_call(self, *args, **kwargs)  # a loader thread's transform, not the model
         if _MODE != "full" and probe.step_source == "loader":
-            if not _ROWS_ONLY and not probe.stages and probe.current is not None \
-                    and not probe.current.get("inputs_seen"):
+            if not probe.stages and probe.current is not None and not probe.current.get("inputs_seen"):
                 own = probe.own_start()
                 _guarded(probe, _model_inputs, probe, self, args, kwargs)
                 probe.own_time(own)
