@@ -88,6 +88,44 @@ def test_vectorised_row_hashes_see_every_word_and_only_their_row(fingerprint_mod
     assert fingerprint_module.fingerprint({"a": ints})[1] != fingerprint_module.fingerprint({"b": ints})[1]
 
 
+def test_changes_in_the_top_bits_of_two_words_do_not_cancel(fingerprint_module):
+    """Two edits in one row whose differences sum to zero mod 2**64 under a sum of (word ^ key) * odd: sign flips.
+
+    Negating two float64 values of a row (bit 63 of two words), or two float32 values at odd positions, left
+    that digest unchanged; flipping the exponent's top bit (bit 62) in two words did half the time.
+    """
+    generator = torch.Generator().manual_seed(8)
+    wide = torch.randn(32, 16, dtype=torch.float64, generator=generator)
+    narrow = torch.randn(32, 16, generator=generator)
+    cases = []
+    for i, j in ((0, 1), (2, 9), (5, 15)):
+        negated = wide.clone()
+        negated[3, [i, j]] *= -1
+        cases.append((wide, negated))
+        odd = narrow.clone()
+        odd[3, [2 * (i % 8) + 1, 2 * (j % 8) + 1]] *= -1  # the high half of two 64-bit words
+        cases.append((narrow, odd))
+    for bit in (62, 61, 60):
+        flipped = wide.clone()
+        flipped.view(torch.int64)[3, [4, 11]] ^= 1 << bit
+        cases.append((wide, flipped))
+    for before_batch, after_batch in cases:
+        _, before, _ = fingerprint_module.fingerprint(before_batch)
+        _, after, _ = fingerprint_module.fingerprint(after_batch)
+        assert [row for row in range(32) if before[row] != after[row]] == [3]
+        rows = before_batch.shape[0]
+        values_before = fingerprint_module.value_hashes([before_batch], rows)
+        values_after = fingerprint_module.value_hashes([after_batch], rows)
+        assert [row for row in range(rows) if values_before[row] != values_after[row]] == [3]
+
+
+def test_raw_digests_are_the_row_hashes_written_later(fingerprint_module):
+    batch = {"x": torch.randn(5, 3), "name": list("abcde")}
+    _, text, _ = fingerprint_module.fingerprint(batch)
+    _, raw, _ = fingerprint_module.fingerprint(batch, raw_digests=True)
+    assert raw.dtype.name == "uint64" and fingerprint_module.hex_digests([raw, "feed"]) == [*text, "feed"]
+
+
 def test_value_hashes_ignore_layout_and_exact_dtype_changes(fingerprint_module):
     x = torch.randn(32, 6, generator=torch.Generator().manual_seed(4))
     labels = torch.arange(32) % 3

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 from collections.abc import Mapping
 
 _MAX_DEPTH = 32
@@ -76,8 +77,11 @@ def _torch():
 
 
 def fingerprint(batch, root: str = "batch", values: list | None = None,
-                leaves: dict | None = None) -> tuple[int, list[str], list]:
+                leaves: dict | None = None, raw_digests: bool = False) -> tuple[int, list[str], list]:
     """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable.
+
+    With ``raw_digests``, the row hashes come as a uint64 NumPy array (hex_digests() writes them as the
+    text hashes later, off the step's path).
 
     With ``values`` given, also append each row's layout-free value hash to it (see value_hashes).
     With ``leaves`` given, also put in it a hash of each non-tensor leaf by path (see leaf_hashes).
@@ -117,29 +121,50 @@ def fingerprint(batch, root: str = "batch", values: list | None = None,
                 texts.append(fields[-1][2])
         rows = fields[-1][0] if rows is None else rows
     rows = rows or 0
-    _LAST_LAYOUT[:] = [header.decode(errors="replace") for _, header, _ in fields[:64]] + \
-        ([f"… ({len(fields)} leaves)"] if len(fields) > 64 else [])
+    _LAST_FIELDS[:] = [header for _, header, _ in fields[:64]] + ([len(fields)] if len(fields) > 64 else [])
     np = _np()
-    # One 64-bit digest per row, folded over the fields in order; a field without one entry
-    # per row (a scalar, an empty tensor) is hashed whole into every row.
-    combined = np.zeros(rows, dtype=np.uint64)
+    # One 64-bit digest per row: every field's words summed at its own positions (the fields laid end
+    # to end), then the headers (path, dtype, shape of each field, in order) folded in and mixed once.
+    # A field without one entry per row (a scalar, an empty tensor) is hashed whole into the salt.
+    total = np.zeros(rows, dtype=np.uint64)
+    whole: list[bytes] = []
+    offset = 0
     for count, header, raw in fields:
         if isinstance(raw, list):
-            if count == rows:
+            if count == rows and rows:
                 part = np.array([_digest(item) for item in raw], dtype=np.uint64)
+                total += _word_sums(part.view(np.uint8).reshape(rows, 8), offset)
+                offset += 1
             else:
-                part = np.full(rows, _digest(b"\0".join(raw)), dtype=np.uint64)
+                whole.append(b"%016x" % _digest(b"\0".join(raw)))
         elif count == rows and raw[1].numel():
-            part = _row_sums(*raw, rows)
+            sums, width = _row_sums(*raw, rows, offset)
+            total += sums
+            offset += width
         else:
             raw = raw[1]
-            part = np.full(rows, _digest(_bytes_by_row(raw, 1).tobytes() if raw.numel() else b""), dtype=np.uint64)
-        combined = _mix(combined * np.uint64(_FOLD) + _mix(part ^ np.uint64(_digest(header))))
+            whole.append(b"%016x" % _digest(_bytes_by_row(raw, 1).tobytes() if raw.numel() else b""))
+    salt = _salt(tuple(header for _, header, _ in fields), tuple(whole))
+    combined = _mix(total ^ np.uint64(salt))
     if values is not None:
         values.extend(value_hashes(numeric, rows, texts))
     if leaves is not None:
         leaves.update(leaf_hashes([(header, raw) for _, header, raw in fields if isinstance(raw, list)]))
-    return rows, _hex(combined), tensors
+    return rows, (combined if raw_digests else _hex(combined)), tensors
+
+
+_SALTS: dict = {}
+"""Digest of a batch's field headers (and of its fields hashed whole), by those: a run's batches share a few layouts."""
+
+
+def _salt(headers: tuple, whole: tuple) -> int:
+    key = (headers, whole)
+    salt = _SALTS.get(key)
+    if salt is None:
+        if len(_SALTS) > 256:
+            _SALTS.clear()
+        salt = _SALTS[key] = _digest(b"\1".join(headers) + b"\2" + b"\1".join(whole))
+    return salt
 
 
 _MAX_NAMED_LEAVES = 64
@@ -168,7 +193,7 @@ def leaf_hashes(others: list[tuple[bytes, list[bytes]]]) -> dict[str, str]:
 
 
 _SEEN: list = []
-"""(tensor, version, row sums) of the tensors hashed since the last new batch: a model input that
+"""(tensor, version, word offset, (row sums, words a row)) of the tensors hashed since the last new batch: a model input that
 is the batch's own tensor, unchanged, is not hashed twice. Holding the tensor keeps its memory
 from being reused by another tensor while the entry lives."""
 
@@ -178,25 +203,29 @@ def new_batch() -> None:
     _SEEN.clear()
 
 
-def _row_sums(leaf, tensor, rows: int):
-    """Row word sums of ``tensor`` (the detached ``leaf``), reused while the same leaf is unchanged."""
+def _row_sums(leaf, tensor, rows: int, offset: int = 0):
+    """(row word sums of ``tensor`` (the detached ``leaf``) at word positions ``offset``.., its words a row),
+    reused while the same leaf is unchanged and hashed at the same positions."""
     version = getattr(leaf, "_version", None)
-    for seen, seen_version, sums in _SEEN:
-        if seen is leaf and seen_version == version and version is not None:
-            return sums
-    sums = _word_sums(_bytes_by_row(tensor, rows))
-    _SEEN.append((leaf, version, sums))
-    return sums
+    for seen, seen_version, seen_offset, found in _SEEN:
+        if seen is leaf and seen_version == version and seen_offset == offset and version is not None:
+            return found
+    raw = _bytes_by_row(tensor, rows)
+    found = (_word_sums(raw, offset), (raw.shape[1] + 7) // 8)
+    _SEEN.append((leaf, version, offset, found))
+    return found
 
 
-_LAST_LAYOUT: list[str] = []
-"""Leaf paths, dtypes and shapes of the batch fingerprinted last (for saying how a layout changed): the first
-64, then "… (N leaves)" when there are more."""
+_LAST_FIELDS: list = []
+"""Headers (b"path|dtype|shape") of the first 64 leaves of the batch fingerprinted last, then the number of leaves
+where there are more; decoded only when asked for (last_layout)."""
 
 
 def last_layout() -> list[str]:
-    """Return the leaves of the batch fingerprinted last, as 'path|dtype|shape' strings."""
-    return list(_LAST_LAYOUT)
+    """Return the leaves of the batch fingerprinted last, as 'path|dtype|shape' strings: the first 64, then
+    "… (N leaves)" when there are more (for saying how a layout changed)."""
+    return [item.decode(errors="replace") if isinstance(item, bytes) else f"… ({item} leaves)"
+            for item in _LAST_FIELDS]
 
 
 def value_hashes(leaves: list, rows: int, texts: list | None = None) -> list[str]:
@@ -239,13 +268,15 @@ def value_hashes(leaves: list, rows: int, texts: list | None = None) -> list[str
 
 # Row digests, vectorised: a 64-bit hash per row from NumPy's wrapping uint64 arithmetic
 # instead of one hashlib call per row (milliseconds a batch on fast steps). Word j of a row
-# is xored with a per-position key and multiplied by a per-position odd constant (a
-# bijection, so a change to any one word always changes the sum), the products are summed,
-# and sums go through splitmix64's finaliser with the field's header folded in. Summing makes
-# the digest of concatenated leaves the sum of the leaves' digests at their offsets, which is
-# what lets value hashes skip the concatenation. Rows are taken a chunk at a time so the
-# temporaries stay small and cache-resident. Not cryptographic: it tells equal rows from
-# changed ones, which is all the data check asks of it.
+# is xored with a per-position key and put through splitmix64's finaliser (a bijection whose
+# every output bit depends on every input bit), and the results are summed. The finaliser
+# matters: a sum of products (word ^ key) * odd constant, as this used before, keeps a change
+# in a word's top bit in the top bit, so two such changes in one row cancelled (negating two
+# float64 values of a row, or two float32 values at odd positions, left the hash unchanged).
+# Summing makes the digest of concatenated leaves the sum of the leaves' digests at their
+# offsets, which is what lets value hashes skip the concatenation. Rows are taken a block at a
+# time into two reused buffers so the temporaries stay small and cache-resident. Not
+# cryptographic: it tells equal rows from changed ones, which is all the data check asks of it.
 _FOLD = 0x9E3779B97F4A7C15
 _TEXT = 0xC2B2AE3D27D4EB4F  # keeps a row's text digests apart from its numeric word sums
 _CHUNK_BYTES = 1 << 18
@@ -253,6 +284,8 @@ _CHUNK_BYTES = 1 << 18
 at 3x32x32) is not one Python iteration each (7.5 ms a batch of 256 at 32 KB), small enough to stay
 in a core's L2 cache."""
 _KEYS: list = []
+_BUFFERS = threading.local()
+"""Per thread, two uint64 buffers of a block's words (the finaliser's work and its shifted copy)."""
 
 
 def _np():
@@ -263,29 +296,40 @@ def _np():
 
 def _mix(h):
     """splitmix64's finaliser over a uint64 array (wrapping arithmetic)."""
-    np = _np()
-    h = h ^ (h >> np.uint64(30))
-    h = h * np.uint64(0xBF58476D1CE4E5B9)
-    h = h ^ (h >> np.uint64(27))
-    h = h * np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(31))
+    s30, s27, s31, m1, m2 = _constants()
+    h = h ^ (h >> s30)
+    h = h * m1
+    h = h ^ (h >> s27)
+    h = h * m2
+    return h ^ (h >> s31)
 
 
-def _keys(words: int) -> tuple:
-    """Per-position keys and odd multipliers for at least ``words`` positions (deterministic, cached).
+_CONSTANTS: list = []
 
-    Position p's key and multiplier depend on p alone, never on how far the cache has grown:
-    otherwise a row hashed before a wider one grew it and the same row hashed after would
-    differ (with 513 one-word leaves, the layout-free value hash of a list of per-position
-    tensors never matched the stacked tensor's).
+
+def _constants() -> tuple:
+    """splitmix64's finaliser's shifts and multipliers as NumPy scalars (NumPy imported on first use)."""
+    if not _CONSTANTS:
+        np = _np()
+        _CONSTANTS[:] = [np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(0xBF58476D1CE4E5B9),
+                         np.uint64(0x94D049BB133111EB)]
+    return tuple(_CONSTANTS)
+
+
+def _keys(words: int):
+    """Per-position keys for at least ``words`` positions (deterministic, cached).
+
+    Position p's key depends on p alone, never on how far the cache has grown: otherwise a
+    row hashed before a wider one grew it and the same row hashed after would differ (with
+    513 one-word leaves, the layout-free value hash of a list of per-position tensors never
+    matched the stacked tensor's).
     """
     if not _KEYS or len(_KEYS[0]) < words:
         np = _np()
         size = max(words, 2 * len(_KEYS[0]) if _KEYS else 64)
         positions = np.arange(size, dtype=np.uint64)
-        _KEYS[:] = [_mix((np.uint64(2) * positions + np.uint64(1)) * np.uint64(_FOLD)),
-                    _mix((np.uint64(2) * positions + np.uint64(2)) * np.uint64(_FOLD)) | np.uint64(1)]
-    return _KEYS[0], _KEYS[1]
+        _KEYS[:] = [_mix((np.uint64(2) * positions + np.uint64(1)) * np.uint64(_FOLD))]
+    return _KEYS[0]
 
 
 def _digest(data: bytes) -> int:
@@ -300,7 +344,7 @@ def _bytes_by_row(tensor, rows: int):
 
 
 def _word_sums(raw, offset: int = 0):
-    """Sum over each row of ((word ^ key) * multiplier) at positions offset.., for a (rows, n) uint8 array.
+    """Sum over each row of mix(word ^ key) at positions offset.., for a (rows, n) uint8 array.
 
     A row's width goes in too (its last word is zero-padded), so rows of different widths differ.
     """
@@ -311,14 +355,29 @@ def _word_sums(raw, offset: int = 0):
         raw = np.concatenate([raw, np.zeros((rows, pad), dtype=np.uint8)], axis=1)
     words = np.ascontiguousarray(raw).view("<u8")
     count = words.shape[1]
-    keys, multipliers = _keys(offset + count)
-    keys, multipliers = keys[offset:offset + count], multipliers[offset:offset + count]
+    keys = _keys(offset + count)[offset:offset + count]
     out = np.empty(rows, dtype=np.uint64)
     step = max(1, _CHUNK_BYTES // (8 * count))
+    size = min(step, rows) * count
+    work, shifted = getattr(_BUFFERS, "pair", (None, None))
+    if work is None or len(work) < size:
+        work, shifted = np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)
+        _BUFFERS.pair = (work, shifted)
+    s30, s27, s31, m1, m2 = _constants()
     for start in range(0, rows, step):  # array arithmetic wraps silently (only NumPy scalars warn)
-        chunk = words[start:start + step] ^ keys
-        chunk *= multipliers
-        out[start:start + step] = chunk.sum(axis=1, dtype=np.uint64)
+        block = words[start:start + step]
+        h = work[:block.size].reshape(block.shape)
+        t = shifted[:block.size].reshape(block.shape)
+        np.bitwise_xor(block, keys, out=h)
+        np.right_shift(h, s30, out=t)
+        h ^= t
+        h *= m1
+        np.right_shift(h, s27, out=t)
+        h ^= t
+        h *= m2
+        np.right_shift(h, s31, out=t)
+        h ^= t
+        h.sum(axis=1, dtype=np.uint64, out=out[start:start + block.shape[0]])
     if pad:
         out ^= np.uint64(width)
     return out
@@ -329,6 +388,17 @@ def _hex(digests) -> list[str]:
         return []
     # bytes.hex with a separator every 8 bytes, split once: a third of the time of slicing the text.
     return digests.astype(">u8").tobytes().hex(" ", 8).split(" ")
+
+
+def hex_digests(parts: list) -> list[str]:
+    """The text row hashes of ``parts``: uint64 arrays from fingerprint(raw_digests=True) and text hashes, in order."""
+    found: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            found.append(part)
+        else:
+            found.extend(_hex(part))
+    return found
 
 
 def count_rows(batch) -> int:
