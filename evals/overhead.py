@@ -9,6 +9,12 @@ profile run per head), in turns so drift hits all of them alike. The figure is t
 samples/s (the target's evalkit meter, which knows nothing of the probe): 1.00 means
 free, 0.98 means the probe costs 2%.
 
+That ratio is what the probe costs the run's wall clock. What it costs perfloop's *figures*
+is another column: the samples/s perfloop itself reads from the probe's record (samples of the
+steps after the warm-up over their step times, which leave the probe's clocked work out, as
+every speed decision does) over the bare meter's. A probe whose hashing is all clocked reads
+close to 1.00 there even where the wall clock pays for the hashing.
+
 A step's length decides what the probe's per-step work costs in proportion, so a target can be
 run at another setting of its config: ``per_step_metrics[batch_size=256]`` sets the config's
 ``batch_size`` line to 256 in the copy (every ``key: value`` or ``key = value`` line of that
@@ -87,11 +93,13 @@ def set_config(path: Path, settings: dict[str, str]) -> None:
 
 def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = TARGETS_DIR,
             rows_per_step: list[float] | None = None,
-            probe_ms: dict[str, list[float]] | None = None) -> dict[str, list[float]]:
+            probe_ms: dict[str, list[float]] | None = None,
+            readings: dict[str, list[float]] | None = None) -> dict[str, list[float]]:
     """Return mode -> samples/s of each run, the modes interleaved round by round; ``name`` may carry
     config settings (parse_variant). ``rows_per_step`` gets the bare runs' rows per step; ``probe_ms``
     gets, per probed mode, each run's median probe_ms a step after the warm-up (the probe's own time
-    on the step's path as it clocks it: hashing, kept batches; not its hooks' call overhead)."""
+    on the step's path as it clocks it: hashing, kept batches; not its hooks' call overhead); ``readings``
+    gets, per probed mode, each run's samples/s as perfloop reads it from the record (reading())."""
     name, settings = parse_variant(name)
     with tempfile.TemporaryDirectory(prefix=f"perfloop-overhead-{name}-") as folder:
         repo = copy_target(targets_dir, name, Path(folder) / name)
@@ -110,11 +118,21 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
                     rows_per_step.append(record["samples"] / record["steps"])
                 if mode != "bare" and not (out_dir / RECORD_NAME).exists():
                     raise RuntimeError(f"the probe did not attach to {name} in {mode} mode (no record in {out_dir})")
-                if mode != "bare" and probe_ms is not None:
-                    own = [s.probe_ms for s in ProbeRecord.read(out_dir).steps[warmup:]]
-                    if own:
+                if mode != "bare" and (probe_ms is not None or readings is not None):
+                    measured = ProbeRecord.read(out_dir).steps[warmup:]
+                    own = [s.probe_ms for s in measured]
+                    if own and probe_ms is not None:
                         probe_ms.setdefault(mode, []).append(statistics.median(own))
+                    if readings is not None and reading(measured):
+                        readings.setdefault(mode, []).append(reading(measured))
         return results
+
+
+def reading(steps) -> float | None:
+    """Samples/s of ``steps`` as perfloop reads a run (samples over the steps' step_ms, the probe's clocked work
+    left out: tools/measure/profiler.py's samples_per_s); None without measured time."""
+    total_ms = sum(step.step_ms for step in steps)
+    return sum(step.samples for step in steps) / total_ms * 1000.0 if total_ms > 0 else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,19 +146,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# probe overhead, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
           f"{args.runs} interleaved rounds of {args.steps} steps")
     print("| target | bare samples/s | bare step | light / bare | rows / bare | full / bare | probe ms a step "
-          "(light, rows) |")
-    print("|---|---|---|---|---|---|---|")
+          "(light, rows) | perfloop's reading / bare (light, rows) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in args.only:
         rows: list[float] = []
         own: dict[str, list[float]] = {}
-        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir, rows, own)
+        read: dict[str, list[float]] = {}
+        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir, rows, own, read)
         bare = statistics.median(results["bare"])
         ratios = {mode: statistics.median(results[mode]) / bare for mode in MODES[1:]}
         batch = statistics.median(rows) if rows else None
         step = f"{1000.0 * batch / bare:.1f} ms ({batch:g} rows)" if batch and bare else "-"
         clocked = ", ".join(f"{statistics.median(own[m]):.2f}" if own.get(m) else "-" for m in ("light", "rows"))
+        seen = ", ".join(f"{statistics.median(read[m]) / bare:.3f}" if read.get(m) and bare else "-"
+                         for m in ("light", "rows"))
         print(f"| {name} | {bare:.1f} | {step} | " + " | ".join(f"{ratios[m]:.3f}" for m in MODES[1:]) +
-              f" | {clocked} |", flush=True)
+              f" | {clocked} | {seen} |", flush=True)
     return 0
 
 

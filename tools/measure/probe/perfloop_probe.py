@@ -44,7 +44,7 @@ import threading
 import time
 import traceback
 
-from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, last_layout, new_batch
+from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, hex_digests, last_layout, new_batch
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_layout import (
     PROGRESS_NAME,
@@ -365,6 +365,8 @@ class _Probe:
                 step["loss"] = float(loss)
             except (TypeError, ValueError, RuntimeError) as error:
                 self.errors.append(f"loss of step {step['index']}: {error}")
+        for step in self.steps:
+            step["row_hashes"] = hex_digests(step["row_hashes"])
         record = {
             "version": 1, "pid": self.main_pid, "rank": _RANK, "mode": _MODE,
             "fingerprint": Fingerprint.ROWS if _ROWS_ONLY else Fingerprint.FULL,
@@ -710,7 +712,9 @@ def _patch_module_call(torch, probe: _Probe) -> None:
         if threading.get_ident() != probe.loop_thread and not _adopt_loop_thread(probe):
             return original_call(self, *args, **kwargs)  # a loader thread's transform, not the model
         if _MODE != "full" and probe.step_source == "loader":
-            if not probe.stages and probe.current is not None and not probe.current.get("inputs_seen"):
+            # Rows-only runs hash no model inputs: every module call goes straight through.
+            if not _ROWS_ONLY and not probe.stages and probe.current is not None \
+                    and not probe.current.get("inputs_seen"):
                 own = probe.own_start()
                 _guarded(probe, _model_inputs, probe, self, args, kwargs)
                 probe.own_time(own)
@@ -918,7 +922,9 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     values: list[str] = []
     leaves: dict[str, str] = {}
     try:
-        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" and not _ROWS_ONLY else None, leaves)
+        # The row hashes stay a uint64 array until the record is written: their text costs the step nothing.
+        rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" and not _ROWS_ONLY else None, leaves,
+                                            raw_digests=True)
     except Exception as error:  # keep timing; the data check treats this step as not comparable
         why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
         step["fingerprint_error"] = why
@@ -930,7 +936,7 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
         return
     step["samples"] += rows
     if "fingerprint_error" not in step:
-        step["row_hashes"].extend(hashes)
+        step["row_hashes"].append(hashes)
         step["leaf_hashes"].update(leaves)  # model inputs' paths start "inputs[k]": no clash across calls
     if root == "batch":
         step["value_hashes"] = values
