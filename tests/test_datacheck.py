@@ -17,7 +17,7 @@ FP32 = dict(atol=1e-5, rtol=1e-5)
 
 def probe_dir(folder: Path, batches: list[torch.Tensor], exit_reason: str = "max_steps", keep: int | None = None,
               fingerprint_error: dict[int, str] | None = None, errors: list[str] = (),
-              leaf_hashes: bool = True) -> str:
+              leaf_hashes: bool = True, row_digest: int | None = None) -> str:
     """Write a probe folder as the probe does: one record, row hashes of every step, the kept batches.
 
     The batches are tensors alone, so each step's non-tensor leaf hashes are empty (absent with
@@ -34,6 +34,8 @@ def probe_dir(folder: Path, batches: list[torch.Tensor], exit_reason: str = "max
             step.update(row_hashes=[], fingerprint_error=fingerprint_error[index])
         steps.append(step)
     record = {"exit_reason": exit_reason, "steps": steps, "errors": list(errors)}
+    if row_digest is not None:
+        record["row_digest"] = row_digest
     (folder / "main-rank0.json").write_text(json.dumps(record))
     kept = [(i, [("batch[0]", b.clone())]) for i, b in enumerate(batches)][:keep]
     torch.save(kept, folder / "batches-rank0.pt")
@@ -63,6 +65,33 @@ def test_an_unfingerprinted_step_is_not_comparable(tmp_path):
     assert result.status == "not_comparable" and "BatchEncoding" in result.detail
     old = probe_dir(tmp_path / "old", data, errors=["fingerprint of step 2: TypeError()"])
     assert compare_data([old], [old], allow_tolerance=False).status == "not_comparable"
+
+
+def test_runs_hashed_by_different_row_digest_schemes_are_not_compared(tmp_path):
+    # A run resumed after an upgrade: the head's runs were hashed by the old scheme (no row_digest field), the
+    # candidate's by the new one. Their hashes never match: "changed" would blame the change.
+    data = batches(3)
+    old = probe_dir(tmp_path / "old", data)
+    new = probe_dir(tmp_path / "new", data, row_digest=2)
+    result = compare_data([old], [new], allow_tolerance=False)
+    assert result.status == "not_comparable" and "row digest schemes 1 and 2" in result.detail
+    assert compare_data([new], [new], allow_tolerance=False).status == "identical"
+
+
+def test_a_probed_run_records_its_row_digest_scheme(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools" / "measure" / "probe"))
+    try:
+        from perfloop_fingerprint import ROW_DIGEST
+    finally:
+        sys.path.remove(str(ROOT / "tools" / "measure" / "probe"))
+    from perfloop.tools.measure.profiler import ProbeSettings, run_probed
+    from tests.conftest import PIPELINES
+
+    run = run_probed("python train.py --container mapping", PIPELINES / "containers", tmp_path / "run",
+                     ProbeSettings(steps=2, warmup_steps=1))
+    assert run.record.row_digest == ROW_DIGEST == 2
 
 
 def test_tolerance_checks_every_candidate_run_not_only_the_first(tmp_path):

@@ -114,6 +114,12 @@ def compare_data(baseline: Sequence[ProbeRecord | str | Path], candidate: Sequen
     cand = [_Run(run) for run in candidate]
     reference = base[0]
     expected = len(reference.steps)
+    schemes = sorted({run.record.row_digest for run in base + cand})
+    if len(schemes) > 1:
+        return CheckResult(status="not_comparable", steps_expected=expected,
+                           detail=f"the runs' row hashes come from different perfloop versions (row digest schemes "
+                                  f"{' and '.join(map(str, schemes))}): they never match, so batch data cannot be "
+                                  "checked; profile the head again with this version (perfloop run starts afresh)")
     for run in base + cand:
         why = run.unfingerprinted()
         if why:

@@ -16,6 +16,10 @@ import threading
 from collections.abc import Mapping
 
 _MAX_DEPTH = 32
+ROW_DIGEST = 2
+"""The row digest's scheme, written into each record: 2 puts every word through splitmix64's finaliser (1, before
+2026-12-04, summed (word ^ key) * odd, which let two top-bit changes cancel). Hashes of different schemes never
+compare equal, so the data check refuses to compare runs across them."""
 
 
 class Unfingerprintable(ValueError):

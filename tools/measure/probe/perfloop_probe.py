@@ -44,7 +44,15 @@ import threading
 import time
 import traceback
 
-from perfloop_fingerprint import Unfingerprintable, count_rows, fingerprint, hex_digests, last_layout, new_batch
+from perfloop_fingerprint import (
+    ROW_DIGEST,
+    Unfingerprintable,
+    count_rows,
+    fingerprint,
+    hex_digests,
+    last_layout,
+    new_batch,
+)
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_layout import (
     PROGRESS_NAME,
@@ -370,6 +378,7 @@ class _Probe:
         record = {
             "version": 1, "pid": self.main_pid, "rank": _RANK, "mode": _MODE,
             "fingerprint": Fingerprint.ROWS if _ROWS_ONLY else Fingerprint.FULL,
+            "row_digest": ROW_DIGEST,
             "exit_reason": reason, "install_wall": self.install_wall,
             "first_batch_wall": self.first_batch_wall, "max_steps": _MAX_STEPS,
             "loaders": self.loaders, "step_loader": self.step_loader, "step_source": self.step_source,
