@@ -1,0 +1,1 @@
+"""Tiny top-down pose estimation kit: synthetic stick figures, heatmap targets, a small net."""
