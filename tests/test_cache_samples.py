@@ -359,7 +359,9 @@ def test_a_per_sample_path_spread_over_helpers_is_diagnosed_as_a_transform(tmp_p
     metrics = build_profile(full, [], "python train.py", tmp_path, settings).metrics()
     assert metrics["sample_path_function"].startswith("Signals.__getitem__ (train.py:")
     assert metrics["sample_path_share"] > metrics["hot_function_share"], (metrics["hot_function"], metrics["hot_function_share"])
-    assert metrics["transform_share"] == metrics["sample_path_share"] >= 0.5
+    # The timed collate bounds it (a busy machine's collate reads ~10%: 0.897 against a path share of 0.901).
+    collate = metrics["collate_share"] or 0.0
+    assert metrics["transform_share"] == min(metrics["sample_path_share"], 1.0 - collate) >= 0.5
     found = {d.entry_id: d for d in diagnose(metrics)}
     assert "transform_hotspot" in found, (metrics["hot_function"], metrics["hot_function_share"], list(found))
     # Computing every sample at construction is offered before the first-access cache; its codemod refuses it

@@ -165,6 +165,26 @@ def test_same_values_in_another_layout_is_left_to_the_data_check():
     assert compare(old, {"window": row[:-1], "label": 3}, None, None)[0] == "different"
 
 
+def test_integers_that_come_back_as_floats_are_different_not_a_layout_change():
+    """blind5's mlm_masking_collate: a masking loop over token ids vectorised through float64 returned 12.0 for 12;
+    the replay called it a layout change, and the pipeline then failed in its embedding (indices must be Long)."""
+    import numpy as np
+    import torch
+
+    from perfloop.tools.check.replay_child import compare
+
+    ids = [101, 7, 2003, 102]
+    verdict, detail = compare({"input_ids": ids}, {"input_ids": [float(v) for v in ids]}, None, None)
+    assert verdict == "different" and "integers became floats" in detail and "out['input_ids']" in detail
+    assert compare(ids, np.asarray(ids, dtype=np.float64), None, None)[0] == "different"
+    assert compare(torch.tensor(ids), torch.tensor(ids, dtype=torch.float32), None, None)[0] == "different"
+    assert compare(3, 3.0, None, None)[0] == "different"
+    # Integers in another integer container, or floats widened, stay layout changes for the data check.
+    assert compare(ids, np.asarray(ids, dtype=np.int64), None, None)[0] == "layout_changed"
+    assert compare(ids, torch.tensor(ids), None, None)[0] == "layout_changed"
+    assert compare([0.5, 1.5], np.asarray([0.5, 1.5], dtype=np.float32), None, None)[0] == "layout_changed"
+
+
 def test_replay_says_layout_changed_for_a_list_that_became_a_tensor(tmp_path):
     import pickle
 

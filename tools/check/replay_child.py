@@ -156,6 +156,9 @@ def compare(old, new, atol, rtol, lists_became_arrays=False):
                 break
         else:
             detail = f"{len(old_leaves)} values became {len(new_leaves)}"
+        lost = _integers_became_floats(old_leaves, new_leaves)
+        if lost is not None:
+            return "different", lost
         if same_values(old_leaves, new_leaves):
             return "layout_changed", detail
         return "different", detail
@@ -176,6 +179,35 @@ def compare(old, new, atol, rtol, lists_became_arrays=False):
             return "different", f"{path}: max |old - new| {np.nanmax(np.abs(a - b)):.3g} beyond atol {atol} rtol {rtol}"
         verdict = "within_tolerance"
     return verdict, ""
+
+
+def _number_kind(kind) -> str | None:
+    """'i' for an integer leaf (an int, or a list, array or tensor of integers), 'f' for a floating one, else None."""
+    if kind[0] in ("int", "float"):
+        return kind[0][0]
+    if kind[0] == "tensor":
+        name = kind[1].rsplit(".", 1)[-1]
+        return "i" if name.startswith(("int", "uint")) else "f" if name.startswith(("float", "half", "bfloat", "double")) \
+            else None
+    if kind[0] in ("ndarray", "list"):
+        letter = kind[1].lstrip("<>|=")[:1]
+        return "i" if letter in ("i", "u") else "f" if letter == "f" else None
+    return None
+
+
+def _integers_became_floats(old_leaves, new_leaves) -> str | None:
+    """Say where a leaf of integers came back as floats, at the same path; None when none did.
+
+    Equal values, so ``same_values`` would call it a layout change and leave it to the data check; but
+    integers are what indexes and labels are made of (token ids into an embedding, class ids into a
+    loss), and a float in their place fails or changes the run downstream. A rewrite must keep them.
+    """
+    new_kinds = {path: kind for path, kind, _ in new_leaves}
+    for path, kind, _ in old_leaves:
+        other = new_kinds.get(path)
+        if other is not None and _number_kind(kind) == "i" and _number_kind(other) == "f":
+            return f"{path}: integers became floats ({kind} -> {other}): an index or a label would break"
+    return None
 
 
 def same_values(old_leaves, new_leaves) -> bool:
