@@ -35,7 +35,7 @@ from pathlib import Path
 from perfloop.contracts.layout import RECORD_NAME, Env, Fingerprint
 from perfloop.evals.measure import EVALKIT_PREFIX, last_line, pipeline_env, render_command, run_and_wait
 from perfloop.evals.workspace import copy_target, read_contract
-from perfloop.tools.measure.profiler import PROBE_DIR
+from perfloop.tools.measure.profiler import PROBE_DIR, samples_per_s
 from perfloop.tools.measure.record import ProbeRecord
 
 TARGETS_DIR = Path(__file__).resolve().parent / "targets"
@@ -99,7 +99,7 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
     config settings (parse_variant). ``rows_per_step`` gets the bare runs' rows per step; ``probe_ms``
     gets, per probed mode, each run's median probe_ms a step after the warm-up (the probe's own time
     on the step's path as it clocks it: hashing, kept batches; not its hooks' call overhead); ``readings``
-    gets, per probed mode, each run's samples/s as perfloop reads it from the record (reading())."""
+    gets, per probed mode, each run's samples/s as perfloop reads it from the record (samples_per_s)."""
     name, settings = parse_variant(name)
     with tempfile.TemporaryDirectory(prefix=f"perfloop-overhead-{name}-") as folder:
         repo = copy_target(targets_dir, name, Path(folder) / name)
@@ -123,16 +123,9 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
                     own = [s.probe_ms for s in measured]
                     if own and probe_ms is not None:
                         probe_ms.setdefault(mode, []).append(statistics.median(own))
-                    if readings is not None and reading(measured):
-                        readings.setdefault(mode, []).append(reading(measured))
+                    if readings is not None and samples_per_s(measured):
+                        readings.setdefault(mode, []).append(samples_per_s(measured))
         return results
-
-
-def reading(steps) -> float | None:
-    """Samples/s of ``steps`` as perfloop reads a run (samples over the steps' step_ms, the probe's clocked work
-    left out: tools/measure/profiler.py's samples_per_s); None without measured time."""
-    total_ms = sum(step.step_ms for step in steps)
-    return sum(step.samples for step in steps) / total_ms * 1000.0 if total_ms > 0 else None
 
 
 def main(argv: list[str] | None = None) -> int:

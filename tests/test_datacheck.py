@@ -79,13 +79,7 @@ def test_runs_hashed_by_different_row_digest_schemes_are_not_compared(tmp_path):
 
 
 def test_a_probed_run_records_its_row_digest_scheme(tmp_path):
-    import sys
-
-    sys.path.insert(0, str(ROOT / "tools" / "measure" / "probe"))
-    try:
-        from perfloop_fingerprint import ROW_DIGEST
-    finally:
-        sys.path.remove(str(ROOT / "tools" / "measure" / "probe"))
+    from perfloop.contracts.layout import ROW_DIGEST
     from perfloop.tools.measure.profiler import ProbeSettings, run_probed
     from tests.conftest import PIPELINES
 

@@ -158,17 +158,23 @@ def _measured(record: ProbeRecord, settings: ProbeSettings) -> list[Step]:
     return record.measured(settings.warmup_steps, settings.steps)
 
 
+def samples_per_s(steps: list[Step]) -> float:
+    """Samples of ``steps`` over their step times (which leave the probe's clocked work out): a run's
+    throughput as every speed decision reads it; 0.0 without measured time."""
+    total_ms = sum(s.step_ms for s in steps)
+    return sum(s.samples for s in steps) / total_ms * 1000.0 if total_ms else 0.0
+
+
 def _measure(record: ProbeRecord, result: RunResult, settings: ProbeSettings, out_dir: Path,
              mode: str, label: str) -> RunMeasurement:
     steps = _measured(record, settings)
-    total_ms = sum(s.step_ms for s in steps)
     digest = hashlib.sha256()
     for step in record.steps:
         digest.update(",".join(step.row_hashes).encode() + b";")
     startup = (record.first_batch_wall or result.started_at) - result.started_at
     return RunMeasurement(
         mode=mode, label=label,
-        samples_per_s=sum(s.samples for s in steps) / total_ms * 1000.0 if total_ms else 0.0,
+        samples_per_s=samples_per_s(steps),
         step_ms_median=statistics.median(s.step_ms for s in steps),
         startup_s=max(0.0, startup), wall_s=result.wall_s, num_steps_measured=len(steps),
         exit_reason=record.exit_reason, probe_dir=str(out_dir),

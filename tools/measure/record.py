@@ -204,7 +204,7 @@ class ProbeRecord(_Open):
     mode: str = "light"
     fingerprint: str = Field(Fingerprint.FULL, description="Env.FINGERPRINT of the run: full, or rows (row and leaf hashes "
                                                  "only: no value or model-input hashes).")
-    row_digest: int = Field(1, description="Scheme of the row hashes (perfloop_fingerprint.ROW_DIGEST); records "
+    row_digest: int = Field(1, description="Scheme of the row hashes (contracts.layout.ROW_DIGEST); records "
                                            "without it are scheme 1.")
     exit_reason: str = Field("", description="max_steps | exit | signal | no_step | ...")
     install_wall: float | None = None

@@ -16,10 +16,6 @@ import threading
 from collections.abc import Mapping
 
 _MAX_DEPTH = 32
-ROW_DIGEST = 2
-"""The row digest's scheme, written into each record: 2 puts every word through splitmix64's finaliser (1, before
-2026-12-04, summed (word ^ key) * odd, which let two top-bit changes cancel). Hashes of different schemes never
-compare equal, so the data check refuses to compare runs across them."""
 
 
 class Unfingerprintable(ValueError):
@@ -81,7 +77,7 @@ def _torch():
 
 
 def fingerprint(batch, root: str = "batch", values: list | None = None,
-                leaves: dict | None = None, raw_digests: bool = False) -> tuple[int, list[str], list]:
+                leaves: dict | None = None, raw_digests: bool = False) -> tuple[int, list, list]:
     """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable.
 
     With ``raw_digests``, the row hashes come as a uint64 NumPy array (hex_digests() writes them as the
@@ -299,13 +295,25 @@ def _np():
 
 
 def _mix(h):
-    """splitmix64's finaliser over a uint64 array (wrapping arithmetic)."""
+    """splitmix64's finaliser over a uint64 array (wrapping arithmetic), into a new array."""
+    np = _np()
+    out = np.array(h, dtype=np.uint64)  # a copy; NumPy scalars become 0-d arrays
+    _mix_into(out, np.empty_like(out))
+    return out
+
+
+def _mix_into(h, spare) -> None:
+    """splitmix64's finaliser over the uint64 array ``h``, in place; ``spare`` (same shape) holds the shifts."""
+    np = _np()
     s30, s27, s31, m1, m2 = _constants()
-    h = h ^ (h >> s30)
-    h = h * m1
-    h = h ^ (h >> s27)
-    h = h * m2
-    return h ^ (h >> s31)
+    np.right_shift(h, s30, out=spare)
+    h ^= spare
+    h *= m1
+    np.right_shift(h, s27, out=spare)
+    h ^= spare
+    h *= m2
+    np.right_shift(h, s31, out=spare)
+    h ^= spare
 
 
 _CONSTANTS: list = []
@@ -367,20 +375,11 @@ def _word_sums(raw, offset: int = 0):
     if work is None or len(work) < size:
         work, shifted = np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)
         _BUFFERS.pair = (work, shifted)
-    s30, s27, s31, m1, m2 = _constants()
     for start in range(0, rows, step):  # array arithmetic wraps silently (only NumPy scalars warn)
         block = words[start:start + step]
         h = work[:block.size].reshape(block.shape)
-        t = shifted[:block.size].reshape(block.shape)
         np.bitwise_xor(block, keys, out=h)
-        np.right_shift(h, s30, out=t)
-        h ^= t
-        h *= m1
-        np.right_shift(h, s27, out=t)
-        h ^= t
-        h *= m2
-        np.right_shift(h, s31, out=t)
-        h ^= t
+        _mix_into(h, shifted[:block.size].reshape(block.shape))
         h.sum(axis=1, dtype=np.uint64, out=out[start:start + block.shape[0]])
     if pad:
         out ^= np.uint64(width)

@@ -38,6 +38,13 @@ class Fingerprint(enum.StrEnum):
     """Row and non-tensor leaf hashes only: verify's timing runs after a smoke run matched row by row."""
 
 
+ROW_DIGEST = 2
+"""The row digest's scheme (perfloop_fingerprint), written into each record as ``row_digest``: 2 puts every word
+through splitmix64's finaliser (1, before 2026-12-04, summed (word ^ key) * odd, which let two top-bit changes
+cancel; records without the field are 1). Hashes of different schemes never compare equal, so the data check
+refuses to compare runs across them."""
+
+
 class Env(enum.StrEnum):
     """Environment variables perfloop sets on a pipeline run and the probe reads."""
 

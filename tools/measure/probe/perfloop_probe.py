@@ -45,7 +45,6 @@ import time
 import traceback
 
 from perfloop_fingerprint import (
-    ROW_DIGEST,
     Unfingerprintable,
     count_rows,
     fingerprint,
@@ -56,6 +55,7 @@ from perfloop_fingerprint import (
 from perfloop_gpu import CudaTimers, NvmlSampler
 from perfloop_layout import (
     PROGRESS_NAME,
+    ROW_DIGEST,
     TIMED_STAGES,
     Defaults,
     Env,
