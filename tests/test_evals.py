@@ -321,13 +321,17 @@ def test_overhead_measures_every_mode_by_the_targets_own_meter(tmp_path):
     targets = make_targets(tmp_path / "targets")
     rows: list[float] = []
     own: dict[str, list[float]] = {}
+    read: dict[str, list[float]] = {}
     # A setting of the target's config for another step length: the bare runs' rows per step show it took.
     results = measure("tiny[batch_size=8, delay_s=0.001]", runs=1, steps=8, warmup=2, targets_dir=targets,
-                      rows_per_step=rows, probe_ms=own)
+                      rows_per_step=rows, probe_ms=own, readings=read)
     assert set(results) == set(MODES)
     assert all(len(values) == 1 and values[0] > 0 for values in results.values())  # measure() checks the probe attached
     assert rows == [8.0]
     assert set(own) == set(MODES) - {"bare"} and all(len(v) == 1 and v[0] > 0 for v in own.values())
+    # perfloop's own reading of each probed run: samples over the record's step times, on the order of the meter's.
+    assert set(read) == set(MODES) - {"bare"}
+    assert all(len(v) == 1 and 0.5 < v[0] / results[mode][0] < 2.0 for mode, v in read.items())
 
 
 def test_overhead_variants_name_what_is_wrong(tmp_path):
