@@ -15,6 +15,13 @@ steps after the warm-up over their step times, which leave the probe's clocked w
 every speed decision does) over the bare meter's. A probe whose hashing is all clocked reads
 close to 1.00 there even where the wall clock pays for the hashing.
 
+Run-to-run swings on a shared or virtual machine (10-15% in samples/s between runs of the bare
+pipeline on the 2-core VM this was written on) hide a cost of a few percent in those ratios at any
+affordable number of rounds. The column "median step added" reads the cost per step instead: the
+meter's median step time of each run (`steady_step_ms_median`: one run's typical step, which
+bursts of other work move less than the window's mean), probed minus bare, medians over the rounds,
+in ms and as a share of the bare step.
+
 A step's length decides what the probe's per-step work costs in proportion, so a target can be
 run at another setting of its config: ``per_step_metrics[batch_size=256]`` sets the config's
 ``batch_size`` line to 256 in the copy (every ``key: value`` or ``key = value`` line of that
@@ -94,12 +101,14 @@ def set_config(path: Path, settings: dict[str, str]) -> None:
 def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = TARGETS_DIR,
             rows_per_step: list[float] | None = None,
             probe_ms: dict[str, list[float]] | None = None,
-            readings: dict[str, list[float]] | None = None) -> dict[str, list[float]]:
+            readings: dict[str, list[float]] | None = None,
+            step_ms: dict[str, list[float]] | None = None) -> dict[str, list[float]]:
     """Return mode -> samples/s of each run, the modes interleaved round by round; ``name`` may carry
     config settings (parse_variant). ``rows_per_step`` gets the bare runs' rows per step; ``probe_ms``
     gets, per probed mode, each run's median probe_ms a step after the warm-up (the probe's own time
     on the step's path as it clocks it: hashing, kept batches; not its hooks' call overhead); ``readings``
-    gets, per probed mode, each run's samples/s as perfloop reads it from the record (samples_per_s)."""
+    gets, per probed mode, each run's samples/s as perfloop reads it from the record (samples_per_s);
+    ``step_ms`` gets, per mode (bare included), each run's median steady step time by the meter."""
     name, settings = parse_variant(name)
     with tempfile.TemporaryDirectory(prefix=f"perfloop-overhead-{name}-") as folder:
         repo = copy_target(targets_dir, name, Path(folder) / name)
@@ -114,6 +123,8 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
                 out_dir = Path(folder) / "probe" / f"{round_number}-{mode}"
                 record = _meter(repo, command, _env(mode, steps, warmup, out_dir))
                 results[mode].append(float(record["steady_samples_per_s"]))
+                if step_ms is not None and record.get("steady_step_ms_median"):
+                    step_ms.setdefault(mode, []).append(float(record["steady_step_ms_median"]))
                 if mode == "bare" and rows_per_step is not None and record.get("steps"):
                     rows_per_step.append(record["samples"] / record["steps"])
                 if mode != "bare" and not (out_dir / RECORD_NAME).exists():
@@ -128,6 +139,22 @@ def measure(name: str, runs: int, steps: int, warmup: int, targets_dir: Path = T
         return results
 
 
+def added_per_step(medians: dict[str, list[float]]) -> str:
+    """"+0.09 ms (1.8%), ..." for light, rows and full: each mode's median step time over the rounds minus
+    the bare pipeline's, and that as a share of the bare step ("-" where the meter gave no step times)."""
+    if not medians.get("bare"):
+        return "-"
+    bare = statistics.median(medians["bare"])
+    cells = []
+    for mode in MODES[1:]:
+        if not medians.get(mode) or not bare:
+            cells.append("-")
+            continue
+        added = statistics.median(medians[mode]) - bare
+        cells.append(f"{added:+.2f} ms ({100.0 * added / bare:+.1f}%)")
+    return ", ".join(cells)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m perfloop.evals.overhead", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=list(DEFAULT_TARGETS), help="targets to measure")
@@ -138,14 +165,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"# probe overhead, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
           f"{args.runs} interleaved rounds of {args.steps} steps")
-    print("| target | bare samples/s | bare step | light / bare | rows / bare | full / bare | probe ms a step "
-          "(light, rows) | perfloop's reading / bare (light, rows) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| target | bare samples/s | bare step | light / bare | rows / bare | full / bare | median step added "
+          "(light, rows, full) | probe ms a step (light, rows) | perfloop's reading / bare (light, rows) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in args.only:
         rows: list[float] = []
         own: dict[str, list[float]] = {}
         read: dict[str, list[float]] = {}
-        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir, rows, own, read)
+        medians: dict[str, list[float]] = {}
+        results = measure(name, args.runs, args.steps, args.warmup, args.targets_dir, rows, own, read, medians)
         bare = statistics.median(results["bare"])
         ratios = {mode: statistics.median(results[mode]) / bare for mode in MODES[1:]}
         batch = statistics.median(rows) if rows else None
@@ -154,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         seen = ", ".join(f"{statistics.median(read[m]) / bare:.3f}" if read.get(m) and bare else "-"
                          for m in ("light", "rows"))
         print(f"| {name} | {bare:.1f} | {step} | " + " | ".join(f"{ratios[m]:.3f}" for m in MODES[1:]) +
-              f" | {clocked} | {seen} |", flush=True)
+              f" | {added_per_step(medians)} | {clocked} | {seen} |", flush=True)
     return 0
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -316,15 +317,16 @@ def test_table_note_names_a_broken_oracle():
 
 
 def test_overhead_measures_every_mode_by_the_targets_own_meter(tmp_path):
-    from perfloop.evals.overhead import MODES, measure
+    from perfloop.evals.overhead import MODES, added_per_step, measure
 
     targets = make_targets(tmp_path / "targets")
     rows: list[float] = []
     own: dict[str, list[float]] = {}
     read: dict[str, list[float]] = {}
+    medians: dict[str, list[float]] = {}
     # A setting of the target's config for another step length: the bare runs' rows per step show it took.
     results = measure("tiny[batch_size=8, delay_s=0.001]", runs=1, steps=8, warmup=2, targets_dir=targets,
-                      rows_per_step=rows, probe_ms=own, readings=read)
+                      rows_per_step=rows, probe_ms=own, readings=read, step_ms=medians)
     assert set(results) == set(MODES)
     assert all(len(values) == 1 and values[0] > 0 for values in results.values())  # measure() checks the probe attached
     assert rows == [8.0]
@@ -332,6 +334,12 @@ def test_overhead_measures_every_mode_by_the_targets_own_meter(tmp_path):
     # perfloop's own reading of each probed run: samples over the record's step times, on the order of the meter's.
     assert set(read) == set(MODES) - {"bare"}
     assert all(len(v) == 1 and 0.5 < v[0] / results[mode][0] < 2.0 for mode, v in read.items())
+    # The meter's median step of every run, bare included (the planted 1 ms sleep a step at least), and the
+    # column made of them: each probed mode's step minus the bare one's, in ms and as a share.
+    assert set(medians) == set(MODES) and all(len(v) == 1 and v[0] >= 1.0 for v in medians.values())
+    cells = added_per_step(medians).split(", ")
+    assert len(cells) == 3 and all(re.fullmatch(r"[+-]\d+\.\d\d ms \([+-]\d+\.\d%\)", cell) for cell in cells), cells
+    assert added_per_step({"bare": [2.0], "light": [2.5]}) == "+0.50 ms (+25.0%), -, -"
 
 
 def test_overhead_variants_name_what_is_wrong(tmp_path):

@@ -255,3 +255,47 @@ def test_pipeline_with_opaque_batches_marks_every_step(tmp_path):
         assert step.row_hashes == [] and "Opaque" in step.fingerprint_error
         assert step.samples == 1  # rows unknown: the batch counts as one
     assert sum("cannot be fingerprinted" in error for error in run.record.errors) == 1
+
+
+@pytest.mark.parametrize("kind", sorted(CONTAINER_KINDS))
+def test_a_frozen_batch_hashes_as_the_batch_did_when_frozen(fingerprint_module, kind):
+    """freeze() copies what fingerprint() reads (rows-only runs hash it after the steps): the same hashes,
+    whatever the pipeline does to its tensors afterwards."""
+    import numpy as np
+
+    features = torch.randn(6, 40, generator=torch.Generator().manual_seed(2)).t().contiguous().t()  # not contiguous
+    labels = [0, 1, 0, 1, 1, 0]
+    batch = {"x": CONTAINER_KINDS[kind](features, labels), "np": np.arange(12, dtype=np.int16).reshape(6, 2),
+             "scalar": np.float32(0.5), "names": ("a", "b", "c", "d", "e", "f")}
+    want = fingerprint_module.fingerprint(batch, "batch", raw_digests=True)
+    frozen, copied = fingerprint_module.freeze(batch, "batch")
+    # the tensors (the features, a slice of them in "nested") and the int16 array; the rest is immutable or listed
+    assert copied == sum(v.numel() * v.element_size() for _, v in frozen if isinstance(v, torch.Tensor)) >= 984
+    features.mul_(-1.0)  # the training step normalises the batch in place
+    labels[0] = 7
+    batch["np"][0, 0] = 99
+    got = fingerprint_module.fingerprint(frozen, "batch", raw_digests=True, walked=True)
+    assert got[0] == want[0] == 6
+    assert list(got[1]) == list(want[1])
+    assert [path for path, _ in got[2]] == [path for path, _ in want[2]]
+    # hashing the mutated batch itself would have seen the edits
+    assert list(fingerprint_module.fingerprint(batch, "batch", raw_digests=True)[1]) != list(want[1])
+
+
+def test_a_model_input_that_is_the_batchs_unchanged_tensor_shares_its_copy(fingerprint_module):
+    """A light run freezes the step's model input after its batch: the batch's own tensor, unchanged, is not
+    copied again (and is hashed once); changed in place since, it is copied as it is now."""
+    features, labels = torch.randn(5, 8), torch.arange(5)
+    copies: dict = {}
+    batch, copied = fingerprint_module.freeze((features, labels), "batch", copies)
+    assert copied == 5 * 8 * 4 + 5 * 8
+    inputs, again = fingerprint_module.freeze((features,), "inputs", copies)
+    assert again == 0 and inputs[0][1] is batch[0][1]
+    want = fingerprint_module.fingerprint((features,), "inputs")[1]
+    fingerprint_module.new_batch()
+    fingerprint_module.fingerprint(batch, "batch", walked=True)
+    assert fingerprint_module.fingerprint(inputs, "inputs", walked=True)[1] == want
+    features.add_(1.0)
+    moved, copied = fingerprint_module.freeze((features,), "inputs", copies)
+    assert copied == 5 * 8 * 4 and moved[0][1] is not batch[0][1]
+    assert fingerprint_module.fingerprint(moved, "inputs", walked=True)[1] != want

@@ -5,6 +5,7 @@ import json
 import statistics
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -309,3 +310,71 @@ def test_pipeline_that_never_steps_is_stopped_with_what_it_did(tmp_path):
                                             r"1 optimizer\(s\) constructed, 0 DataLoader") as caught:
         run_probed(f"python {script}", tmp_path, tmp_path / "out", settings)
     assert not caught.value.result.timed_out  # the probe stopped it, not the run's time limit
+
+
+MUTATING = textwrap.dedent("""\
+    import sys
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    torch.manual_seed(0)
+    data = TensorDataset(torch.randn(96, 32), torch.randint(0, 4, (96,)))
+    loader = DataLoader(data, batch_size=8, shuffle=True, generator=torch.Generator().manual_seed(1))
+    model = torch.nn.Linear(32, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(100):
+        for x, y in loader:
+            x.sub_(x.mean()).div_(2.0)  # normalised in place after the loader returned it
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """)
+
+
+def test_light_runs_hash_every_batch_as_the_loader_gave_it_after_the_steps(tmp_path):
+    """Light runs (smoke, noise, timing, final check) copy each batch and model input in the step and hash the
+    copies when the record is written: the same row, value and model-input hashes and kept batches as hashing in
+    the step, though the loop changes its batch in place; a copy budget smaller than the run hashes the waiting
+    copies in order and goes on."""
+    import torch
+
+    from perfloop.contracts.layout import Env, Fingerprint, kept_batches_name
+    from perfloop.tools.measure.record import ProbeRecord
+
+    (tmp_path / "train.py").write_text(MUTATING)
+    settings = ProbeSettings(steps=10, warmup_steps=2)
+    rows = {Env.FINGERPRINT: Fingerprint.ROWS}
+    variants = {
+        "in the step": {Env.DEFER_HASH_BYTES: "0"},
+        "after the steps": {},
+        "rows only": rows,
+        # 8 x 32 float32 + 8 int64 labels is 1,088 bytes a batch: three wait, the fourth hashes them all.
+        "three at a time": {**rows, Env.DEFER_HASH_BYTES: "3500"},
+    }
+    dirs = {name: Path(run_probed("python train.py", tmp_path, tmp_path / f"run{number}", settings,
+                                  extra_env=env).measurement.probe_dir)
+            for number, (name, env) in enumerate(variants.items())}
+    records = {name: ProbeRecord.read(folder) for name, folder in dirs.items()}
+    reference = records["in the step"].steps
+    want = [step.row_hashes for step in reference]
+    assert len(want) == 12 and all(len(hashes) == 8 for hashes in want)
+    assert len({hashes[0] for hashes in want}) == 12  # twelve different batches
+    for name, record in records.items():
+        assert [step.row_hashes for step in record.steps] == want, name
+        assert [step.samples for step in record.steps] == [8] * 12, name
+        assert not record.errors, (name, record.errors)
+    # The layout-free value hashes and the model's input (normalised in place: not the batch as it came).
+    deferred = records["after the steps"].steps
+    assert all(step.value_hashes and step.input_hashes for step in reference)
+    assert [s.value_hashes for s in deferred] == [s.value_hashes for s in reference]
+    assert [s.input_hashes for s in deferred] == [s.input_hashes for s in reference]
+    assert all(s.input_hashes != s.row_hashes for s in reference)
+    kept = {name: torch.load(folder / kept_batches_name(0)) for name, folder in dirs.items()}
+    for name, batches in kept.items():
+        assert [index for index, _ in batches] == list(range(12)), name
+        for (_, tensors), (_, expected) in zip(batches, kept["in the step"]):
+            assert all(torch.equal(a, b) for (_, a), (_, b) in zip(tensors, expected)), name
+    result = compare_data([dirs["in the step"]], [dirs["after the steps"], dirs["three at a time"]],
+                          allow_tolerance=False)
+    assert result.status == "identical", result.detail

@@ -12,7 +12,11 @@ On a CUDA loss the meter adds no host sync per step: `float(loss)` would wait fo
 every step (the very bottleneck the GPU targets plant), so it keeps a detached copy on the device
 and reads all of them back once, in report(). The device is synchronised only where the clock
 reads it: at the end of the last warm-up step, at EVAL_MAX_STEPS and in report(), so the steady
-window holds whole steps of device work. On CPU nothing changes. Call batch() on the batch the
+window holds whole steps of device work. On CPU nothing changes.
+
+report() also gives `steady_step_ms_median`, the median time between consecutive step() calls of the
+steady window: one run's typical step, which a burst of other work on the machine moves less than the
+window's mean (on CUDA these are host times, not synced to the device). Call batch() on the batch the
 loader returned (on the host), before it is copied to the device: digesting a device batch copies
 it back, another sync.
 """
@@ -77,6 +81,7 @@ class Meter:
         self._reported = False
         self._cuda = False  # a step got a CUDA loss: self.losses holds device tensors until report()
         self._synced_last = False
+        self._step_s = []  # the steady window's step durations
 
     def batch(self, batch):
         """Digest the batch (each tensor's row-major bytes, i.e. row by row) and count its rows."""
@@ -100,6 +105,8 @@ class Meter:
             torch.cuda.synchronize()
         self._synced_last = on_device and self.steps == self.max_steps
         now = time.perf_counter()
+        if self._t0 is not None and self.steps > self.warmup:
+            self._step_s.append(now - (self._t_last if self._t_last is not None else self._t0))
         if self.steps == self.warmup:
             # The clock starts at the end of the last warm-up step, so the steady window
             # holds whole steps: batch fetch + compute of steps warmup+1 .. N.
@@ -126,6 +133,7 @@ class Meter:
             "steps": self.steps,
             "samples": self.samples,
             "steady_samples_per_s": self.steady_samples_per_s(),
+            "steady_step_ms_median": 1000.0 * float(np.median(self._step_s)) if self._step_s else None,
             "final_loss": self.losses[-1] if self.losses else None,
             "losses": self.losses,
             "batch_digest": self._digests.hexdigest(),

@@ -76,9 +76,56 @@ def _torch():
     return sys.modules.get("torch")
 
 
+def freeze(batch, root: str = "batch", copies: dict | None = None) -> tuple[list, int]:
+    """Return (the batch's leaves as fingerprint() reads them, copied: (path, value) in walk order, bytes
+    copied); raise Unfingerprintable.
+
+    Tensors become detached, contiguous CPU copies, NumPy arrays what fingerprint() makes of them (a
+    tensor copy, or a list for object and 0-d arrays), lists of scalars shallow copies (scalars are
+    immutable). ``fingerprint(frozen, root, walked=True)`` then hashes exactly what the batch held at
+    this call, whatever the pipeline does to its tensors afterwards (an in-place normalisation in the
+    training step), so the hashing can wait until the steps are over.
+
+    ``copies`` maps a tensor's id to (the tensor, its version, its copy): a tensor found there unchanged
+    (a model input that is the batch's own tensor) gets the same copy, not a new one, and is then
+    hashed once (the copies are fingerprint()'s reuse keys); every tensor copied is added to it.
+    """
+    import torch
+
+    frozen = []
+    copied = 0
+    for path, value in _leaves(batch, root):
+        if type(value).__module__ == "numpy":
+            if not hasattr(value, "dtype") or value.dtype == object or value.ndim == 0:
+                value = value.tolist()
+            else:
+                value = torch.from_numpy(value.copy())
+                copied += value.numel() * value.element_size()
+        elif isinstance(value, torch.Tensor):
+            known = copies.get(id(value)) if copies is not None else None
+            if known is not None and known[0] is value and known[1] == value._version:
+                value = known[2]
+            else:
+                tensor = value.detach()
+                # .cpu() of a device tensor is a copy already; a CPU tensor is cloned, contiguous.
+                copy = tensor.cpu().contiguous() if tensor.device.type != "cpu" else \
+                    tensor.clone(memory_format=torch.contiguous_format)
+                if copies is not None:
+                    copies[id(value)] = (value, value._version, copy)
+                copied += copy.numel() * copy.element_size()
+                value = copy
+        elif isinstance(value, list):
+            value = list(value)
+        frozen.append((path, value))
+    return frozen, copied
+
+
 def fingerprint(batch, root: str = "batch", values: list | None = None,
-                leaves: dict | None = None, raw_digests: bool = False) -> tuple[int, list, list]:
+                leaves: dict | None = None, raw_digests: bool = False,
+                walked: bool = False) -> tuple[int, list, list]:
     """Return (rows, one hash per row over all fields, the batch's tensors by path); raise Unfingerprintable.
+
+    ``walked``: ``batch`` is freeze()'s list of leaves, hashed as the batch they were taken from.
 
     With ``raw_digests``, the row hashes come as a uint64 NumPy array (hex_digests() writes them as the
     text hashes later, off the step's path).
@@ -94,7 +141,7 @@ def fingerprint(batch, root: str = "batch", values: list | None = None,
     tensors = []
     numeric = []
     texts = []
-    for path, value in _leaves(batch, root):
+    for path, value in batch if walked else _leaves(batch, root):
         if type(value).__module__ == "numpy":
             if not hasattr(value, "dtype") or value.dtype == object or value.ndim == 0:
                 value = value.tolist()

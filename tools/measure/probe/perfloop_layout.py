@@ -66,6 +66,9 @@ class Env(enum.StrEnum):
     """Stack sampler period in ms."""
     KEEP_ELEMENTS = "PERFLOOP_KEEP_ELEMENTS"
     """Cap on batch elements kept for tolerance checks."""
+    DEFER_HASH_BYTES = "PERFLOOP_DEFER_HASH_BYTES"
+    """In rows-only runs, bytes of batch copies whose hashing waits for the end of the run (0: hash each
+    batch as it arrives)."""
     FIRST_STEP_TIMEOUT_S = "PERFLOOP_FIRST_STEP_TIMEOUT_S"
     """Stop a process that imported torch but reached no step by then."""
     REPLAY_KEEP = "PERFLOOP_REPLAY_KEEP"
@@ -88,6 +91,7 @@ class Defaults:
 
     SAMPLE_MS = 2.0
     KEEP_ELEMENTS = 2_000_000
+    DEFER_HASH_BYTES = 64 << 20
     FIRST_STEP_TIMEOUT_S = 120.0
     REPLAY_KEEP = 20_000_000
     CAPTURE_MAX_CALLS = 8

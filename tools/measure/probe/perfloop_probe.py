@@ -9,7 +9,8 @@ batches, walked through their structure) and ``perfloop_gpu`` (CUDA events, NVML
 
 Its environment variables, output files and defaults are declared in ``perfloop_layout``
 (set by perfloop's profiler; ``PROBE_MODE`` "light" keeps data wait, step boundaries,
-fingerprints and loss only).
+fingerprints and loss only). In light runs each DataLoader batch, and the model's input, is copied in its
+step and hashed when the record is written (``_Hasher``); a full run hashes in the step.
 
 A *step* is the interval between two ``next()`` calls on the first DataLoader the
 pipeline iterates; time blocked in ``next()`` (or in starting a new epoch's
@@ -48,6 +49,7 @@ from perfloop_fingerprint import (
     Unfingerprintable,
     count_rows,
     fingerprint,
+    freeze,
     hex_digests,
     last_layout,
     new_batch,
@@ -89,6 +91,7 @@ _ROWS_ONLY = os.environ.get(Env.FINGERPRINT, Fingerprint.FULL) == Fingerprint.RO
 """Fingerprint row and leaf hashes only: no layout-free value hashes, no model-input hashes (Env.FINGERPRINT)."""
 _SAMPLE_S = float(os.environ.get(Env.SAMPLE_MS, str(Defaults.SAMPLE_MS))) / 1000.0
 _KEEP_ELEMENTS = int(float(os.environ.get(Env.KEEP_ELEMENTS, str(Defaults.KEEP_ELEMENTS))))
+_DEFER_HASH_BYTES = int(float(os.environ.get(Env.DEFER_HASH_BYTES, str(Defaults.DEFER_HASH_BYTES))))
 _FIRST_STEP_TIMEOUT_S = float(os.environ.get(Env.FIRST_STEP_TIMEOUT_S, str(Defaults.FIRST_STEP_TIMEOUT_S)) or 0)
 _WARMUP_STEPS = int(os.environ.get(Env.WARMUP_STEPS, "0") or 0)
 _SUPERVISOR_PID = int(os.environ.get(Env.SUPERVISOR_PID, "0") or 0)
@@ -135,6 +138,7 @@ class _Probe:
         self.main_fetches: list[dict] = []
         self.kept_batches: list = []
         self.kept_elements = 0
+        self.step_copies: dict = {}  # the open step's batch copies by tensor id (freeze()), for its model input
         self.losses_pending: list = []
         self.finished = False
         self.sampler = None  # perfloop_sampler's sampler in full mode
@@ -335,12 +339,13 @@ class _Probe:
             sys.stderr.flush()
             os._exit(0)
 
-    def _keep(self, index: int, tensors: list) -> None:
-        """Keep a copy of a step's batch tensors for tolerance checks while within the element budget."""
+    def _keep(self, index: int, tensors: list, copied: bool = False) -> None:
+        """Keep a copy of a step's batch tensors for tolerance checks while within the element budget
+        (``copied``: the tensors are the probe's own copies already, freeze()'s)."""
         size = sum(t.numel() for _, t in tensors)
         if tensors and self.kept_elements + size <= _KEEP_ELEMENTS:
             self.kept_elements += size
-            self.kept_batches.append((index, [(path, tensor.clone()) for path, tensor in tensors]))
+            self.kept_batches.append((index, [(path, tensor if copied else tensor.clone()) for path, tensor in tensors]))
 
     def timing(self) -> bool:
         """Tell whether stages are timed now: always in full mode; in light mode unless a DataLoader drives steps."""
@@ -368,6 +373,7 @@ class _Probe:
             self.sampler.stop()
         if self.steps and self.load is not None:
             self._load_snapshot(time.perf_counter(), final=True)  # the pipeline ended on its own
+        _HASHER.drain(self)  # every batch's row hashes are in its step before the record is written
         for step, loss in self.losses_pending:
             try:
                 step["loss"] = float(loss)
@@ -797,8 +803,17 @@ def _model_inputs(probe: _Probe, module, args, kwargs) -> None:
         return
     step = probe.current
     step["inputs_seen"] = True
+    inputs = (args, kwargs) if kwargs else args
+    if _DEFERRING:
+        try:
+            frozen, size = freeze(inputs, "inputs", probe.step_copies)
+        except Exception as error:
+            step["input_hashes_error"] = f"{type(error).__name__}: {error}"
+            return
+        _HASHER.submit(probe, "inputs", step, frozen, size)
+        return
     try:
-        _, hashes, _ = fingerprint((args, kwargs) if kwargs else args, "inputs")
+        _, hashes, _ = fingerprint(inputs, "inputs")
     except Exception as error:  # the loader-output check still applies; this fallback is just unavailable
         step["input_hashes_error"] = f"{type(error).__name__}: {error}"
         return
@@ -923,25 +938,35 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
     """Fingerprint a batch row by row into the open step and keep its tensors for tolerance checks.
 
     A DataLoader batch is the whole step's data; model inputs (``root`` "inputs[...]") add to
-    it, one call per micro-batch under gradient accumulation.
+    it, one call per micro-batch under gradient accumulation. In a light run a DataLoader batch is
+    copied here and hashed after the steps (see _Hasher): the step pays for the copy, not for the
+    hashing, and the record still holds every batch's hashes.
     """
     if probe.first_batch_wall is None:
         probe.first_batch_wall = time.time()
     step = probe.current
+    if root == "batch" and _DEFERRING:
+        probe.step_copies = {}
+        try:
+            frozen, size = freeze(batch, root, probe.step_copies)
+        except Exception as error:
+            _fingerprint_failed(probe, step, batch, error)
+            return
+        _HASHER.submit(probe, "batch", step, frozen, size)
+        return
+    _hash_into(probe, step, batch, root)
+
+
+def _hash_into(probe: _Probe, step: dict, batch, root: str, walked: bool = False) -> None:
+    """Hash ``batch`` (freeze()'s leaves when ``walked``) into ``step``; see _record_batch."""
     values: list[str] = []
     leaves: dict[str, str] = {}
     try:
         # The row hashes stay a uint64 array until the record is written: their text costs the step nothing.
         rows, hashes, tensors = fingerprint(batch, root, values if root == "batch" and not _ROWS_ONLY else None, leaves,
-                                            raw_digests=True)
+                                            raw_digests=True, walked=walked)
     except Exception as error:  # keep timing; the data check treats this step as not comparable
-        why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
-        step["fingerprint_error"] = why
-        step["row_hashes"] = []
-        step["samples"] += _safe_count_rows(batch)
-        message = f"batches cannot be fingerprinted (first at step {step['index']}): {why}"
-        if not any(e.startswith("batches cannot be fingerprinted") for e in probe.errors):
-            probe.errors.append(message)
+        _fingerprint_failed(probe, step, batch, error)
         return
     step["samples"] += rows
     if "fingerprint_error" not in step:
@@ -951,9 +976,79 @@ def _record_batch(probe: _Probe, batch, root: str = "batch") -> None:
         step["value_hashes"] = values
         if probe.layout is None:
             probe.layout = last_layout()
-        probe._keep(step["index"], tensors)
+        probe._keep(step["index"], tensors, copied=walked)
     else:
         probe.step_tensors.extend(tensors)
+
+
+def _fingerprint_failed(probe: _Probe, step: dict, batch, error: Exception) -> None:
+    """Mark ``step`` as not fingerprintable (the data check then calls it not comparable), once in the errors."""
+    why = str(error) if isinstance(error, Unfingerprintable) else f"{type(error).__name__}: {error}"
+    step["fingerprint_error"] = why
+    step["row_hashes"] = []
+    step["samples"] += _safe_count_rows(batch)
+    message = f"batches cannot be fingerprinted (first at step {step['index']}): {why}"
+    if not any(e.startswith("batches cannot be fingerprinted") for e in probe.errors):
+        probe.errors.append(message)
+
+
+class _Hasher:
+    """Hash light runs' batches and model inputs after the measured steps, not during them.
+
+    Smoke, noise-floor, timing and final-check runs need every batch's hashes (and in full
+    fingerprints its value and model-input hashes), but not while the step runs: the loop copies
+    each batch and the model's input where it is not the batch's own unchanged tensor (freeze(): a
+    memory copy, a few microseconds for a batch of a few hundred rows, against 0.1-1 ms to hash it
+    in the step) and hashes the copies when the record is written. At most ``budget`` bytes of
+    copies wait (Env.DEFER_HASH_BYTES); a copy that would pass it is hashed at once, after every
+    one waiting before it, so that steps are hashed and kept in their order. That catch-up is the
+    probe's own time, left out of the step like any hashing in the step. Full runs (the profile)
+    hash in the step.
+
+    Hashing on a thread of its own was tried first and cost the loop more than hashing in it: the
+    digest's Python between NumPy calls contends for the GIL with a loop of small torch calls
+    (1.49 against 1.40 ms a step, 256 x 64 batches, 1.1 ms bare).
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.pending: list[tuple[str, dict, list]] = []
+        self.pending_bytes = 0
+
+    def submit(self, probe: _Probe, kind: str, step: dict, frozen: list, size: int) -> None:
+        """Hash ``frozen`` into ``step`` later: ``kind`` "batch" (the step's batch) or "inputs" (its model input)."""
+        if self.pending_bytes + size > self.budget:
+            self.drain(probe)
+            _guarded(probe, _hash_job, probe, kind, step, frozen)
+            return
+        self.pending.append((kind, step, frozen))
+        self.pending_bytes += size
+
+    def drain(self, probe: _Probe) -> None:
+        """Hash every waiting copy into its step, in order."""
+        pending, self.pending, self.pending_bytes = self.pending, [], 0
+        for kind, step, frozen in pending:
+            _guarded(probe, _hash_job, probe, kind, step, frozen)
+
+
+def _hash_job(probe: _Probe, kind: str, step: dict, frozen: list) -> None:
+    """Hash one of _Hasher's copies: a step's batch (first: its copies are the reuse keys of what follows)
+    or its model input."""
+    if kind == "batch":
+        new_batch()
+        _hash_into(probe, step, frozen, "batch", walked=True)
+        return
+    try:
+        _, hashes, _ = fingerprint(frozen, "inputs", walked=True)
+    except Exception as error:  # the loader-output check still applies; this fallback is just unavailable
+        step["input_hashes_error"] = f"{type(error).__name__}: {error}"
+        return
+    step["input_hashes"] = hashes
+
+
+_HASHER = _Hasher(_DEFER_HASH_BYTES)
+_DEFERRING = _MODE != "full" and _DEFER_HASH_BYTES > 0
+"""Light runs copy DataLoader batches and model inputs in the step and hash them after the steps (_Hasher)."""
 
 
 def _safe_count_rows(batch) -> int:
