@@ -21,7 +21,10 @@ stopped by the harness, burns one core in random bursts (50-300 ms on, 0.2-2 s o
 and the pipeline's per-batch cost becomes CPU work in two DataLoader workers
 (``--spin --workers 2``), so the bursts take CPU the pipeline wants. Each arm's candidate is
 sized on measured steps before the neighbour starts (the gain is the pipeline's, on a quiet
-box); a null arm runs the head's own delay. Contaminated runs are
+box); with ``--size-beside`` it is sized with the neighbour running (four runs a try, medians of
+their median steps), so that "20% faster" is what the candidate gains where it is judged: one sized
+on the quiet box was about 12% faster beside the neighbour, whose bursts take the CPU both sides'
+workers want. A null arm runs the head's own delay either way. Contaminated runs are
 left out and re-run as verify does (``SpeedPlan.busy_reruns``); the noise runs too.
 """
 from __future__ import annotations
@@ -93,17 +96,27 @@ def simulate(num_trials: int, run_noise: float = 0.10, gain: float = 0.0, seed: 
 
 
 def size_arm(gain_pct: float, work: Path, steps: int, warmup: int, base_delay_ms: float, env: str = "",
-             workers: int = 0) -> float:
+             workers: int = 0, beside: bool = False) -> float:
     """The candidate's per-batch delay for an arm ``gain_pct`` faster than the head (candidate_delay), sized on
-    this machine as it is now: call it before a neighbour starts, or the neighbour's bursts size it (once 20.33
-    ms, more than the head's 20, for a "20% faster" candidate)."""
+    this machine as it is now. Called before a neighbour starts, by median steps: the gain is the quiet box's.
+    ``beside`` (called with the neighbour running): by the figure the decision reads, the mean step over a
+    run's steps that closed outside busy intervals, median of four runs of the head and of four runs a try;
+    short runs beside it size badly (once 20.33 ms, more than the head's 20, for a "20% faster" candidate
+    at 8 steps a run)."""
     from perfloop.tools.measure.profiler import ProbeSettings
 
     settings = ProbeSettings(steps=steps, warmup_steps=warmup)
     command = env + COMMAND
-    head_step_ms = _measure_step_ms(work, settings, command, base_delay_ms) if gain_pct else 0.0
+    repeats = 4 if beside else 1
+
+    def head_step() -> float:
+        return statistics.median(_measure_step_ms(work, settings, command, base_delay_ms, beside)
+                                 for _ in range(repeats))
+
+    head_step_ms = head_step() if gain_pct else 0.0
     return candidate_delay(gain_pct, base_delay_ms, head_step_ms, workers,
-                           lambda target: _size_delay(work, settings, command, target, base_delay_ms))
+                           lambda target: _size_delay(work, settings, command, target, base_delay_ms,
+                                                      4 if beside else 2, beside))
 
 
 def run_real_arm(gain_pct: float, num_trials: int, work: Path, steps: int, warmup: int, base_delay_ms: float,
@@ -196,23 +209,29 @@ def candidate_delay(gain_pct: float, base_delay_ms: float, head_step_ms: float, 
     return max(0.0, base_delay_ms - head_step_ms * (1 - 1 / (1 + gain_pct / 100)))
 
 
-def _size_delay(work: Path, settings, command: str, target_step_ms: float, head_delay_ms: float) -> float:
-    """The per-batch delay whose median step is about ``target_step_ms`` (median of two runs per try)."""
+def _size_delay(work: Path, settings, command: str, target_step_ms: float, head_delay_ms: float,
+                repeats: int = 2, decided: bool = False) -> float:
+    """The per-batch delay whose step is about ``target_step_ms`` (median of ``repeats`` runs per try; see
+    _measure_step_ms for ``decided``)."""
     if target_step_ms <= 0:
         return head_delay_ms
     delay = head_delay_ms
     for _ in range(3):
-        step = statistics.median(_measure_step_ms(work, settings, command, delay) for _ in range(2))
+        step = statistics.median(_measure_step_ms(work, settings, command, delay, decided) for _ in range(repeats))
         delay = max(0.0, delay * target_step_ms / step)
     print(f"calibration: candidate delay {delay:.2f} ms for a {target_step_ms:.2f} ms step", file=sys.stderr, flush=True)
     return delay
 
 
-def _measure_step_ms(work: Path, settings, command: str, delay_ms: float) -> float:
+def _measure_step_ms(work: Path, settings, command: str, delay_ms: float, decided: bool = False) -> float:
+    """One run's median step (ms); ``decided``: its mean step over the steps the decision keeps (those that
+    closed outside busy intervals), which is what samples/s reads."""
     from perfloop.tools.measure.profiler import run_probed
 
     out = work / "sizing"
     run = run_probed(f"CALIBRATION_DELAY_MS={delay_ms:.3f} {command}", PIPELINE, out, settings)
+    if decided:
+        return RunSteps.of(run.measurement, leave_out_busy_steps=True).step_s * 1000.0
     return run.measurement.step_ms_median
 
 
@@ -230,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                                                                   "the pipeline's cost as CPU work in 2 workers")
     parser.add_argument("--spin", action="store_true", help="the per-batch cost as CPU work, not a sleep")
     parser.add_argument("--workers", type=int, default=0, help="DataLoader workers of the pipeline")
+    parser.add_argument("--size-beside", action="store_true", help="with --neighbour: size each arm's candidate with "
+                                                                    "the neighbour running (its gain where it is judged)")
     args = parser.parse_args(argv)
     if args.neighbour:
         args.spin, args.workers = True, args.workers or 2
@@ -249,11 +270,17 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.delay_ms} ms per batch, {args.workers} workers, {args.trials} decisions per arm"
           f"{', beside a noisy neighbour (one core, 50-300 ms bursts every 0.2-2 s)' if args.neighbour else ''}):")
     print("  gain  trials  accepts  rate               runs/decision (median)  undecided  dropped pairs")
-    with tempfile.TemporaryDirectory(prefix="perfloop-calibration-") as folder:
-        # Each arm's candidate is sized before the neighbour starts: the gain is the pipeline's, on a quiet box.
+    beside = args.neighbour and args.size_beside
+    with tempfile.TemporaryDirectory(prefix="perfloop-calibration-") as folder, contextlib.ExitStack() as stack:
+        if beside:
+            stack.enter_context(Neighbour())
+        # Each arm's candidate is sized before the neighbour starts (the gain is the pipeline's, on a quiet box),
+        # or beside it with --size-beside (the gain where it is judged).
         delays = {gain: size_arm(gain, Path(folder) / f"arm-{gain:g}", args.steps, args.warmup, args.delay_ms, env,
-                                 args.workers) for gain in arms}
-        with Neighbour() if args.neighbour else contextlib.nullcontext():
+                                 args.workers, beside) for gain in arms}
+        print(f"  candidate delays ({'sized beside the neighbour' if beside else 'sized on the quiet box'}): "
+              + ", ".join(f"{gain:g}%: {delay:.2f} ms" for gain, delay in delays.items()), flush=True)
+        with Neighbour() if args.neighbour and not beside else contextlib.nullcontext():
             for gain in arms:
                 result = run_real_arm(gain, args.trials, Path(folder) / f"arm-{gain:g}", args.steps, args.warmup,
                                       args.delay_ms, plan, env, args.workers, cand_delay=delays[gain])

@@ -201,3 +201,18 @@ def test_a_null_arm_runs_the_head_against_itself_even_where_gain_arms_size_on_me
     assert candidate_delay(20.0, 20.0, 12.0, 2, lambda target: asked.append(target) or 16.3) == 16.3
     assert asked == [10.0]  # the step that makes the candidate 20% faster
     assert candidate_delay(100.0, 20.0, 24.0, 0, no_sizing) == 8.0  # a sum without workers: 20 - 24 / 2
+
+
+def test_an_arm_sized_beside_the_neighbour_reads_the_figure_the_decision_reads(tmp_path):
+    """--size-beside sizes by a run's mean step over the steps the decision keeps (what samples/s reads), not
+    by its median step, which a burst of the neighbour's moves less than the decision's figure."""
+    from perfloop.evals.calibration import COMMAND, _measure_step_ms
+    from perfloop.tools.measure.profiler import ProbeSettings
+    from perfloop.tools.measure.record import ProbeRecord
+
+    settings = ProbeSettings(steps=6, warmup_steps=1)
+    decided = _measure_step_ms(tmp_path, settings, COMMAND, 4.0, decided=True)
+    run = ProbeRecord.read(tmp_path / "sizing")
+    kept = run.steps[1:]  # a quiet run: no step closed in a busy interval
+    assert decided == pytest.approx(sum(s.step_ms for s in kept) / len(kept), rel=1e-6)
+    assert decided >= 4.0  # the collate sleeps 4 ms a batch
