@@ -269,7 +269,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nreal pipeline ({PIPELINE.name}, {args.steps} steps + {args.warmup} warm-up per run, head {cost} "
           f"{args.delay_ms} ms per batch, {args.workers} workers, {args.trials} decisions per arm"
           f"{', beside a noisy neighbour (one core, 50-300 ms bursts every 0.2-2 s)' if args.neighbour else ''}):")
-    print("  gain  trials  accepts  rate               runs/decision (median)  undecided  dropped pairs")
     beside = args.neighbour and args.size_beside
     with tempfile.TemporaryDirectory(prefix="perfloop-calibration-") as folder, contextlib.ExitStack() as stack:
         if beside:
@@ -280,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                                  args.workers, beside) for gain in arms}
         print(f"  candidate delays ({'sized beside the neighbour' if beside else 'sized on the quiet box'}): "
               + ", ".join(f"{gain:g}%: {delay:.2f} ms" for gain, delay in delays.items()), flush=True)
+        print("  gain  trials  accepts  rate               runs/decision (median)  undecided  dropped pairs")
         with Neighbour() if args.neighbour and not beside else contextlib.nullcontext():
             for gain in arms:
                 result = run_real_arm(gain, args.trials, Path(folder) / f"arm-{gain:g}", args.steps, args.warmup,
