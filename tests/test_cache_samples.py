@@ -557,6 +557,196 @@ def test_a_random_draw_in_the_first_statement_leaves_nothing_to_cache(tmp_path):
         rewrite(tmp_path, source, "Noise.__getitem__")
 
 
+REORDERED = {
+    # A landmark dataset: a random flip first, then distance targets computed from the points alone.
+    "flip_then_distance_targets": ('''
+        import math
+
+        import numpy as np
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Landmarks(Dataset):
+            def __init__(self, images, points, seed):
+                self.images, self.points = images, points
+                self.rng = np.random.default_rng(seed)
+
+            def __len__(self):
+                return len(self.images)
+
+            def __getitem__(self, idx):
+                flip = self.rng.random() < 0.5
+                img = self.images[idx][:, ::-1].copy() if flip else self.images[idx].copy()
+                dist = np.array([[math.hypot(x - c, y - c) for c in range(8)] for x, y in self.points[idx]])
+                return torch.from_numpy(img), torch.from_numpy(dist)
+    ''', lambda ns: ns["Landmarks"]([np.arange(16.0 * k, 16.0 * k + 16).reshape(4, 4) for k in range(5)],
+                                    [[(k + j, 2 * j - k) for j in range(3)] for k in range(5)], seed=7),
+        [20], 18),
+    # A gain drawn from torch's global generator, then the spectrum of the stored wave.
+    "gain_then_spectrum": ('''
+        import math
+
+        import torch
+
+
+        class Clips(torch.utils.data.Dataset):
+            def __init__(self, waves):
+                self.waves = waves
+
+            def __len__(self):
+                return len(self.waves)
+
+            def __getitem__(self, i):
+                gain = 1.0 + 0.1 * torch.rand(1).item()
+                wave = self.waves[i]
+                n = len(wave)
+                spectrum = [abs(sum(wave[t] * complex(math.cos(2 * math.pi * f * t / n), -math.sin(2 * math.pi * f * t / n))
+                                    for t in range(n))) for f in range(n // 2)]
+                return gain * torch.tensor(spectrum)
+    ''', lambda ns: ns["Clips"]([[math.sin(0.3 * k * t) + 0.1 * t for t in range(16)] for k in range(1, 6)]),
+        [16, 17, 18], 15),
+    # Word dropout decided per token from the random module, then ids and counts from a helper and the vocabulary.
+    "dropout_then_ids_and_counts": ('''
+        import random
+
+        import torch
+        from torch.utils.data import Dataset
+
+
+        def encode(text, vocab):
+            return [vocab.get(word, 1) for word in text.lower().split()]
+
+
+        class Reviews(Dataset):
+            def __init__(self, texts, p):
+                self.texts, self.p = texts, p
+                self.vocab = {w: k + 2 for k, w in enumerate(sorted({w for t in texts for w in t.lower().split()}))}
+
+            def __len__(self):
+                return len(self.texts)
+
+            def __getitem__(self, index):
+                keep = [random.random() >= self.p for _ in range(12)]
+                ids = encode(self.texts[index], self.vocab)
+                counts = [ids.count(t) for t in range(len(self.vocab) + 2)]
+                masked = [t if k else 0 for t, k in zip(ids, keep)]
+                return torch.tensor(masked), torch.tensor(counts)
+    ''', lambda ns: ns["Reviews"](["A b c a", "b B c d e", "e d c b a a"] * 2, p=0.3), [22, 23], 21),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REORDERED))
+def test_work_after_a_draw_that_does_not_read_it_is_cached_and_the_draws_keep_their_order(tmp_path, name):
+    """The deterministic work after a random draw, which reads nothing the draw sets and shares no object it
+    changes, is cached too; the draws run every time, in their order, and every sample is what it was."""
+    source, build, moved, first_rest = REORDERED[name]
+    hot_name = next(line.split()[1] for line in textwrap.dedent(source).splitlines() if line.startswith("class "))
+    old_text, result = rewrite(tmp_path, source, f"{hot_name.split('(')[0]}.__getitem__")
+    lines = f"lines {', '.join(map(str, moved))} move" if len(moved) > 1 else f"line {moved[0]} moves"
+    assert f"{lines} before line {first_rest}" in result.summary, result.summary
+    assert any("draw nothing, read nothing the lines they skip set" in note for note in result.notes), result.notes
+    new_text = result.files["data.py"]
+    old_ns, new_ns = load(old_text), load(new_text)
+    old, new = build(old_ns), build(new_ns)
+    cls = type(new)
+    computed = []
+    original = cls._cached_first_part
+    cls._cached_first_part = lambda self, i: computed.append(i) or original(self, i)
+    _same_draws_over_three_epochs(old, new)
+    assert computed == list(range(len(old)))  # each index's moved work computed once
+
+
+NOT_MOVED = {
+    # The flip writes into the dataset's own array, which the spectrum then reads: order matters.
+    "flip_in_place": '''
+        import random
+
+        import numpy as np
+        import torch
+
+
+        class Signals(torch.utils.data.Dataset):
+            def __init__(self, signals):
+                self.signals = signals
+
+            def __getitem__(self, i):
+                sign = -1.0 if random.random() < 0.5 else 1.0
+                np.multiply(self.signals[i], sign, out=self.signals[i])
+                feats = np.abs(np.fft.rfft(self.signals[i]))
+                return torch.from_numpy(feats)
+    ''',
+    # A view of the stored row is scaled in place by the draw; the energy reads the row through another name.
+    "view_scaled_in_place": '''
+        import random
+
+        import torch
+
+
+        class Rows(torch.utils.data.Dataset):
+            def __init__(self, rows):
+                self.rows = rows
+
+            def __getitem__(self, i):
+                head = self.rows[i][:4]
+                head *= random.random()
+                row = self.rows[i]
+                energy = float((row ** 2).sum())
+                return head, energy
+    ''',
+    # The work reads what the draw set.
+    "reads_the_draw": '''
+        import random
+
+        import torch
+
+
+        class Crops(torch.utils.data.Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                start = random.randrange(4)
+                crop = [v * v for v in self.xs[i][start:start + 4]]
+                return torch.tensor(crop)
+    ''',
+    # The draw's function is handed the stored record: it may change it, so nothing that reads it moves.
+    "record_handed_to_augment": '''
+        import json
+        import random
+
+        import torch
+
+
+        def jitter(rec):
+            rec["x"] = [v + random.random() for v in rec["x"]]
+            return rec
+
+
+        class Records(torch.utils.data.Dataset):
+            def __init__(self, recs):
+                self.recs = recs
+
+            def __getitem__(self, i):
+                aug = jitter(self.recs[i])
+                stats = json.dumps(self.recs[i], sort_keys=True)
+                return torch.tensor(aug["x"]), len(stats)
+    ''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_MOVED))
+def test_work_that_may_see_the_draw_or_its_changes_is_not_moved_before_it(tmp_path, name):
+    source = NOT_MOVED[name]
+    hot_name = next(line.split()[1] for line in textwrap.dedent(source).splitlines() if line.startswith("class "))
+    try:
+        _, result = rewrite(tmp_path, source, f"{hot_name.split('(')[0]}.__getitem__")
+    except NotApplicable as error:
+        assert "nothing before it can be cached" in str(error), error
+        return
+    assert not re.search(r"moves? before", result.summary), result.summary  # only a leading part may be cached
+
+
 def precompute(tmp_path: Path, source: str, hot_name: str, workers: int = 2, persistent: bool = False, **facts):
     site = DataLoaderSite(file="train.py", line=3, kwargs={"num_workers": workers, "persistent_workers": persistent})
     return rewrite(tmp_path, source, hot_name, [site], {"fill": "construction"}, num_workers=workers, **facts)
