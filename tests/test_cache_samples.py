@@ -146,6 +146,104 @@ def test_samples_are_computed_once_and_every_epoch_gets_fresh_equal_copies(tmp_p
 
 
 
+STDLIB = {
+    # Dates parsed with `import datetime`: days since a reference date, and the weekday.
+    "dates_module_import": ('''
+        import datetime
+
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Visits(Dataset):
+            def __init__(self, rows):
+                self.rows = rows
+                self.start = datetime.date(2020, 1, 1)
+
+            def __len__(self):
+                return len(self.rows)
+
+            def __getitem__(self, i):
+                day = datetime.date.fromisoformat(self.rows[i]["day"])
+                return torch.tensor([(day - self.start).days, day.weekday()]), self.rows[i]["label"]
+    ''', "Visits.__getitem__", lambda ns: ns["Visits"]([{"day": f"2021-0{k % 9 + 1}-1{k}", "label": k % 2}
+                                                        for k in range(8)])),
+    # Timestamps through a class imported under another name, features from its fields.
+    "timestamps_aliased_class": ('''
+        from datetime import datetime as dt
+
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Events(Dataset):
+            def __init__(self, stamps):
+                self.stamps = stamps
+
+            def __len__(self):
+                return len(self.stamps)
+
+            def __getitem__(self, idx):
+                t = dt.strptime(self.stamps[idx], "%Y-%m-%d %H:%M")
+                return torch.tensor([t.hour / 23.0, t.minute / 59.0, t.isoweekday() / 7.0])
+    ''', "Events.__getitem__", lambda ns: ns["Events"]([f"2022-03-{k + 10} {k}:{5 * k:02d}" for k in range(8)])),
+    # A bag of words counted with collections.Counter imported by name.
+    "counter_bag_of_words": ('''
+        from collections import Counter
+
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Bags(Dataset):
+            def __init__(self, docs, vocab):
+                self.docs, self.vocab = docs, vocab
+
+            def __len__(self):
+                return len(self.docs)
+
+            def __getitem__(self, index):
+                counts = Counter(self.docs[index].split())
+                return torch.tensor([counts[w] for w in self.vocab], dtype=torch.float32)
+    ''', "Bags.__getitem__", lambda ns: ns["Bags"](["a b a c", "c c d", "a d d d b"] * 2, ["a", "b", "c", "d"])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STDLIB))
+def test_the_standard_librarys_pure_modules_are_read_by_what_they_were_imported_as(tmp_path, name):
+    """`import datetime`, `from datetime import datetime as dt`, `from collections import Counter`: each call is
+    judged by the module it comes from, so these samples are cached whole, and equal in every epoch."""
+    source, hot_name, build = STDLIB[name]
+    old_text, result = rewrite(tmp_path, source, hot_name)
+    assert "def _uncached_getitem(self" in result.files["data.py"], result.summary
+    old, new = build(load(old_text)), build(load(result.files["data.py"]))
+    for _ in range(3):
+        assert all(same(old[i], new[i]) for i in range(len(old)))
+
+
+def test_the_clock_read_through_an_aliased_import_is_not_cached(tmp_path):
+    """Only the parse before it is: the clock differs between calls under any name."""
+    source = '''
+        from datetime import datetime as dt
+
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Ages(Dataset):
+            def __init__(self, births):
+                self.births = births
+
+            def __getitem__(self, i):
+                born = dt.fromisoformat(self.births[i])
+                age = (dt.utcnow() - born).days
+                return torch.tensor(age)
+    '''
+    _, result = rewrite(tmp_path, source, "Ages.__getitem__")
+    assert "first part of Ages.__getitem__" in result.summary and "from line 14 on it runs every time" in result.summary
+    assert any("`dt.utcnow()` differs between calls" in note for note in result.notes), result.notes
+
+
 def test_cached_samples_are_handed_out_as_fresh_copies_deepcopy_only_where_a_clone_would_differ(tmp_path):
     """_fresh_copy, as generated into the user's class: values equal, no object shared with the cache,
     an object met twice copied once, and views, autograd tensors, object arrays and other objects

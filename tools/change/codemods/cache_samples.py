@@ -106,11 +106,16 @@ FILL_KEY = "fill"
 PRECOMPUTE_MAX_S = 60.0
 """At most this long (s, estimated from the profile) may computing every sample at construction take."""
 # Modules whose functions compute from their arguments only (their random parts are refused by name).
+# A call is judged by the module its name was imported from (`from datetime import date as D`: `D.fromisoformat`
+# is `datetime.date.fromisoformat`); the clock's readers (`now`, `today`, ...) are refused by name (_IMPURE).
 _PURE_MODULES = ("math.", "np.", "numpy.", "torch.", "F.", "json.", "ast.", "re.", "statistics.", "itertools.",
-                 "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.")
+                 "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.",
+                 "cmath.", "datetime.", "calendar.", "collections.", "copy.", "decimal.", "fractions.", "base64.",
+                 "binascii.", "csv.", "io.", "textwrap.", "difflib.", "colorsys.", "html.", "shlex.", "fnmatch.",
+                 "urllib.parse.", "array.")
 _GENERATOR = re.compile(r"(^|\.)(default_rng|RandomState|Random|SystemRandom|Generator|SeedSequence|"
                         r"PCG64|MT19937|Philox|SFC64)$")
-_IMPURE = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|today|urandom|get_worker_info|getpid|"
+_IMPURE = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|utcnow|today|urandom|get_worker_info|getpid|"
                      r"manual_seed|seed|set_rng_state|default_rng|Generator)$")
 
 
@@ -586,6 +591,7 @@ class _Determinism:
         self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
         self.changing = self._attributes_set_outside_init()
         self.generators = self._generators()
+        self.import_paths = self._import_paths()
         self.imported = self._imported()
         self.own_modules = self._own_modules()
         self.seen: list[str] = []
@@ -666,7 +672,10 @@ class _Determinism:
             # `g711.decode(...)`: a module of the target itself, imported by name: its code is read.
             self.check(own[attr], f"{dotted(base)}.{attr}")
             return
-        if name.startswith(_PURE_MODULES) or (base is not None and dotted(base) not in self.imported):
+        root = name.split(".")[0]
+        resolved = self.import_paths.get(root, root) + name[len(root):]
+        if resolved.startswith(_PURE_MODULES) or name.startswith(_PURE_MODULES) \
+                or (base is not None and dotted(base) not in self.imported):
             # numpy/torch/math/... functions, or a method of a value computed here (x.mean(), text.split()).
             if name.startswith(("open", "np.load", "torch.load")) or attr in ("read", "open"):
                 self.notes.append(f"{where}: reads a file; a cached sample assumes the file does not change")
@@ -693,14 +702,21 @@ class _Determinism:
         return found
 
     def _imported(self) -> set[str]:
-        names = set()
+        return set(self.import_paths)
+
+    def _import_paths(self) -> dict[str, str]:
+        """Each name the target's modules import, with the module path it stands for (`np`: numpy, `date`:
+        datetime.date; `import a.b` binds `a`)."""
+        paths: dict[str, str] = {}
         for tree in self.modules.values():
             for node in tree.body:
                 if isinstance(node, ast.Import):
-                    names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+                    paths.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
+                elif isinstance(node, ast.ImportFrom) and not node.level:
+                    paths.update((a.asname or a.name, f"{node.module}.{a.name}") for a in node.names)
                 elif isinstance(node, ast.ImportFrom):
-                    names |= {a.asname or a.name for a in node.names}
-        return names
+                    paths.update((a.asname or a.name, a.name) for a in node.names)
+        return paths
 
 
 def _fill_statement(attr: str, method: str) -> cst.BaseStatement:
