@@ -1,6 +1,7 @@
 """Function-level replay on a real pipeline, and the vectorising codemod end to end."""
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -227,7 +228,8 @@ def test_a_rewrite_clearly_slower_on_the_captured_calls_is_not_run(monkeypatch, 
     recorded = []
     ctx = NS(record=recorded.append, next_run=lambda label: tmp_path / label,
              protected=lambda tree: ProbeSettings(), workspace=NS(candidate_tree=tmp_path),
-             state=NS(target=NS(first_step_timeout_s=30.0, rendered_command=lambda: COMMAND)))
+             state=NS(profile=None, target=NS(first_step_timeout_s=30.0, min_gain_pct=5.0,
+                                              rendered_command=lambda: COMMAND)))
     result = CodemodResult(files={"metrics.py": ""}, summary="vectorise auc", knob="vectorize", old_value="loops",
                            new_value="numpy", location="metrics.py:5",
                            replay=ReplayTarget(file="metrics.py", function="auc"))
@@ -241,3 +243,72 @@ def test_a_rewrite_clearly_slower_on_the_captured_calls_is_not_run(monkeypatch, 
     proposer._replayed(ctx, arrays, tmp_path)
     monkeypatch.setattr(replay_module, "check_rewrite", lambda *args: outcome(10, 9))
     proposer._replayed(ctx, result, tmp_path)
+
+
+def test_a_rewrite_of_a_function_too_small_to_reach_the_gain_floor_is_not_run(monkeypatch, tmp_path):
+    """blind5: the vectoriser rewrote five small loops that were not the cost, and each lost a pipeline run. By
+    the profile, a function that is 10% of batch building, which is 70% of the step, made x1.5 faster on the
+    captured calls saves at most 0.7 * 0.1 * (1 - 1 / (1.5 * 1.25)) = 3.3% of the step: below a 5% floor."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.proposers import codemod as proposer
+    from perfloop.tools.change.codemods import NotApplicable
+    from perfloop.tools.change.codemods.base import CodemodResult, ReplayTarget
+    from perfloop.tools.check import replay as replay_module
+    from perfloop.tools.check.replay import ReplayResult
+    from perfloop.tools.measure.models import DataBuild, GpuStats, HotFunction, LoaderInfo, Profile, StageLedger
+
+    def profile(share):
+        return Profile(
+            command=COMMAND, samples_per_s=100.0, noise_pct=2.0, startup_s=1.0,
+            ledger=StageLedger(step_ms=20.0, data_wait_ms=14.0, forward_ms=3.0, backward_ms=3.0, optimizer_ms=0.0,
+                               other_ms=0.0),
+            loader=LoaderInfo(file="train.py", line=10, num_workers=0, batch_size=32),
+            data_build=DataBuild(where="main process", num_batches=40, build_ms=14.0, collate_ms=1.0,
+                                 collate_share=0.07),
+            hot_functions=[HotFunction(name="Clips.__getitem__", file="data.py", line=3, share=0.9,
+                                       phase="batch_build"),
+                           HotFunction(name="band_energy", file="data.py", line=20, share=share, phase="batch_build")],
+            cpu_count=2, gpu=GpuStats(available=False, reason="no CUDA"), runs=[])
+
+    def outcome(old_ms, new_ms):
+        return ReplayResult(ok=True, verdict="identical", reason="replay of band_energy: 8 of 8 calls identical",
+                            num_calls=8, num_identical=8, old_s=old_ms / 1000, new_s=new_ms / 1000,
+                            old_best_s=old_ms / 1200, new_best_s=new_ms / 1200)
+
+    ctx = NS(record=lambda event: None, next_run=lambda label: tmp_path / label,
+             protected=lambda tree: ProbeSettings(), workspace=NS(candidate_tree=tmp_path),
+             state=NS(profile=profile(0.10), target=NS(first_step_timeout_s=30.0, min_gain_pct=5.0,
+                                                        rendered_command=lambda: COMMAND)))
+    result = CodemodResult(files={"data.py": ""}, summary="vectorise band_energy", knob="vectorize",
+                           old_value="loops", new_value="numpy", location="data.py:20",
+                           replay=ReplayTarget(file="data.py", function="band_energy"))
+    monkeypatch.setattr(replay_module, "check_rewrite", lambda *args: outcome(30, 20))
+    with pytest.raises(NotApplicable, match=r"x1\.50 on the 8 captured calls, on a function that is 10% of batch "
+                                            r"building, which is 70% of the step: at most 3\.3% of the step .* "
+                                            r"below the 5% gain floor, so the pipeline was not run"):
+        proposer._replayed(ctx, result, tmp_path)
+    # Where it is most of batch building, or much faster, or unlisted, or the floor lower, the pipeline decides.
+    for share, old_ms, floor in ((0.5, 30, 5.0), (0.10, 300, 5.0), (0.10, 30, 2.0)):
+        ctx.state.profile, ctx.state.target.min_gain_pct = profile(share), floor
+        monkeypatch.setattr(replay_module, "check_rewrite", lambda *args, old_ms=old_ms: outcome(old_ms, 20))
+        proposer._replayed(ctx, result, tmp_path)
+    ctx.state.profile.hot_functions.pop()
+    proposer._replayed(ctx, result, tmp_path)
+
+
+def test_replay_times_each_version_by_its_fastest_of_several_rounds(tmp_path):
+    """The checking pass times a first call's imports and warm-up; the rounds after it time the function itself."""
+    (tmp_path / "data.py").write_text("import time\n\nTABLE = []\n\n\ndef work(n):\n    if not TABLE:  # built on first use\n"
+                                      "        time.sleep(0.06)\n        TABLE.append(1)\n    time.sleep(0.004)\n"
+                                      "    return n + TABLE[0]\n")
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    for k in range(3):
+        (calls / f"call-1-{k}.pkl").write_bytes(pickle.dumps({"args": (k,), "kwargs": {}}))
+    slower = (tmp_path / "data.py").read_text().replace("0.004", "0.008")
+    outcome = replay(tmp_path, "data.py", "work", (tmp_path / "data.py").read_text(), slower, calls)
+    assert outcome.ok and outcome.old_best_s > 0 and outcome.new_best_s > 0, outcome
+    # Wide margins, not a timing test: the first calls' 60 ms is in the checking pass and in no round after it.
+    assert outcome.old_best_s < 0.5 * outcome.old_s and outcome.new_best_s < 0.6 * outcome.new_s, outcome
+    assert outcome.speedup < outcome.old_s / outcome.new_s, outcome

@@ -64,9 +64,27 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
         f"{outcome.reason}")
     if not outcome.ok and outcome.verdict != "no_calls":
         raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
+    if result.replay.lists_became_arrays:  # arrays handed on save time the replay does not see
+        return
     slower = outcome.clearly_slower()
-    if slower and not result.replay.lists_became_arrays:  # arrays handed on save time the replay does not see
+    if slower:
         raise NotApplicable(f"replay of {result.replay.function}: {slower}, so the pipeline was not run")
+    shares = _batch_build_shares(ctx.state.profile, result.replay.file, result.replay.function)
+    small = outcome.too_small(*shares, ctx.state.target.min_gain_pct) if shares is not None else None
+    if small:
+        raise NotApplicable(f"replay of {result.replay.function}: {small}, so the pipeline was not run")
+
+
+def _batch_build_shares(profile: Profile | None, file: str, function: str) -> tuple[float, float] | None:
+    """(the function's inclusive share of batch building, batch building's share of the step) by the profile, where
+    the sampler listed the function among batch building's hot functions and the loader's wait is known."""
+    if profile is None or profile.loader is None or profile.data_build is None:
+        return None
+    wait = profile.typed_metrics().build_wait_share
+    listed = next((h for h in profile.hot_functions if h.file == file and h.name == function), None)
+    if wait is None or listed is None:
+        return None
+    return listed.share, wait
 
 
 class CodemodProposer:
