@@ -755,7 +755,15 @@ def test_a_method_calling_its_own_class_helper_per_element_is_inlined_and_vector
     old, new = {}, {}
     exec(compile(text, "old", "exec"), old)
     exec(compile(result.files["mod.py"], "new", "exec"), new)
-    assert_same(getattr(old[cls](*init), method)(*make_args()), getattr(new[cls](*init), method)(*make_args()))
+    before, after = getattr(old[cls](*init), method)(*make_args()), getattr(new[cls](*init), method)(*make_args())
+    if "**" in source.split(f"def {method}(", 1)[1]:
+        # x ** 2.2: numpy's power may take a SIMD pow that differs from libm's in the last bit (AVX-512): declared.
+        assert result.tolerance is not None and "numpy's power may differ" in result.tolerance.reason, result
+        assert type(before) is type(after)
+        np.testing.assert_allclose(after, before, rtol=result.tolerance.rtol, atol=result.tolerance.atol)
+    else:
+        assert result.tolerance is None, result.tolerance
+        assert_same(before, after)
     body = result.files["mod.py"].split(f"def {method}(", 1)[1]
     assert "for " not in body and "helper inlined" in result.summary, (result.summary, body)
     assert any("inlined into" in note for note in result.notes)
