@@ -7,6 +7,7 @@ bit for bit with the loop gone. The refusals name the construct and say why.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -886,3 +887,43 @@ def test_tolist_read_as_float64_gives_the_values_the_list_held(make):
     got = eval(_float64_values("src"), namespace)
     want = np.asarray(x.tolist(), dtype=np.float64)
     assert got.dtype == np.float64 and np.array_equal(got, want) and got.shape == want.shape
+
+
+def test_code_of_an_installed_package_is_never_rewritten(tmp_path):
+    """blind6 galaxy_balanced_reweight: a per-step walk over a torch Subset made torch's own Subset.__getitem__ the
+    main process's loop owner, and the vectoriser proposed an edit of site-packages/torch (the run crashed on the
+    diff). Hot functions outside the target are left out of a codemod's facts, and named where they are the one."""
+    import torch.utils.data.dataset as torch_dataset
+
+    from perfloop.agent.nodes.optimize import outside_target
+    from perfloop.agent.proposers.codemod import codemod_facts
+    from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
+    from perfloop.tools.measure.models import GpuStats, HotFunction, Profile, StageLedger
+
+    (tmp_path / "weights.py").write_text(textwrap.dedent("""
+        def class_weights(labels, k):
+            counts = [0] * k
+            for y in labels:
+                counts[y] += 1
+            return [len(labels) / (k * c) if c else 0.0 for c in counts]
+    """))
+    torch_file = torch_dataset.__file__
+    assert Path(torch_file).is_absolute() and outside_target(torch_file) and outside_target("../x.py")
+    assert not outside_target("weights.py") and not outside_target("pkg/data.py")
+    profile = Profile(
+        command="python train.py", samples_per_s=100.0, noise_pct=2.0, startup_s=1.0,
+        ledger=StageLedger(step_ms=20.0, data_wait_ms=1.0, forward_ms=3.0, backward_ms=3.0, optimizer_ms=0.0,
+                           other_ms=13.0),
+        hot_functions=[HotFunction(name="Subset.__getitem__", file=torch_file, line=400, share=0.9, phase="batch_build")],
+        main_hot_functions=[HotFunction(name="Subset.__getitem__", file=torch_file, line=400, share=0.6,
+                                        phase="main:other"),
+                            HotFunction(name="class_weights", file="weights.py", line=2, share=0.6,
+                                        phase="main:other")],
+        cpu_count=2, gpu=GpuStats(available=False, reason="no CUDA"), runs=[])
+    facts = codemod_facts(profile)
+    assert [f.file for f in facts.main_hot_functions] == ["weights.py"]
+    ctx = CodemodContext(root=tmp_path, profile=facts, params={"exact": True, "round_trip": True, "target": "main"})
+    result = apply_codemod("vectorize_hot_function", ctx)
+    assert list(result.files) == ["weights.py"]
+    with pytest.raises(NotApplicable, match=r"Subset\.__getitem__ .* is not in the target's files"):
+        apply_codemod("vectorize_hot_function", ctx.model_copy(update={"params": {"exact": True}}))

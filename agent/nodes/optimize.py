@@ -1,6 +1,8 @@
 """optimize: resolve the chosen remedy once, ask its proposer for one change, make it a patch with its rule."""
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import ProposalMade, RemedyNotApplicable
 from perfloop.agent.faults import fault_point
@@ -49,6 +51,10 @@ def _propose(ctx: RunContext, state: LoopState, ref, proposal_id: str, skipped: 
     diagnosis, remedy = resolve_remedy(state, ref)
     try:
         proposed = proposer_for(remedy).propose(ctx, diagnosis, remedy)
+        outside = [path for path in proposed.files if outside_target(path)]
+        if outside:
+            raise NotApplicable(f"the change would edit {outside}, outside the target's folder (an installed "
+                                "package's file, say); only the target's own files may change")
         patch = ctx.workspace.diff_files(proposed.files) if proposed.files else ""
     except NotApplicable as why:
         say(f"{ref.remedy}: not applicable ({why})")
@@ -67,6 +73,12 @@ def _propose(ctx: RunContext, state: LoopState, ref, proposal_id: str, skipped: 
                         for n, (other, diff) in enumerate(((o, d) for o, d in diffs if d.strip()), 2)]
         proposal = proposal.model_copy(update={"alternatives": alternatives})
     return proposal
+
+
+def outside_target(path: str) -> bool:
+    """Whether a proposed file (relative to the target folder) is not inside it: absolute, or climbing out."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    return pure.is_absolute() or ".." in pure.parts or not pure.parts
 
 
 def parallel_candidates(settings) -> bool:

@@ -12,9 +12,13 @@ _SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", "site-pack
 
 def hot_function_of(ctx: CodemodContext) -> FunctionRef:
     """The profile's hot function; NotApplicable when the profile names none."""
-    if ctx.profile.hot_function is None:
+    hot = ctx.profile.hot_function
+    if hot is None:
         raise NotApplicable("the profile names no hot function")
-    return ctx.profile.hot_function
+    if Path(hot.file).is_absolute():
+        raise NotApplicable(f"the profile's hot function {hot.where()} is not in the target's files (an installed "
+                            "package's code): only the target's own code is rewritten")
+    return hot
 
 
 def load_hot_function(ctx: CodemodContext) -> tuple[str, str, ast.Module, ast.FunctionDef]:
