@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loop_checks import refuse_effects
-from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, names_loaded
+from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, identifier, names_loaded
 
 _PURE_CALLS = {"len", "range", "enumerate", "int", "float"}
 _CONVERSIONS = {"int": ".astype(np.int64)", "float": ".astype(np.float64)"}
@@ -236,6 +236,7 @@ def _target_kind(before: list[ast.stmt], base: str) -> str:
 
 
 def _fresh(base: str, taken: set[str]) -> str:
+    base = identifier(base)
     name, k = base, 2
     while name in taken:
         name, k = f"{base}_{k}", k + 1

@@ -6,6 +6,7 @@ array gathers) both read these; nothing here holds translation state.
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from dataclasses import dataclass, field
 
@@ -15,6 +16,12 @@ EXACT_MATH = {"sqrt": "sqrt", "fabs": "abs"}
 INEXACT_MATH = {name: name for name in (
     "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sinh",
     "cosh", "asin", "acos", "atan", "atan2", "hypot")} | {"pow": "power"}
+
+
+def identifier(base: str) -> str:
+    """A valid Python name from any text (`(1, 2, 3, 4)_arr` -> `v_1__2__3__4_arr`): a new name the rewrite binds."""
+    name = re.sub(r"\W", "_", base).strip("_") or "values"
+    return f"v_{name}" if name[0].isdigit() or keyword.iskeyword(name) else name
 
 
 @dataclass

@@ -21,6 +21,7 @@ from perfloop.tools.change.codemods.calls import CallRules
 from perfloop.tools.change.codemods.loops import (
     Val,
     dotted,
+    identifier,
     is_atomic,
     is_guard,
     is_inf,
@@ -66,7 +67,7 @@ class Translator(AxisRules, CallRules):
 
     # names and hoisting -------------------------------------------------------------
     def fresh(self, base: str) -> str:
-        base = re.sub(r"\W", "_", base).strip("_") or "values"
+        base = identifier(base)
         name, k = base, 2
         while name in self.taken:
             name, k = f"{base}_{k}", k + 1
