@@ -137,3 +137,26 @@ def test_the_general_remedys_hints_carry_what_each_can_break_and_bar_what_change
         "data_wait_share": 0.6, "hot_function_source": "    img = Image.open(p).convert('RGB')"}))
     reduced = next(line for line in decode.instructions.splitlines() if "reduced-size" in line)
     assert reduced.endswith("[changes the data: not allowed under this instruction]") and "caveat" not in reduced
+
+
+def test_a_codemod_that_breaks_on_unseen_code_fails_its_remedy_not_the_run(profiled, monkeypatch):
+    """blind6: two codemods raised on code they were not written for (a SyntaxError from an invalid name, a git
+    error from a path outside the repository) and each ended the run as an internal error. The remedy fails, said
+    with where, the run goes on; the candidate worktree is as the head left it."""
+    from perfloop.agent.proposers import codemod as codemod_proposer
+
+    def broken(name, ctx):
+        raise SyntaxError("invalid decimal literal")
+
+    monkeypatch.setattr(codemod_proposer, "apply_codemod", broken)
+    state = _diagnosed(profiled, "transform_hotspot", proposer="codemod")
+    chosen = schedule(state)
+    updates = optimize(state.model_copy(update=chosen))
+    assert updates["proposal"] is None
+    reason = updates["skipped"][-1].reason
+    assert "failed on this code (SyntaxError: invalid decimal literal, at test_proposer.py:" in reason, reason
+    assert "worth reporting" in reason
+    recorded = [e["data"] for e in _events(profiled, "remedy_not_applicable")]
+    assert any("failed on this code" in e["reason"] for e in recorded), recorded
+    ws = Workspace(profiled.target.repo_root, profiled.run_id)
+    assert git(ws.candidate_tree, "status", "--porcelain") == ""

@@ -1,7 +1,8 @@
 """optimize: resolve the chosen remedy once, ask its proposer for one change, make it a patch with its rule."""
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+import traceback
+from pathlib import Path, PurePosixPath
 
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import ProposalMade, RemedyNotApplicable
@@ -49,8 +50,21 @@ def _propose(ctx: RunContext, state: LoopState, ref, proposal_id: str, skipped: 
     """Ask ``ref``'s proposer for its change as a Proposal (its other LLM candidates as alternatives where they
     are verified side by side); None, recorded, when the remedy yields no change here."""
     diagnosis, remedy = resolve_remedy(state, ref)
+    proposer = proposer_for(remedy)
     try:
-        proposed = proposer_for(remedy).propose(ctx, diagnosis, remedy)
+        try:
+            proposed = proposer.propose(ctx, diagnosis, remedy)
+        except NotApplicable:
+            raise
+        except Exception as error:
+            if proposer.source != "codemod":
+                raise
+            # A deterministic rewrite that fails on code it was not written for is that remedy's failure, not the
+            # run's: said with where it failed, and the next remedy is tried.
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            raise NotApplicable(f"the codemod {remedy.codemod} failed on this code ({type(error).__name__}: "
+                                f"{error}, at {Path(where.filename).name}:{where.lineno}); a bug of perfloop's, "
+                                "worth reporting with the audit log") from error
         outside = [path for path in proposed.files if outside_target(path)]
         if outside:
             raise NotApplicable(f"the change would edit {outside}, outside the target's folder (an installed "
