@@ -87,7 +87,9 @@ def test_the_probes_reader_sees_a_child_burning_cpu_as_part_of_the_tree():
         child.wait()
     assert len(before) == len(after) == 9 and after[0] == 1
     tree_cores = (after[5] - before[5]) / reader.hz / (after[1] - before[1])
-    assert tree_cores > 0.5, tree_cores  # the child's spinning counts as the pipeline's own
+    # The child's spinning counts as the pipeline's own (about 1 core; 0 if it did not). Two test workers share
+    # two cores, so it may get half of one.
+    assert tree_cores > 0.25, tree_cores
     assert after[2] - before[2] >= after[5] - before[5] - 5  # the machine was at least that busy
 
 
