@@ -160,3 +160,24 @@ def test_a_codemod_that_breaks_on_unseen_code_fails_its_remedy_not_the_run(profi
     assert any("failed on this code" in e["reason"] for e in recorded), recorded
     ws = Workspace(profiled.target.repo_root, profiled.run_id)
     assert git(ws.candidate_tree, "status", "--porcelain") == ""
+
+
+def test_a_patch_already_verified_at_this_head_is_not_verified_again(profiled):
+    """blind6 jigsaw: one vectorisation, offered by two diagnoses with different parameters, was verified twice
+    (x0.05 both times), using two of three iterations. The same patch at the same head is passed over, named."""
+    from perfloop.agent.state import Iteration, Verdict
+
+    state = _diagnosed(profiled, "transform_hotspot", proposer="codemod")
+    first = optimize(state.model_copy(update=schedule(state)))["proposal"]
+    assert first is not None
+    rejected = Verdict(proposal_id=first.id, verdict="rejected", reason="the 98.8% interval [0.05, 0.06] ...",
+                       stage="speed")
+    again = state.model_copy(update={"history": [Iteration(proposal=first, verdict=rejected)]})
+    updates = optimize(again.model_copy(update=schedule(again)))
+    assert updates["proposal"] is None
+    assert f"the same patch as {first.id} (transform_hotspot/{first.remedy}), already rejected at this head" in \
+        updates["skipped"][-1].reason
+    # Another head: the same patch may be worth another try there.
+    moved = first.model_copy(update={"base_head": "0" * 40})
+    elsewhere = state.model_copy(update={"history": [Iteration(proposal=moved, verdict=rejected)]})
+    assert optimize(elsewhere.model_copy(update=schedule(elsewhere)))["proposal"] is not None

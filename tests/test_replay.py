@@ -312,3 +312,60 @@ def test_replay_times_each_version_by_its_fastest_of_several_rounds(tmp_path):
     # Wide margins, not a timing test: the first calls' 60 ms is in the checking pass and in no round after it.
     assert outcome.old_best_s < 0.5 * outcome.old_s and outcome.new_best_s < 0.6 * outcome.new_s, outcome
     assert outcome.speedup < outcome.old_s / outcome.new_s, outcome
+
+
+BIG_DATASET = '''import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Spectra(Dataset):
+    """Holds its samples: 2 MiB, more than one call may keep."""
+
+    def __init__(self):
+        self.x = np.random.default_rng(0).standard_normal((512, 1024)).astype(np.float32)
+
+    def __len__(self):
+        return len(self.x)
+
+    def scale(self, v):
+        return v * 2.0
+
+    def __getitem__(self, i):
+        return torch.tensor([self.scale(v) for v in self.x[i].tolist()])
+
+
+torch.manual_seed(0)
+model = torch.nn.Linear(1024, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+for xb in DataLoader(Spectra(), batch_size=16):
+    loss = model(xb).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def test_a_method_of_a_dataset_that_holds_its_samples_is_replayed_with_its_object_kept_once(tmp_path):
+    """blind6 jigsaw_tile_permute: `self` (48 MB of images) made every call of __getitem__ too big to keep, so a
+    vectorised __getitem__ 20x slower went to the pipeline unreplayed, twice. The object is kept once per capture
+    (up to PERFLOOP_CAPTURE_MAX_SELF_BYTES), each call's own arguments per call."""
+    (tmp_path / "train.py").write_text(BIG_DATASET)
+    calls = capture_calls("python train.py", tmp_path, tmp_path / "capture", "train.py", "Spectra.__getitem__", SHORT,
+                          max_calls=3)
+    assert calls.returncode == 0 and calls.num_calls == 3, calls
+    assert len(list(Path(calls.directory).glob("self-*.pkl"))) == 1
+    old = BIG_DATASET
+    right = old.replace("torch.tensor([self.scale(v) for v in self.x[i].tolist()])", "torch.from_numpy(self.x[i] * 2.0)")
+    outcome = replay(tmp_path, "train.py", "Spectra.__getitem__", old, right, Path(calls.directory))
+    assert outcome.ok and outcome.verdict == "identical" and outcome.num_calls == 3, outcome.reason
+    wrong = right.replace("* 2.0", "* 3.0")
+    assert replay(tmp_path, "train.py", "Spectra.__getitem__", old, wrong, Path(calls.directory)).verdict == "different"
+    # Only a helper changed: the kept object runs each version's own class, so the new helper is what is replayed.
+    helper = old.replace("return v * 2.0", "return v * 3.0")
+    assert replay(tmp_path, "train.py", "Spectra.__getitem__", old, helper, Path(calls.directory)).verdict == "different"
+    # An object larger than the limit: said, nothing kept, and the pipeline still runs.
+    small = capture_calls("python train.py", tmp_path, tmp_path / "small", "train.py", "Spectra.__getitem__", SHORT,
+                          max_calls=3, max_self_bytes=1 << 20)
+    assert small.returncode == 0 and small.num_calls == 0
+    assert any("the method's self of" in note and "skipped" in note for note in small.notes), small.notes

@@ -70,6 +70,11 @@ def _propose(ctx: RunContext, state: LoopState, ref, proposal_id: str, skipped: 
             raise NotApplicable(f"the change would edit {outside}, outside the target's folder (an installed "
                                 "package's file, say); only the target's own files may change")
         patch = ctx.workspace.diff_files(proposed.files) if proposed.files else ""
+        twin = next((it for it in state.history if patch and it.proposal.patch == patch
+                     and it.proposal.base_head == ctx.workspace.head()), None)
+        if twin is not None:
+            raise NotApplicable(f"the same patch as {twin.proposal.id} ({twin.proposal.diagnosis}/"
+                                f"{twin.proposal.remedy}), already {twin.verdict.verdict} at this head")
     except NotApplicable as why:
         say(f"{ref.remedy}: not applicable ({why})")
         ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=str(why)))

@@ -53,7 +53,8 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
     """Replay a source rewrite on captured real calls of the function it changed; NotApplicable when it differs.
 
     A rewrite that fails replay is never run in the pipeline. Where no call could be captured
-    (a method whose ``self`` is too large to keep), the data check of the pipeline runs decides.
+    (arguments over 1 MiB a call, or a method's object over 256 MiB: the object is kept once for all its
+    calls), the data check of the pipeline runs decides.
     """
     from perfloop.tools.check.replay import check_rewrite
     from perfloop.tools.measure.profiler import ProbeSettings

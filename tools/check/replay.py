@@ -101,19 +101,22 @@ class ReplayResult(BaseModel):
 
 
 def capture_env(target_dir: Path, file: str, function: str, out_dir: Path, max_calls: int = Defaults.CAPTURE_MAX_CALLS,
-                max_bytes: int = Defaults.CAPTURE_MAX_BYTES) -> dict[str, str]:
+                max_bytes: int = Defaults.CAPTURE_MAX_BYTES,
+                max_self_bytes: int = Defaults.CAPTURE_MAX_SELF_BYTES) -> dict[str, str]:
     """Environment variables that arm perfloop_capture for `function` in `file` (relative to target_dir)."""
     return {
         Env.CAPTURE: f"{(Path(target_dir) / file).resolve()}:{function}",
         Env.CAPTURE_DIR: str(out_dir),
         Env.CAPTURE_MAX_CALLS: str(max_calls),
         Env.CAPTURE_MAX_BYTES: str(max_bytes),
+        Env.CAPTURE_MAX_SELF_BYTES: str(max_self_bytes),
     }
 
 
 def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, function: str,
                   settings: ProbeSettings, max_calls: int = Defaults.CAPTURE_MAX_CALLS,
-                  max_bytes: int = Defaults.CAPTURE_MAX_BYTES) -> CapturedCalls:
+                  max_bytes: int = Defaults.CAPTURE_MAX_BYTES,
+                  max_self_bytes: int = Defaults.CAPTURE_MAX_SELF_BYTES) -> CapturedCalls:
     """Run the pipeline for settings' warm-up + steps under the probe and record calls of `function`."""
     out_dir = Path(out_dir)
     if out_dir.exists():
@@ -128,7 +131,7 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
         Env.SUPERVISOR_PID: str(os.getpid()),
         Env.PROBE_MODE: "light",
         "PYTHONUNBUFFERED": "1",
-        **capture_env(target_dir, file, function, calls_dir, max_calls, max_bytes),
+        **capture_env(target_dir, file, function, calls_dir, max_calls, max_bytes, max_self_bytes),
     }
     (out_dir / "probe").mkdir()
     result = run_command(command, cwd=target_dir, extra_env=env, limits=settings.limits,

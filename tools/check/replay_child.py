@@ -80,6 +80,44 @@ def same_rng(a, b) -> bool:
         and ("torch" not in a or bool((a["torch"] == b["torch"]).all()))
 
 
+class Unpickler(pickle.Unpickler):
+    """Restores classes of the pipeline's script (pickled as `__main__.X` where it ran as a script) from the
+    replayed file's old version when that file is the script."""
+
+    def __init__(self, handle, old_module: types.ModuleType, path: str) -> None:
+        super().__init__(handle)
+        self.old_module, self.path = old_module, path
+
+    def find_class(self, module: str, name: str):
+        if module == "__main__":
+            try:
+                return resolve(self.old_module, name)
+            except AttributeError:
+                pass
+        return super().find_class(module, name)
+
+
+def as_method(function, module: types.ModuleType, spec: dict):
+    """`function` (Class.method of one version) called with its object moved to that version's class, where the
+    object's class is the replayed file's own, so `self.helper()` runs the version's helper too."""
+    owner = resolve(module, spec["function"].rsplit(".", 1)[0])
+    path = os.path.realpath(spec["file"])
+
+    def call(obj, *args, **kwargs):
+        kind = type(obj)
+        home = getattr(sys.modules.get(kind.__module__), "__file__", None)
+        ours = kind.__module__ in ("__main__", "_perfloop_replay_old", "_perfloop_replay_new") or \
+            (home is not None and os.path.realpath(home) == path)
+        if ours and kind.__qualname__ == owner.__qualname__:  # not a subclass's object: its class stays
+            try:
+                obj.__class__ = owner
+            except TypeError:
+                pass  # a class whose layout differs (slots, a builtin base): called as it is
+        return function(obj, *args, **kwargs)
+
+    return call
+
+
 def resolve(module: types.ModuleType, qualname: str):
     obj = module
     for part in qualname.split("."):
@@ -247,14 +285,23 @@ def main() -> None:
     spec = json.loads(open(sys.argv[1]).read())
     sys.path.insert(0, os.path.dirname(os.path.abspath(spec["file"])))
     argv = spec.get("argv")
-    old = resolve(load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv), spec["function"])
-    new = resolve(load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv), spec["function"])
+    old_module = load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv)
+    new_module = load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv)
+    old, new = resolve(old_module, spec["function"]), resolve(new_module, spec["function"])
+    if "." in spec["function"]:  # a method: its object runs the version's own class (helpers the rewrite changed)
+        old, new = as_method(old, old_module, spec), as_method(new, new_module, spec)
     report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "layout_changed": 0, "layout": None,
               "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0}
-    matched = []
+    matched, selves = [], {}
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], spec["call_glob"]))):
         try:
-            call = pickle.loads(open(path, "rb").read())
+            with open(path, "rb") as handle:
+                call = Unpickler(handle, old_module, spec["file"]).load()
+            if "self_file" in call:  # a method: its object, kept once for all the calls made on it
+                if call["self_file"] not in selves:
+                    with open(os.path.join(spec["calls_dir"], call["self_file"]), "rb") as handle:
+                        selves[call["self_file"]] = Unpickler(handle, old_module, spec["file"]).load()
+                call["args"] = [selves[call["self_file"]], *call["args"]]
         except Exception as error:  # a call that cannot be restored here is skipped, and said
             report["skipped"].append(f"{os.path.basename(path)}: {type(error).__name__}: {error}")
             continue
@@ -304,8 +351,9 @@ def best_times(old, new, calls, budget_s: float, max_rounds: int = 10) -> tuple[
     state, until `budget_s` of timing or `max_rounds`. A single first pass times imports and warm-up; the
     fastest of several is the function's own cost."""
     best = {"old": [float("inf")] * len(calls), "new": [float("inf")] * len(calls)}
-    spent, rounds = 0.0, 0
-    while rounds < max_rounds and (rounds == 0 or spent < budget_s):
+    spent, rounds, began = 0.0, 0, time.perf_counter()
+    # Copying the arguments (a method's whole dataset) is not timed, but bounds the rounds too.
+    while rounds < max_rounds and (rounds == 0 or (spent < budget_s and time.perf_counter() - began < 8 * budget_s)):
         order = (("old", old), ("new", new)) if rounds % 2 == 0 else (("new", new), ("old", old))
         for k, call in enumerate(calls):
             state = rng_states()

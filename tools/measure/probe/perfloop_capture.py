@@ -1,7 +1,9 @@
 """Record real arguments of one function during a pipeline run, for function-level replay.
 
 Armed by sitecustomize when PERFLOOP_CAPTURE="path/to/file.py:qualname" is set;
-writes one pickle per call to PERFLOOP_CAPTURE_DIR as {"args": [...], "kwargs": {...}}, and
+writes one pickle per call to PERFLOOP_CAPTURE_DIR as {"args": [...], "kwargs": {...}} (a method's
+`self` is pickled once per object, up to PERFLOOP_CAPTURE_MAX_SELF_BYTES, into its own file named by
+the call's "self_file": a dataset holding its samples is too large to copy per call), and
 beside it a text description of the arguments (perfloop_describe), made here because
 perfloop's own process may not be able to import the pipeline's classes to unpickle them.
 A profile hook compares each Python call's code object against the target (file and
@@ -17,13 +19,14 @@ import sys
 import threading
 
 from perfloop_describe import describe_call
-from perfloop_layout import Defaults, Env, call_name, capture_notes_name
+from perfloop_layout import Defaults, Env, call_name, capture_notes_name, self_name
 
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 
 
 class _Capture:
-    def __init__(self, file: str, function: str, out_dir: str, max_calls: int, max_bytes: int) -> None:
+    def __init__(self, file: str, function: str, out_dir: str, max_calls: int, max_bytes: int,
+                 max_self_bytes: int = Defaults.CAPTURE_MAX_SELF_BYTES) -> None:
         self.file = os.path.realpath(file)
         self.name = function.split(".")[-1]
         self.qualname = function
@@ -33,6 +36,9 @@ class _Capture:
         self.bytes = 0
         self.previous = sys.getprofile()
         self.files: dict[str, bool] = {}
+        self.max_self_bytes = max_self_bytes
+        self.selves: dict[int, str] = {}
+        self.keep_alive: list = []
 
     def hook(self, frame, event, arg):
         if self.previous is not None:
@@ -64,8 +70,16 @@ class _Capture:
             extra += 1
         if code.co_flags & _CO_VARKEYWORDS:
             kwargs.update(local[names[extra]])
+        record = {"args": positional, "kwargs": kwargs}
+        if names[:1] == ("self",) and code.co_argcount >= 1:
+            # A method of an object that holds its data (a dataset's samples): the object is kept once, the
+            # call's own arguments per call.
+            self_file = self._keep_self(positional[0])
+            if self_file is None:
+                return
+            record = {"args": positional[1:], "kwargs": kwargs, "self_file": self_file}
         try:
-            blob = pickle.dumps({"args": positional, "kwargs": kwargs}, protocol=pickle.HIGHEST_PROTOCOL)
+            blob = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as error:
             self._note(f"arguments not picklable: {type(error).__name__}: {error}")
             self.disarm()
@@ -83,6 +97,29 @@ class _Capture:
         self.calls += 1
         if self.calls >= self.max_calls:
             self.disarm()
+
+    def _keep_self(self, obj) -> str | None:
+        """The file holding `obj` as it was at its first captured call (pickled then, before the method ran);
+        None, noted and disarmed, where it cannot be pickled or is larger than max_self_bytes."""
+        key = id(obj)
+        if key in self.selves:
+            return self.selves[key]
+        try:
+            blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:
+            self._note(f"the method's self is not picklable: {type(error).__name__}: {error}")
+            self.disarm()
+            return None
+        if len(blob) > self.max_self_bytes:
+            self._note(f"the method's self of {len(blob)} bytes skipped (limit {self.max_self_bytes})")
+            self.disarm()
+            return None
+        name = self_name(os.getpid(), len(self.selves))
+        with open(os.path.join(self.out_dir, name), "wb") as handle:
+            handle.write(blob)
+        self.selves[key] = name
+        self.keep_alive.append(obj)  # its id must not be reused by another object during the capture
+        return name
 
     def _note(self, text: str) -> None:
         with open(os.path.join(self.out_dir, capture_notes_name(os.getpid())), "a") as handle:
@@ -103,6 +140,8 @@ def install() -> None:
     os.makedirs(out_dir, exist_ok=True)
     capture = _Capture(file, function, out_dir,
                        max_calls=int(os.environ.get(Env.CAPTURE_MAX_CALLS, str(Defaults.CAPTURE_MAX_CALLS))),
-                       max_bytes=int(os.environ.get(Env.CAPTURE_MAX_BYTES, str(Defaults.CAPTURE_MAX_BYTES))))
+                       max_bytes=int(os.environ.get(Env.CAPTURE_MAX_BYTES, str(Defaults.CAPTURE_MAX_BYTES))),
+                       max_self_bytes=int(os.environ.get(Env.CAPTURE_MAX_SELF_BYTES,
+                                                         str(Defaults.CAPTURE_MAX_SELF_BYTES))))
     sys.setprofile(capture.hook)
     threading.setprofile(capture.hook)

@@ -80,6 +80,8 @@ class Env(enum.StrEnum):
     CAPTURE_DIR = "PERFLOOP_CAPTURE_DIR"
     CAPTURE_MAX_CALLS = "PERFLOOP_CAPTURE_MAX_CALLS"
     CAPTURE_MAX_BYTES = "PERFLOOP_CAPTURE_MAX_BYTES"
+    CAPTURE_MAX_SELF_BYTES = "PERFLOOP_CAPTURE_MAX_SELF_BYTES"
+    """A method's `self` (a dataset holding its samples) is kept once per object, up to this many bytes."""
 
 
 ENV_PREFIX = "PERFLOOP_"
@@ -96,6 +98,7 @@ class Defaults:
     REPLAY_KEEP = 20_000_000
     CAPTURE_MAX_CALLS = 8
     CAPTURE_MAX_BYTES = 1 << 20
+    CAPTURE_MAX_SELF_BYTES = 256 << 20
     NO_STEP_EXIT_CODE = 3
     """Exit status of a process the probe stopped because it reached no step in time."""
 
@@ -156,6 +159,11 @@ CALL_GLOB = "call-*.pkl"
 
 def call_name(pid: int, number: int) -> str:
     return f"call-{pid}-{number}.pkl"
+
+
+def self_name(pid: int, number: int) -> str:
+    """A method's `self`, pickled once for every captured call made on that object (a call's "self_file")."""
+    return f"self-{pid}-{number}.pkl"
 
 
 def capture_notes_name(pid: int) -> str:
