@@ -80,7 +80,9 @@ def test_files_follow_the_hot_path_first_and_what_does_not_fit_is_named(tmp_path
 def test_a_rejected_change_goes_back_to_the_model_once_with_what_was_measured(profiled):
     # Same result with more work: replay passes, the pipeline is slower, verification rejects it at speed.
     slower = edit(APPEND, APPEND + "        sum(range(20000))\n", summary="same result, more work")
-    with ScriptedLLM([slower, slower]) as server:
+    # The second answer differs: the same patch again would be passed over at this head, unverified.
+    still_slower = edit(APPEND, APPEND + "        sum(range(30000))\n", summary="same result, still more work")
+    with ScriptedLLM([slower, still_slower]) as server:
         state = _with_llm(profiled, server)
         state = _apply(state, optimize(state))
         assert state.proposal is not None and state.proposal.source == "llm"
@@ -182,7 +184,8 @@ def test_captured_arguments_are_described_in_the_pipelines_process(tmp_path, mon
         module.Window().scaled(2.0, bias=1.0)
     finally:
         sys.setprofile(None)
-    assert sorted(p.suffix for p in out.iterdir()) == [".pkl", ".txt"]
+    # The call's own arguments, its description, and the object once (a method's `self`, kept for all its calls).
+    assert sorted(p.name.split("-")[0] + p.suffix for p in out.iterdir()) == ["call.pkl", "call.txt", "self.pkl"]
     del sys.modules["pipe_mod"]
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path)])
     text = describe_calls(out)

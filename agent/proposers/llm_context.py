@@ -83,7 +83,9 @@ def describe_calls(calls_dir: Path) -> str:
         try:
             # Written by the target's own process during the capture run: as trusted as running it.
             call = pickle.loads(path.read_bytes())
-        except (pickle.UnpicklingError, ImportError, AttributeError, EOFError, TypeError, ValueError) as error:
+            if "self_file" in call:  # a method: its object is kept once, beside the calls
+                call["args"] = [pickle.loads((path.parent / call["self_file"]).read_bytes()), *call["args"]]
+        except (pickle.UnpicklingError, ImportError, AttributeError, EOFError, TypeError, ValueError, OSError) as error:
             blocks.append(f"call {number}: could not be read back here ({type(error).__name__}: {error})")
             continue
         blocks.append(f"call {number}:\n" + describe_call(call.get("args", []), call.get("kwargs", {})))
