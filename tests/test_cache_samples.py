@@ -616,6 +616,18 @@ def _same_draws_over_three_epochs(old, new) -> None:
         assert all(same(a, b) for a, b in zip(before, after)), epoch
 
 
+def _first_parts_once_and_the_same_draws(old_text: str, new_text: str, build) -> None:
+    """Both versions' datasets over three epochs: the same samples draw for draw, and each index's cached part
+    (the moved work too) computed once."""
+    old, new = build(load(old_text)), build(load(new_text))
+    cls = type(new)
+    computed = []
+    original = cls._cached_first_part
+    cls._cached_first_part = lambda self, i: computed.append(i) or original(self, i)
+    _same_draws_over_three_epochs(old, new)
+    assert computed == list(range(len(old)))
+
+
 @pytest.mark.parametrize("name", sorted(PREFIXES))
 def test_the_part_before_a_random_draw_is_cached_and_the_draws_stay_the_same(tmp_path, name):
     """A sample that draws (or reads the epoch) cannot be cached whole: the deterministic part before the first
@@ -627,14 +639,7 @@ def test_the_part_before_a_random_draw_is_cached_and_the_draws_stay_the_same(tmp
     new_text = result.files["data.py"]
     assert "def _cached_first_part(self" in new_text and "first part of" in result.summary, result.summary
     assert f"from {rest_from} on it runs every time" in result.summary, result.summary
-    old_ns, new_ns = load(old_text), load(new_text)
-    old, new = build(old_ns), build(new_ns)
-    cls = type(new)
-    computed = []
-    original = cls._cached_first_part
-    cls._cached_first_part = lambda self, i: computed.append(i) or original(self, i)
-    _same_draws_over_three_epochs(old, new)
-    assert computed == list(range(len(old)))  # each index's first part computed once
+    _first_parts_once_and_the_same_draws(old_text, new_text, build)
 
 
 def test_a_random_draw_in_the_first_statement_leaves_nothing_to_cache(tmp_path):
@@ -745,14 +750,7 @@ def test_work_after_a_draw_that_does_not_read_it_is_cached_and_the_draws_keep_th
     assert f"{lines} before line {first_rest}" in result.summary, result.summary
     assert any("draw nothing, read nothing the lines they skip set" in note for note in result.notes), result.notes
     new_text = result.files["data.py"]
-    old_ns, new_ns = load(old_text), load(new_text)
-    old, new = build(old_ns), build(new_ns)
-    cls = type(new)
-    computed = []
-    original = cls._cached_first_part
-    cls._cached_first_part = lambda self, i: computed.append(i) or original(self, i)
-    _same_draws_over_three_epochs(old, new)
-    assert computed == list(range(len(old)))  # each index's moved work computed once
+    _first_parts_once_and_the_same_draws(old_text, new_text, build)
 
 
 NOT_MOVED = {

@@ -62,14 +62,18 @@ class ReplayResult(BaseModel):
                                                "repeated alternating rounds after the check (0: not timed).")
     new_best_s: float = Field(0.0, description="The same for the new version.")
 
+    def _timed(self) -> tuple[float, float]:
+        """(old, new) seconds on the calls: the fastest of repeated rounds where they ran (the checking pass
+        alone times imports and first-call warm-up), else the checking pass."""
+        if self.old_best_s > 0 and self.new_best_s > 0:
+            return self.old_best_s, self.new_best_s
+        return self.old_s, self.new_s
+
     @property
     def speedup(self) -> float | None:
-        """Old time over new time on the captured calls: the fastest of repeated rounds where they ran (the
-        checking pass alone times imports and first-call warm-up), else the checking pass. A rough figure on
-        a few calls, not a verdict."""
-        if self.old_best_s > 0 and self.new_best_s > 0:
-            return self.old_best_s / self.new_best_s
-        return self.old_s / self.new_s if self.new_s > 0 else None
+        """Old time over new time on the captured calls (`_timed`): a rough figure on a few calls, not a verdict."""
+        old, new = self._timed()
+        return old / new if new > 0 else None
 
     def clearly_slower(self) -> str | None:
         """Why the rewrite is not worth a pipeline run: slower than the old version on the captured calls by
@@ -78,8 +82,7 @@ class ReplayResult(BaseModel):
         speedup = self.speedup
         if not self.ok or speedup is None or speedup >= SLOWER_THAN or self.old_s + self.new_s < MIN_TIMED_S:
             return None
-        old, new = (self.old_best_s, self.new_best_s) if self.old_best_s > 0 and self.new_best_s > 0 \
-            else (self.old_s, self.new_s)
+        old, new = self._timed()
         return (f"the rewrite is slower on the {self.num_calls} captured calls: x{speedup:.2f} "
                 f"({old * 1000:.1f} ms before, {new * 1000:.1f} ms after)")
 

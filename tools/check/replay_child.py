@@ -80,13 +80,17 @@ def same_rng(a, b) -> bool:
         and ("torch" not in a or bool((a["torch"] == b["torch"]).all()))
 
 
+# Seconds of timed calls after the check (each version's fastest of several rounds; see best_times).
+TIME_BUDGET_S = 0.25
+
+
 class Unpickler(pickle.Unpickler):
     """Restores classes of the pipeline's script (pickled as `__main__.X` where it ran as a script) from the
     replayed file's old version when that file is the script."""
 
-    def __init__(self, handle, old_module: types.ModuleType, path: str) -> None:
+    def __init__(self, handle, old_module: types.ModuleType) -> None:
         super().__init__(handle)
-        self.old_module, self.path = old_module, path
+        self.old_module = old_module
 
     def find_class(self, module: str, name: str):
         if module == "__main__":
@@ -296,11 +300,11 @@ def main() -> None:
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], spec["call_glob"]))):
         try:
             with open(path, "rb") as handle:
-                call = Unpickler(handle, old_module, spec["file"]).load()
+                call = Unpickler(handle, old_module).load()
             if "self_file" in call:  # a method: its object, kept once for all the calls made on it
                 if call["self_file"] not in selves:
                     with open(os.path.join(spec["calls_dir"], call["self_file"]), "rb") as handle:
-                        selves[call["self_file"]] = Unpickler(handle, old_module, spec["file"]).load()
+                        selves[call["self_file"]] = Unpickler(handle, old_module).load()
                 call["args"] = [selves[call["self_file"]], *call["args"]]
         except Exception as error:  # a call that cannot be restored here is skipped, and said
             report["skipped"].append(f"{os.path.basename(path)}: {type(error).__name__}: {error}")
@@ -341,7 +345,7 @@ def main() -> None:
         matched.append(call)
     # Where the checking pass took seconds, a first call's warm-up is lost in it: its times stand.
     if not report["mismatch"] and matched and report["old_s"] + report["new_s"] < 2.0:
-        report["old_best_s"], report["new_best_s"] = best_times(old, new, matched, spec.get("time_budget_s", 0.25))
+        report["old_best_s"], report["new_best_s"] = best_times(old, new, matched, TIME_BUDGET_S)
     print(spec["report_prefix"] + json.dumps(report))
 
 
@@ -364,7 +368,7 @@ def best_times(old, new, calls, budget_s: float, max_rounds: int = 10) -> tuple[
                 try:
                     version(*args, **kwargs)
                 except Exception:
-                    pass  # both raised the same error in the check above
+                    pass  # both returned in the check above; a failure now costs this round's time only
                 took = time.perf_counter() - started
                 spent += took
                 best[key][k] = min(best[key][k], took)

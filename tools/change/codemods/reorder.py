@@ -21,7 +21,7 @@ def stored(statements: list[ast.stmt]) -> list[str]:
 
 
 # Builtins that read their arguments without changing them (what they return may hold the argument's items:
-# `_sharing` groups a name bound to it with the argument).
+# `_sharing` counts a name bound to it as computed from the argument).
 _READS_ONLY = frozenset({"int", "float", "bool", "len", "abs", "round", "min", "max", "str", "repr", "isinstance",
                          "range", "divmod", "pow", "hash", "type", "sum", "sorted", "any", "all", "list", "tuple",
                          "set", "frozenset", "dict", "zip", "enumerate", "reversed"})
@@ -85,14 +85,8 @@ def _sharing(body: list[ast.stmt], index: str) -> Callable[[str], frozenset[str]
     local = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     local.discard(index)
     sources: dict[str, set[str]] = {}
-
-    def values(node: ast.AST) -> set[str]:
-        found = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in local}
-        return found | {f"self.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
-                        and isinstance(n.value, ast.Name) and n.value.id == "self"}
-
     for stmt in body:
-        read = values(stmt)
+        read = {name for name in _mentions(stmt) if name in local or name.startswith("self.")}
         for n in ast.walk(stmt):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in local:
                 sources.setdefault(n.id, set()).update(read - {n.id})
@@ -111,12 +105,16 @@ def _sharing(body: list[ast.stmt], index: str) -> Callable[[str], frozenset[str]
     return roots
 
 
+def _mentions(node: ast.AST) -> set[str]:
+    """Every name `node` uses, and every `self` attribute as `self.<attr>`."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        f"self.{n.attr}" for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
+
+
 def _values(root: ast.stmt, group) -> set[str]:
     """The local names and `self` attributes `root` mentions (those `group` knows)."""
-    found = {n.id for n in ast.walk(root) if isinstance(n, ast.Name)}
-    found |= {f"self.{n.attr}" for n in ast.walk(root) if isinstance(n, ast.Attribute)
-              and isinstance(n.value, ast.Name) and n.value.id == "self"}
-    return {name for name in found if group(name) is not None}
+    return {name for name in _mentions(root) if group(name) is not None}
 
 
 def _changed_or_handed_on(root: ast.stmt, group) -> set[str]:
