@@ -280,3 +280,65 @@ def test_a_worker_file_cut_short_is_left_out_not_fatal(tmp_path):
     (tmp_path / "stacks-101.json").write_text("")
     (tmp_path / "stacks-102.json").write_text('{"totals": {"fetch": 3}, "paths": [')
     assert batch_build_hotspots(None, tmp_path, tmp_path) == []
+
+
+_VENDORED = '''class Repeat:
+    """A library wrapper whose own loop calls the user's dataset (as torch's fetcher or Subset do)."""
+
+    def __init__(self, inner, times):
+        self.inner, self.times = inner, times
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, i):
+        out = None
+        for _ in range(self.times):
+            out = self.inner[i]
+        return out
+'''
+
+_WRAPPED_PIPELINE = '''import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+sys.path.insert(0, str(Path(__file__).parent / "vendor" / "lib" / "site-packages"))
+from wrapds import Repeat  # noqa: E402
+
+
+class Signals(Dataset):
+    def __len__(self):
+        return 4096
+
+    def __getitem__(self, i):
+        x = np.random.default_rng(i).standard_normal(20000)
+        return torch.from_numpy(np.sort(x)[:8].copy())
+
+
+loader = DataLoader(Repeat(Signals(), 3), batch_size=8)
+model = torch.nn.Linear(8, 1)
+for x in loader:
+    model(x.float()).sum().backward()
+'''
+
+
+def test_installed_code_on_the_path_is_not_the_hot_function(tmp_path):
+    # A package under any site-packages folder on sys.path (another venv's through a .pth, the user site)
+    # is installed code: its loop must not take the hot function from the pipeline's own __getitem__,
+    # which is the code a rewrite can change.
+    from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+
+    pipeline = tmp_path / "pipeline"
+    vendor = pipeline / "vendor" / "lib" / "site-packages"
+    vendor.mkdir(parents=True)
+    (vendor / "wrapds.py").write_text(_VENDORED)
+    (pipeline / "train.py").write_text(_WRAPPED_PIPELINE)
+    settings = ProbeSettings(steps=20, warmup_steps=1)
+    run = run_probed("python train.py", pipeline, tmp_path / "run", settings, mode="full")
+    hot = build_profile(run, [], "python train.py", pipeline, settings).hot_functions
+    assert hot, "the probe sampled no batch building"
+    assert (hot[0].file, hot[0].name) == ("train.py", "Signals.__getitem__"), [(h.file, h.name) for h in hot]
+    assert not any("site-packages" in h.file for h in hot)
