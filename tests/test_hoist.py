@@ -204,6 +204,8 @@ for step in range(8):
     ("n = float(table.n)", " + n", "class Table:\n    def __init__(self):\n        self.n = 1\n\n"
      "    def bump(self):\n        self.n += 1\n\n\ntable = Table()\n", "", "reads .n, which a method other than __init__"),
     ("w = data.mean()", " + w\n    data.mul_(0.5)", "", "", "the loop may change data"),
+    ("pairs = zip(data.tolist(), range(16))", "\n    n = sum(1 for _ in pairs)", "", "", "is an iterator"),
+    ("squares = (v * v for v in data.sum(1).tolist())", " + sum(squares)", "", "", "is an iterator"),
     ("v = data[:4].float()", " + v.sum()\n    row = data[0]\n    row += 1", "", "", "the loop may change data"),
 ])
 def test_refusals_name_the_statement_and_why(tmp_path, line, use, extra, after, why):
@@ -223,3 +225,151 @@ def test_a_loop_without_step_invariant_work_is_not_applicable_and_a_missing_step
     (tmp_path / "train.py").write_text("x = 1\n")
     with pytest.raises(NotApplicable, match="no training step found"):
         apply_codemod("hoist_step_invariants", CodemodContext(root=tmp_path))
+
+
+def test_a_statement_sharing_its_line_with_other_code_is_not_cut(tmp_path):
+    (tmp_path / "train.py").write_text(BASE.replace("{line}", "s = data.sum(); t = 1").replace("{use}", " + s + t")
+                                       .replace("{extra}", "").replace("{after}", ""))
+    with pytest.raises(NotApplicable, match="shares its lines with other code"):
+        apply_codemod("hoist_step_invariants", CodemodContext(root=tmp_path))
+
+
+# hoist_loop_invariants: three hot functions written differently, each run old and new on the same inputs.
+HOT = {
+    # A greedy tokenizer that sorts its vocabulary at every character position (a nested loop's iterable).
+    "tokenizer": ('''
+        class Tokenizer:
+            def __init__(self, vocab):
+                self.vocab = list(vocab)
+
+            def tokenize(self, text):
+                out, i = [], 0
+                while i < len(text):
+                    match = text[i]
+                    for tok in sorted(self.vocab, key=len, reverse=True):
+                        if text.startswith(tok, i):
+                            match = tok
+                            break
+                    out.append(match)
+                    i += len(match)
+                return out
+
+
+        def run():
+            tok = Tokenizer(["ab", "abc", "c", "Cl", "Br", "[nH]", "=", "(", ")"] + [f"x{k}" for k in range(60)])
+            return [tok.tokenize(s) for s in ["abcClBr(=c)[nH]", "x1x22abcab", "((C))" * 5]]
+    ''', "Tokenizer.tokenize", {"_loop_invariant_1 = sorted(self.vocab, key=len, reverse=True)"}),
+    # A per-pixel function: a gain from the settings and a kernel rebuilt for every pixel.
+    "pixels": ('''
+        import math
+
+
+        def render(img, cfg):
+            h, w = len(img), len(img[0])
+            out = [[0.0] * w for _ in range(h)]
+            for y in range(h):
+                for x in range(w):
+                    gain = math.exp(cfg["gamma"]) * 2.0
+                    kernel = [math.exp(-k * k / cfg["width"]) for k in range(-2, 3)]
+                    left = img[y][max(x - 1, 0)]
+                    out[y][x] = (img[y][x] * kernel[2] + left * kernel[1]) * gain
+            return out
+
+
+        def run():
+            img = [[(y * 7 + x * 3) % 11 / 10.0 for x in range(12)] for y in range(9)]
+            return render(img, {"gamma": 0.3, "width": 2.5})
+    ''', "render", {"gain = math.exp(cfg['gamma']) * 2.0",
+                    "kernel = [math.exp(-k * k / cfg['width']) for k in range(-2, 3)]"}),
+    # A dataset's __getitem__ over frames: the window and the band centres recomputed for every frame.
+    "frames": ('''
+        import numpy as np
+
+
+        class Frames:
+            def __init__(self, n, win, bands):
+                self.signals = [np.sin(np.arange(400) * (k + 1) / 30.0) for k in range(n)]
+                self.win, self.bands = win, bands
+
+            def __len__(self):
+                return len(self.signals)
+
+            def __getitem__(self, i):
+                x = self.signals[i]
+                feats = []
+                t = 0
+                while t + self.win <= len(x):
+                    window = np.hanning(self.win)
+                    spectrum = np.abs(np.fft.rfft(x[t:t + self.win] * window))
+                    row = []
+                    for centre in np.linspace(0, self.win // 2, self.bands).tolist():
+                        row.append(float(spectrum[int(centre)]))
+                    feats.append(row)
+                    t += self.win // 2
+                return np.asarray(feats)
+
+
+        def run():
+            ds = Frames(3, 32, 6)
+            return [ds[i].tolist() for i in range(len(ds))]
+    ''', "Frames.__getitem__", {"window = np.hanning(self.win)",
+                                "_loop_invariant_1 = np.linspace(0, self.win // 2, self.bands).tolist()"}),
+}
+
+
+def _run_module(path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"hot_{path.stem}_{abs(hash(path.read_text()))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.run()
+
+
+@pytest.mark.parametrize("name", sorted(HOT))
+def test_loop_invariants_of_the_hot_function_move_out_and_every_value_is_the_same(tmp_path, name):
+    from tests.conftest import hot
+
+    source, qualname, expected = HOT[name]
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    before = _run_module(path)
+    line = next(k for k, text in enumerate(path.read_text().splitlines(), 1)
+                if text.strip().startswith(f"def {qualname.rsplit('.', 1)[-1]}("))
+    result = apply_codemod("hoist_loop_invariants", CodemodContext(root=tmp_path, profile=hot(qualname, path.name, line)))
+    new = result.files[path.name]
+    moved = {ast.unparse(s) for s in ast.parse(new).body} | {
+        ast.unparse(s) for n in ast.walk(ast.parse(new)) if isinstance(n, ast.FunctionDef) for s in n.body}
+    assert expected <= moved, new
+    assert result.replay is not None and result.replay.function == qualname
+    path.write_text(new)
+    assert _run_module(path) == before
+
+
+@pytest.mark.parametrize("line, why", [
+    ("scale = float(np.random.rand())", "draws random numbers"),
+    ("pairs = zip(xs, xs)", "is an iterator"),
+    ("order = sorted(seen)", "the loop may change seen"),
+    ("m = max(xs) + v", None),  # reads the loop's own value: per-pass work, not named
+])
+def test_hot_function_refusals(tmp_path, line, why):
+    from tests.conftest import hot
+
+    (tmp_path / "feat.py").write_text(textwrap.dedent(f'''
+        import numpy as np
+
+
+        def feature(xs):
+            seen, total = [], 0.0
+            for v in xs:
+                {line}
+                seen.append(v)
+                total += v * 2
+            return total
+    '''))
+    with pytest.raises(NotApplicable) as refused:
+        apply_codemod("hoist_loop_invariants", CodemodContext(root=tmp_path, profile=hot("feature", "feat.py", 5)))
+    if why is not None:
+        assert line.split(" = ")[0] in str(refused.value) and why in str(refused.value), str(refused.value)
+    else:
+        assert "no loop recomputes a value from a call" in str(refused.value)

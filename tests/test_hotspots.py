@@ -342,3 +342,79 @@ def test_installed_code_on_the_path_is_not_the_hot_function(tmp_path):
     assert hot, "the probe sampled no batch building"
     assert (hot[0].file, hot[0].name) == ("train.py", "Signals.__getitem__"), [(h.file, h.name) for h in hot]
     assert not any("site-packages" in h.file for h in hot)
+
+
+_DISPATCH_PIPELINE = '''import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Scale:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def __call__(self, rows):
+        return [v * self.factor for v in rows]
+
+
+class BandRatios:
+    """Per-pixel ratios in a Python loop over lists, and a check whose sort holds most of its time (so its own
+    loop holds too little of the dispatching loop's time to own the hot loop)."""
+
+    def __call__(self, rows):
+        out = []
+        for v in rows:
+            out.append((v - 0.5) / (v + 0.5 + 1e-3))
+        order = sorted(rows * 8)
+        return out if order[0] >= 0 else out[::-1]
+
+
+class Compose:
+    def __init__(self, transforms):
+        self.transforms = transforms
+
+    def __call__(self, x):
+        for t in self.transforms:
+            x = t(x)
+        return x
+
+
+class Pixels(Dataset):
+    def __init__(self):
+        self.transform = Compose([Scale(0.5), BandRatios()])
+
+    def __len__(self):
+        return 512
+
+    def __getitem__(self, i):
+        rows = [((i * 31 + k * 17) % 97) / 97.0 for k in range(6000)]
+        return torch.tensor(self.transform(rows)[:8])
+
+
+model = torch.nn.Linear(8, 1)
+for x in DataLoader(Pixels(), batch_size=16):
+    model(x.float()).sum().backward()
+'''
+
+
+def test_a_dispatching_loop_hands_the_vectoriser_the_function_sampled_under_it(tmp_path):
+    # The hot loop only dispatches (`for t in self.transforms: x = t(x)`), calling its work by no name: the
+    # profile's helpers under it reach the codemod, which rewrites the transform that holds the time.
+    import torch
+
+    from perfloop.agent.proposers.codemod import codemod_facts
+    from perfloop.tools.change.codemods import CodemodContext, apply_codemod
+    from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+
+    (tmp_path / "train.py").write_text(_DISPATCH_PIPELINE)
+    settings = ProbeSettings(steps=12, warmup_steps=1)
+    run = run_probed("python train.py", tmp_path, tmp_path / "run", settings, mode="full")
+    facts = codemod_facts(build_profile(run, [], "python train.py", tmp_path, settings))
+    assert facts.hot_function is not None and facts.hot_function.name == "Compose.__call__", facts.hot_function
+    assert "BandRatios.__call__" in [h.name for h in facts.hot_helpers]
+    result = apply_codemod("vectorize_hot_function", CodemodContext(root=tmp_path, profile=facts))
+    assert "BandRatios.__call__" in result.summary, result.summary
+    old, new = {}, {}
+    exec(compile(_DISPATCH_PIPELINE.split("\nmodel = ")[0], "old", "exec"), old)
+    exec(compile(result.files["train.py"].split("\nmodel = ")[0], "new", "exec"), new)
+    for i in (0, 5, 300):
+        assert torch.equal(old["Pixels"]()[i], new["Pixels"]()[i])
