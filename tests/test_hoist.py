@@ -314,6 +314,27 @@ HOT = {
             return [ds[i].tolist() for i in range(len(ds))]
     ''', "Frames.__getitem__", {"window = np.hanning(self.win)",
                                 "_loop_invariant_1 = np.linspace(0, self.win // 2, self.bands).tolist()"}),
+    # Filtered negative sampling: every candidate is checked against a list of known triples.
+    "negatives": ('''
+        import random
+
+
+        def sample_negatives(triples, known, n_ent, k, seed):
+            rng = random.Random(seed)
+            out = []
+            for h, r, t in triples:
+                for _ in range(k):
+                    cand = rng.randrange(n_ent)
+                    while (h, r, cand) in known:
+                        cand = rng.randrange(n_ent)
+                    out.append((h, r, cand))
+            return out
+
+
+        def run():
+            known = [(i % 50, i % 7, (i * 13) % 50) for i in range(400)]
+            return sample_negatives(known[:60], known, 50, 4, 0)
+    ''', "sample_negatives", {"_lookup_1 = _perfloop_lookup(known)"}),
 }
 
 
@@ -373,3 +394,43 @@ def test_hot_function_refusals(tmp_path, line, why):
         assert line.split(" = ")[0] in str(refused.value) and why in str(refused.value), str(refused.value)
     else:
         assert "no loop recomputes a value from a call" in str(refused.value)
+
+
+def test_a_membership_test_against_a_list_the_loop_changes_keeps_its_list(tmp_path):
+    from tests.conftest import hot
+
+    (tmp_path / "dedup.py").write_text(textwrap.dedent('''
+        def dedup(xs, banned):
+            seen = []
+            for v in xs:
+                if v in seen or v in banned:
+                    continue
+                seen.append(v)
+            return seen
+
+
+        def run():
+            return dedup([3, 1, 3, 2, 1, 5, 9, 2] * 20, [9, 4])
+    '''))
+    result = apply_codemod("hoist_loop_invariants", CodemodContext(root=tmp_path, profile=hot("dedup", "dedup.py", 2)))
+    new = result.files["dedup.py"]
+    assert "_lookup_2 = _perfloop_lookup(banned)" in new and "v in seen" in new, new
+    assert any("the loop may change seen" in note for note in result.notes), result.notes
+    before = _run_module(tmp_path / "dedup.py")
+    (tmp_path / "dedup.py").write_text(new)
+    assert _run_module(tmp_path / "dedup.py") == before
+
+
+@pytest.mark.parametrize("items, probe", [
+    ([1, 2.0, "a", b"b", None, (1, "x"), True], [1, 2, 2.0, "a", b"b", None, (1, "x"), 1.0, 0, False, "z"]),
+    ("abcdef", ["ab", "z", "cd"]),  # a string: substring tests, kept as it is
+    ([[1], [2]], [[1], [3]]),  # unhashable items: kept
+    ([float("nan"), -0.0], [0.0, float("nan")]),
+])
+def test_the_lookup_helper_answers_as_the_container_does(items, probe):
+    from perfloop.tools.change.codemods.hoist import LOOKUP_HELPER, LOOKUP_SOURCE
+
+    namespace: dict = {}
+    exec(LOOKUP_SOURCE, namespace)
+    lookup = namespace[LOOKUP_HELPER](items)
+    assert [p in lookup for p in probe] == [p in items for p in probe]

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
 from perfloop.tools.change.codemods.hot_function import (
@@ -74,6 +75,19 @@ LOOP_MARK = "# perfloop: moved out of the loop (the same value on every pass)"
 # The iterable of a nested loop may move when it is a new container that can be iterated again.
 _REITERABLE_CALLS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "dict"})
 _REITERABLE_METHODS = frozenset({"tolist", "split", "splitlines", "copy"})
+
+LOOKUP_HELPER = "_perfloop_lookup"
+LOOKUP_SOURCE = f'''def {LOOKUP_HELPER}(items):
+    """`items` as a frozenset when `x in items` answers the same from it: a list or tuple of ints, floats,
+    strings, bytes, None or tuples of them (added by perfloop: membership tests in a loop hash instead of scan)."""
+    def plain(value):
+        return value is None or type(value) in (int, float, str, bytes, bool) or (
+            type(value) is tuple and all(plain(v) for v in value))
+
+    if type(items) not in (list, tuple) or not all(plain(v) for v in items):
+        return items
+    return frozenset(items)
+'''
 
 Move = tuple[ast.stmt, ast.AST, str | None]
 """(statement, the loop it is put before, its text when it is new: a nested loop's iterable bound to a name)."""
@@ -185,44 +199,101 @@ def _pass(ctx: CodemodContext, file: str, text: str, loops_of, iterables: bool, 
     calls = Calls(modules)
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     moves: list[Move] = []
-    edits: list[tuple[ast.AST, str]] = []  # (a nested loop's iterable as it was, the name it now iterates)
+    edits: list[tuple[ast.AST, str]] = []  # (an expression as it was in the text, the name that replaces it)
     refusals: list[str] = []
     for loop in loops_of(tree):
-        made = _iterables_as_statements(loop, used, text) if iterables else []
+        made = [*_iterables_as_statements(loop, used, text), *_lookups_as_statements(loop, used, text)] \
+            if iterables else []
         hoist = _Hoist(tree, loop, calls)
         found = hoist.moves(keep)
         moved = {id(stmt) for stmt, _ in found}
-        for stmt, nested, original, name, source in made:
-            if id(stmt) in moved:
-                edits.append((original, name))
-            else:  # stays: the loop's header as it was
-                loop.body.remove(stmt)
-                nested.iter = original
-        sources = {id(stmt): f"{name} = {source}" for stmt, _, _, name, source in made}
-        moves += [(stmt, target, sources.get(id(stmt))) for stmt, target in found]
+        for synth in made:
+            if id(synth.stmt) in moved:
+                edits += [(original, synth.name) for original in synth.originals]
+            else:  # stays: the loop as it was
+                synth.undo()
+        texts = {id(synth.stmt): synth.text for synth in made}
+        moves += [(stmt, target, texts.get(id(stmt))) for stmt, target in found]
         refusals += hoist.refusals
     return moves, edits, refusals
 
 
-def _iterables_as_statements(loop: ast.AST, used: set[str], text: str) -> list[tuple]:
+@dataclass
+class _Synth:
+    """A statement made in the tree to be judged as any other: a value the loop computes inside an expression,
+    bound to `name` (`text` is what the file will say); `undo` puts the loop back as it was."""
+
+    stmt: ast.Assign
+    name: str
+    text: str
+    originals: list[ast.AST]
+    undo: Callable[[], None]
+
+
+def _new_name(used: set[str], stem: str) -> str:
+    number = 1 + sum(name.startswith(stem) for name in used)
+    used.add(f"{stem}{number}")
+    return f"{stem}{number}"
+
+
+def _bind(loop: ast.AST, at: int, name: str, value: ast.AST, where: ast.AST) -> ast.Assign:
+    stmt = ast.fix_missing_locations(ast.copy_location(
+        ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), where))
+    loop.body.insert(at, stmt)
+    return stmt
+
+
+def _iterables_as_statements(loop: ast.AST, used: set[str], text: str) -> list[_Synth]:
     """For each loop nested at the top of `loop`'s body whose iterable is a new container built by a call
     (`sorted(self.vocab, key=len)`), bind it to a new name in a statement just before the nested loop, in the
-    tree, and iterate the name: the statement is then judged as any other. Returns (statement, nested loop,
-    its iterable, name, iterable's source) for each."""
+    tree, and iterate the name."""
     made = []
     for nested in [s for s in loop.body if isinstance(s, ast.For)]:
         source = ast.get_source_segment(text, nested.iter)
         if not (_reiterable_work(nested.iter) and source and nested.iter.lineno == nested.iter.end_lineno):
             continue
-        number = 1 + sum(name.startswith("_loop_invariant_") for name in used)
-        name = f"_loop_invariant_{number}"
-        used.add(name)
-        stmt = ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=nested.iter), nested.iter)
-        ast.fix_missing_locations(stmt)
-        loop.body.insert(loop.body.index(nested), stmt)
-        made.append((stmt, nested, nested.iter, name, source))
-        nested.iter = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), nested.iter)
+        name, original = _new_name(used, "_loop_invariant_"), nested.iter
+        stmt = _bind(loop, loop.body.index(nested), name, original, original)
+        nested.iter = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), original)
+
+        def undo(stmt=stmt, nested=nested, original=original) -> None:
+            loop.body.remove(stmt)
+            nested.iter = original
+        made.append(_Synth(stmt, name, f"{name} = {source}", [original], undo))
     return made
+
+
+def _lookups_as_statements(loop: ast.AST, used: set[str], text: str) -> list[_Synth]:
+    """For each container the loop's body tests membership in (`cand in known`, `w not in self.stopwords`; a
+    name or an attribute of self), one statement at the top of the body binding `frozenset(container)` (what
+    the analysis judges; the file calls LOOKUP_HELPER, which keeps anything but a list or tuple of plain values
+    as it is), and the tests read the new name."""
+    groups: dict[str, list[ast.Compare]] = {}
+    for node in (n for stmt in loop.body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                and _container(node.comparators[0]) and node.comparators[0].lineno == node.comparators[0].end_lineno:
+            groups.setdefault(ast.get_source_segment(text, node.comparators[0]) or "", []).append(node)
+    made = []
+    for source, tests in groups.items():
+        if not source:
+            continue
+        name, originals = _new_name(used, "_lookup_"), [test.comparators[0] for test in tests]
+        value = ast.Call(func=ast.Name(id="frozenset", ctx=ast.Load()), args=[originals[0]], keywords=[])
+        stmt = _bind(loop, 0, name, value, originals[0])
+        for test in tests:
+            test.comparators = [ast.copy_location(ast.Name(id=name, ctx=ast.Load()), test.comparators[0])]
+
+        def undo(stmt=stmt, tests=tests, originals=originals) -> None:
+            loop.body.remove(stmt)
+            for test, original in zip(tests, originals):
+                test.comparators = [original]
+        made.append(_Synth(stmt, name, f"{name} = {LOOKUP_HELPER}({source})", originals, undo))
+    return made
+
+
+def _container(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                                          and node.value.id == "self")
 
 
 def _reiterable_work(node: ast.AST) -> bool:
@@ -388,12 +459,28 @@ def _splice(text: str, moves: list[Move], edits: list[tuple[ast.AST, str]], mark
                                 "spaces: it cannot be moved as whole lines")
         cut.update(range(stmt.lineno - 1, stmt.end_lineno))
         where.extend(line[shift:] if line.strip() else line for line in chunk)
-    for iterable, name in edits:  # one line each (_iterables_as_statements); offsets are in bytes
-        row = lines[iterable.lineno - 1].encode()
-        lines[iterable.lineno - 1] = (row[:iterable.col_offset] + name.encode() + row[iterable.end_col_offset:]).decode()
+    # Each replaced expression is on one line; right to left, so the offsets (in bytes) of a line's others hold.
+    for original, name in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        row = lines[original.lineno - 1].encode()
+        lines[original.lineno - 1] = (row[:original.col_offset] + name.encode() + row[original.end_col_offset:]).decode()
     out = []
     for number, line in enumerate(lines):
         out.extend(before.get(number, []))
         if number not in cut:
             out.append(line)
-    return "".join(out)
+    new = "".join(out)
+    return _with_lookup_helper(new) if f"{LOOKUP_HELPER}(" in new else new
+
+
+def _with_lookup_helper(text: str) -> str:
+    """`text` with LOOKUP_HELPER defined after its imports (once)."""
+    if f"def {LOOKUP_HELPER}(" in text:
+        return text
+    tree = ast.parse(text)
+    at = 0
+    for k, node in enumerate(tree.body):
+        docstring = k == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or docstring:
+            at = node.end_lineno
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:at] + ["\n\n", LOOKUP_SOURCE, "\n"] + lines[at:])
