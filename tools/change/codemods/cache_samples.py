@@ -105,6 +105,8 @@ FILL_KEY = "fill"
 """Remedy parameter: "first_access" (the default: each index cached when first read) or "construction"."""
 PRECOMPUTE_MAX_S = 60.0
 """At most this long (s, estimated from the profile) may computing every sample at construction take."""
+
+
 def cache_samples(ctx: CodemodContext) -> CodemodResult:
     """Cache `__getitem__`'s result per index in the dataset class that builds the profile's hot samples."""
     hot = hot_function_of(ctx)

@@ -39,7 +39,8 @@ _READING_METHODS = frozenset({"masked_fill", "where", "index_select", "gather", 
 # Calls that build a new object, which a function may then change freely (`counts = np.zeros(k); counts[i] += 1`).
 _FRESH_CALLS = frozenset({"zeros", "ones", "empty", "full", "eye", "arange", "linspace", "zeros_like", "ones_like",
                           "empty_like", "full_like", "array", "tensor", "list", "dict", "set", "Counter",
-                          "defaultdict", "OrderedDict", "copy", "clone", "tolist", "deepcopy", "bytearray"})
+                          "defaultdict", "OrderedDict", "copy", "clone", "tolist", "deepcopy", "bytearray",
+                          "len", "int", "float", "bool", "str", "sum", "round", "abs", "sorted"})
 _FRESH_NODES = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple, ast.ListComp, ast.DictComp, ast.SetComp,
                 ast.GeneratorExp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr)
 # Module functions whose result may share memory with an argument.
