@@ -183,7 +183,7 @@ def centre(a):
 
 {extra}
 for step in range(8):
-    xb = data[step:step + 4]
+    xb = data[step:step + 4].clone()  # a copy: the model may change it, data stays
     {line}
     loss = model(xb).pow(2).mean(){use}
     opt.zero_grad()

@@ -184,8 +184,9 @@ def _plan(ctx: CodemodContext, file: str, text: str, loops_of: Callable[[ast.Mod
     return moves, edits, refusals
 
 
-def _key(stmt: ast.stmt) -> tuple[int, int]:
-    return stmt.lineno, stmt.col_offset
+def _key(stmt: ast.stmt) -> tuple[int, ...]:
+    """Where a statement is, the same in both passes; a made one also by the loop it was made for."""
+    return getattr(stmt, "perfloop_key", (stmt.lineno, stmt.col_offset))
 
 
 def _pass(ctx: CodemodContext, file: str, text: str, loops_of, iterables: bool, keep: set | None):
@@ -204,6 +205,7 @@ def _pass(ctx: CodemodContext, file: str, text: str, loops_of, iterables: bool, 
     for loop in loops_of(tree):
         made = [*_iterables_as_statements(loop, used, text), *_lookups_as_statements(loop, used, text)] \
             if iterables else []
+        calls.shallow_copies = {synth.name for synth in made if _shallow_copy(synth.stmt.value)}
         hoist = _Hoist(tree, loop, calls)
         found = hoist.moves(keep)
         moved = {id(stmt) for stmt, _ in found}
@@ -239,6 +241,7 @@ def _new_name(used: set[str], stem: str) -> str:
 def _bind(loop: ast.AST, at: int, name: str, value: ast.AST, where: ast.AST) -> ast.Assign:
     stmt = ast.fix_missing_locations(ast.copy_location(
         ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), where))
+    stmt.perfloop_key = (where.lineno, where.col_offset, loop.lineno, loop.col_offset)
     loop.body.insert(at, stmt)
     return stmt
 
@@ -292,8 +295,19 @@ def _lookups_as_statements(loop: ast.AST, used: set[str], text: str) -> list[_Sy
 
 
 def _container(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name) and node.id.startswith(("_lookup_", "_loop_invariant_")):
+        return False  # an outer loop's own replacement
     return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                                           and node.value.id == "self")
+
+
+def _shallow_copy(node: ast.AST) -> bool:
+    """`sorted(x)`, `list(x)`, `tuple(x)`, `set(x)`, `frozenset(x)`, `x.copy()`: a new container of x's items."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name):
+        return node.func.id in _REITERABLE_CALLS - {"dict"}
+    return isinstance(node.func, ast.Attribute) and node.func.attr == "copy"
 
 
 def _reiterable_work(node: ast.AST) -> bool:
@@ -483,4 +497,4 @@ def _with_lookup_helper(text: str) -> str:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or docstring:
             at = node.end_lineno
     lines = text.splitlines(keepends=True)
-    return "".join(lines[:at] + ["\n\n", LOOKUP_SOURCE, "\n"] + lines[at:])
+    return "".join(lines[:at] + ["\n\n", LOOKUP_SOURCE] + lines[at:])

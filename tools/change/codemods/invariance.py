@@ -43,6 +43,8 @@ _FRESH_CALLS = frozenset({"zeros", "ones", "empty", "full", "eye", "arange", "li
                           "len", "int", "float", "bool", "str", "sum", "round", "abs", "sorted"})
 _FRESH_NODES = (ast.Constant, ast.List, ast.Dict, ast.Set, ast.Tuple, ast.ListComp, ast.DictComp, ast.SetComp,
                 ast.GeneratorExp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr)
+ITEMS = "__items__"
+"""The call `units` writes a `for` header as (`for x in xs` binds x = __items__(xs)): x is an item of xs."""
 # Module functions whose result may share memory with an argument.
 _VIEW_FUNCTIONS = frozenset({"asarray", "asanyarray", "as_tensor", "from_numpy", "reshape", "ravel", "squeeze",
                              "unsqueeze", "transpose", "swapaxes", "moveaxis", "permute", "narrow", "select", "expand",
@@ -65,6 +67,9 @@ class Calls:
                              for t in ast.walk(target) if isinstance(t, ast.Name)}
         self.changed_attributes = _attributes_changed_by_methods(modules.values())
         self.classes = {n.name: n for tree in modules.values() for n in tree.body if isinstance(n, ast.ClassDef)}
+        self.shallow_copies: set[str] = set()
+        """Names bound to a shallow copy made for a loop (`sorted(self.vocab)`): changing an item changes the
+        source's item in the old code too, so only the copy itself must stay unchanged."""
         self._verdicts: dict[str, str | None] = {}
         self._globals: dict[str, set[str]] = {}
         self.changed_globals = self._globals_changed(modules.values())
@@ -226,6 +231,8 @@ def changed_in(loop_units: list[ast.AST], scope_units: list[ast.AST], calls: Cal
         parents = {child: parent for parent in ast.walk(unit) for child in ast.iter_child_nodes(parent)}
         changed |= {n.id for n in ast.walk(unit) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                     and not _read_only(n, parents, calls)}
+        # `row += 1` changes a list or an array in place (an int or a string is only bound again).
+        changed |= {n.target.id for n in ast.walk(unit) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
     for unit in scope_units:
         if isinstance(unit, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and unit.value is not None:
@@ -252,6 +259,11 @@ def _shares(value: ast.AST, calls: Calls) -> set[str]:
     batch, the loss and the logged values are what would see a change made through them."""
     if isinstance(value, ast.Name):
         return {value.id}
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == ITEMS:
+        # A loop's items: what they may change is the iterable's, unless it is a shallow copy made for the loop
+        # (Calls.shallow_copies), whose items are its source's in the old code as well.
+        source = value.args[0]
+        return set() if isinstance(source, ast.Name) and source.id in calls.shallow_copies else _shares(source, calls)
     if isinstance(value, (ast.Attribute, ast.Subscript, ast.Starred, ast.NamedExpr)):
         return _shares(value.value, calls)
     if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
@@ -284,6 +296,9 @@ def _read_only(node: ast.AST, parents: dict, calls: Calls) -> bool:
     the new value goes is judged by the names bound to it, see _shares)."""
     if plain_read(node, parents) or _handed_to_pure(node, parents, calls):
         return True
+    parent = parents.get(node)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == ITEMS:
+        return True  # iterated by a loop (units): its items' uses are judged through the loop's names
     call = parents.get(parents.get(node) if isinstance(parents.get(node), ast.keyword) else node)
     if isinstance(call, ast.Call) and call.func is not node and isinstance(call.func, ast.Attribute) \
             and call.func.attr in NEW_VALUE_METHODS | _READING_METHODS:
@@ -374,7 +389,8 @@ def units(node: ast.AST) -> list[ast.AST]:
     """The loop's code as units a name flows through: each simple statement, and each compound statement's
     header as an assignment (`for x in xs` binds x from xs; `with f() as h` binds h) or an expression."""
     if isinstance(node, (ast.For, ast.AsyncFor)):
-        head = [ast.Assign(targets=[node.target], value=node.iter)]
+        items = ast.Call(func=ast.Name(id=ITEMS, ctx=ast.Load()), args=[node.iter], keywords=[])
+        head = [ast.Assign(targets=[node.target], value=items)]
     elif isinstance(node, (ast.With, ast.AsyncWith)):
         head = [ast.Assign(targets=[i.optional_vars], value=i.context_expr) if i.optional_vars
                 else ast.Expr(value=i.context_expr) for i in node.items]
