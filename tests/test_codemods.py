@@ -371,7 +371,8 @@ def test_unknown_codemod_id_lists_the_known_ones(tmp_path):
                              "set_optimizer_flag", "set_zero_grad_to_none", "set_intra_op_threads",
                              "zero_copy_conversion", "cache_decoded_records", "cache_samples",
                              "allow_tf32", "autocast_forward", "pinned_non_blocking_copies", "defer_host_syncs",
-                             "raise_gc_threshold"}
+                             "raise_gc_threshold", "hoist_step_invariants",
+                             "hoist_loop_invariants"}
 
 
 def test_every_knowledge_base_codemod_is_registered():

@@ -70,7 +70,7 @@ def test_a_change_that_moved_the_bottleneck_leaves_every_remedy_open(tmp_path):
     assert change.startswith("bottleneck moved: was input-bound 80% (dataloader_starved), now host-bound 55% (per_step_python_overhead)")
     assert not any("did not move" in s.reason for s in updates["skipped"])
     # The new top bottleneck's own offline remedy comes first; nothing was skipped for not moving.
-    assert str(updates["next_remedy"]) == "per_step_python_overhead/vectorize_step_metrics"
+    assert str(updates["next_remedy"]) == "per_step_python_overhead/hoist_step_invariants"
 
 
 def test_no_accepted_change_means_no_comparison(tmp_path):

@@ -280,3 +280,141 @@ def test_a_worker_file_cut_short_is_left_out_not_fatal(tmp_path):
     (tmp_path / "stacks-101.json").write_text("")
     (tmp_path / "stacks-102.json").write_text('{"totals": {"fetch": 3}, "paths": [')
     assert batch_build_hotspots(None, tmp_path, tmp_path) == []
+
+
+_VENDORED = '''class Repeat:
+    """A library wrapper whose own loop calls the user's dataset (as torch's fetcher or Subset do)."""
+
+    def __init__(self, inner, times):
+        self.inner, self.times = inner, times
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, i):
+        out = None
+        for _ in range(self.times):
+            out = self.inner[i]
+        return out
+'''
+
+_WRAPPED_PIPELINE = '''import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+sys.path.insert(0, str(Path(__file__).parent / "vendor" / "lib" / "site-packages"))
+from wrapds import Repeat  # noqa: E402
+
+
+class Signals(Dataset):
+    def __len__(self):
+        return 4096
+
+    def __getitem__(self, i):
+        x = np.random.default_rng(i).standard_normal(20000)
+        return torch.from_numpy(np.sort(x)[:8].copy())
+
+
+loader = DataLoader(Repeat(Signals(), 3), batch_size=8)
+model = torch.nn.Linear(8, 1)
+for x in loader:
+    model(x.float()).sum().backward()
+'''
+
+
+def test_installed_code_on_the_path_is_not_the_hot_function(tmp_path):
+    # A package under any site-packages folder on sys.path (another venv's through a .pth, the user site)
+    # is installed code: its loop must not take the hot function from the pipeline's own __getitem__,
+    # which is the code a rewrite can change.
+    from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+
+    pipeline = tmp_path / "pipeline"
+    vendor = pipeline / "vendor" / "lib" / "site-packages"
+    vendor.mkdir(parents=True)
+    (vendor / "wrapds.py").write_text(_VENDORED)
+    (pipeline / "train.py").write_text(_WRAPPED_PIPELINE)
+    settings = ProbeSettings(steps=20, warmup_steps=1)
+    run = run_probed("python train.py", pipeline, tmp_path / "run", settings, mode="full")
+    hot = build_profile(run, [], "python train.py", pipeline, settings).hot_functions
+    assert hot, "the probe sampled no batch building"
+    assert (hot[0].file, hot[0].name) == ("train.py", "Signals.__getitem__"), [(h.file, h.name) for h in hot]
+    assert not any("site-packages" in h.file for h in hot)
+
+
+_DISPATCH_PIPELINE = '''import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Scale:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def __call__(self, rows):
+        return [v * self.factor for v in rows]
+
+
+class BandRatios:
+    """Per-pixel ratios in a Python loop over lists, and a check whose sort holds most of its time (so its own
+    loop holds too little of the dispatching loop's time to own the hot loop)."""
+
+    def __call__(self, rows):
+        out = []
+        for v in rows:
+            out.append((v - 0.5) / (v + 0.5 + 1e-3))
+        order = sorted(rows * 8)
+        return out if order[0] >= 0 else out[::-1]
+
+
+class Compose:
+    def __init__(self, transforms):
+        self.transforms = transforms
+
+    def __call__(self, x):
+        for t in self.transforms:
+            x = t(x)
+        return x
+
+
+class Pixels(Dataset):
+    def __init__(self):
+        self.transform = Compose([Scale(0.5), BandRatios()])
+
+    def __len__(self):
+        return 512
+
+    def __getitem__(self, i):
+        rows = [((i * 31 + k * 17) % 97) / 97.0 for k in range(6000)]
+        return torch.tensor(self.transform(rows)[:8])
+
+
+model = torch.nn.Linear(8, 1)
+for x in DataLoader(Pixels(), batch_size=16):
+    model(x.float()).sum().backward()
+'''
+
+
+def test_a_dispatching_loop_hands_the_vectoriser_the_function_sampled_under_it(tmp_path):
+    # The hot loop only dispatches (`for t in self.transforms: x = t(x)`), calling its work by no name: the
+    # profile's helpers under it reach the codemod, which rewrites the transform that holds the time.
+    import torch
+
+    from perfloop.agent.proposers.codemod import codemod_facts
+    from perfloop.tools.change.codemods import CodemodContext, apply_codemod
+    from perfloop.tools.measure.profiler import ProbeSettings, build_profile, run_probed
+
+    (tmp_path / "train.py").write_text(_DISPATCH_PIPELINE)
+    settings = ProbeSettings(steps=12, warmup_steps=1)
+    run = run_probed("python train.py", tmp_path, tmp_path / "run", settings, mode="full")
+    facts = codemod_facts(build_profile(run, [], "python train.py", tmp_path, settings))
+    assert facts.hot_function is not None and facts.hot_function.name == "Compose.__call__", facts.hot_function
+    assert "BandRatios.__call__" in [h.name for h in facts.hot_helpers]
+    result = apply_codemod("vectorize_hot_function", CodemodContext(root=tmp_path, profile=facts))
+    assert "BandRatios.__call__" in result.summary, result.summary
+    old, new = {}, {}
+    exec(compile(_DISPATCH_PIPELINE.split("\nmodel = ")[0], "old", "exec"), old)
+    exec(compile(result.files["train.py"].split("\nmodel = ")[0], "new", "exec"), new)
+    for i in (0, 5, 300):
+        assert torch.equal(old["Pixels"]()[i], new["Pixels"]()[i])

@@ -643,7 +643,8 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
     # deliberate: the vectoriser, for batch building that is slow (transform_hotspot), that
     # contends with the loop (hidden_input_contention) or that is the collate (slow_collate); the
     # sample cache, for every per-sample cost that depends on the index alone; and reading
-    # .tolist() lists as arrays, in a conversion or a collate.
+    # .tolist() lists as arrays, in a conversion or a collate; moving what a loop of the hot function recomputes,
+    # wherever per-sample or collate work is slow.
     from perfloop.agent.nodes.schedule import same_edit
     from perfloop.agent.state import RemedyRef
 
@@ -665,7 +666,11 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
                       "cache_samples [('fill', 'construction')]": ["copy_heavy_conversion/precompute_converted_samples",
                                                                    "decode_heavy_samples/precompute_decoded_samples",
                                                                    "per_sample_tokenization/precompute_tokenised_samples",
-                                                                   "transform_hotspot/precompute_transformed_samples"]}
+                                                                   "transform_hotspot/precompute_transformed_samples"],
+                      "hoist_loop_invariants []": ["decode_heavy_samples/hoist_decode_invariants",
+                                                   "per_sample_tokenization/hoist_tokeniser_invariants",
+                                                   "slow_collate/hoist_collate_invariants",
+                                                   "transform_hotspot/hoist_transform_invariants"]}
     for refs in shared.values():
         for ref in refs:
             entry, remedy = ref.split("/")

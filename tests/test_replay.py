@@ -369,3 +369,37 @@ def test_a_method_of_a_dataset_that_holds_its_samples_is_replayed_with_its_objec
                           max_calls=3, max_self_bytes=1 << 20)
     assert small.returncode == 0 and small.num_calls == 0
     assert any("the method's self of" in note and "skipped" in note for note in small.notes), small.notes
+
+
+PARSED = """import argparse
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--steps", type=int, default=1)
+    args = parser.parse_args()
+    return [args.config] * args.steps
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_replay_calls_see_the_pipelines_argv_where_a_training_main_parses_it(tmp_path):
+    # A training loop's main() reads sys.argv when it is called, not when its module loads: in the replay
+    # child it must read the pipeline's arguments, not the child's own (the spec file).
+    (tmp_path / "train.py").write_text(PARSED)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (calls / "call-1-0.pkl").write_bytes(pickle.dumps({"args": (), "kwargs": {}}))
+    new = PARSED.replace("return [args.config] * args.steps", "return [args.config for _ in range(args.steps)]")
+    argv = ["train.py", "--config", "configs/a.json", "--steps", "3"]
+    outcome = replay(tmp_path, "train.py", "main", PARSED, new, calls, argv=argv)
+    assert outcome.verdict == "identical", outcome.reason
+    # A rewrite that reads an argument wrongly is caught, so the arguments really reached the calls (a list of
+    # strings one shorter: a "different", where the integer-leaf check once raised on the list's length).
+    wrong = PARSED.replace("return [args.config] * args.steps", "return [args.config] * (args.steps - 1)")
+    caught = replay(tmp_path, "train.py", "main", PARSED, wrong, calls, argv=argv)
+    assert caught.verdict == "different", caught.reason

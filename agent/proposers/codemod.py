@@ -29,9 +29,12 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     # walked by a per-step loop) is named by its absolute path, and left out.
     main = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in profile.main_hot_functions
             if h.name != "<module>" and not Path(h.file).is_absolute()]
+    hot = profile.transform_hot_function()
+    helpers = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in (hot.helpers if hot else [])
+               if not Path(h.file).is_absolute()]
     loader, build = profile.loader, profile.data_build
     batch = loader.batch_size if loader is not None and loader.batch_size else None
-    return ProfileFacts(hot_function=profile.transform_hot_function(), num_workers=metrics.num_workers,
+    return ProfileFacts(hot_function=hot, hot_helpers=helpers, num_workers=metrics.num_workers,
                         workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main,
                         cuda_capability=metrics.cuda_capability,
                         samples_per_epoch=loader.batches_per_epoch * batch if batch and loader.batches_per_epoch

@@ -231,7 +231,7 @@ def _number_kind(kind) -> str | None:
         name = kind[1].rsplit(".", 1)[-1]
         return "i" if name.startswith(("int", "uint")) else "f" if name.startswith(("float", "half", "bfloat", "double")) \
             else None
-    if kind[0] in ("ndarray", "list"):
+    if kind[0] in ("ndarray", "list") and isinstance(kind[1], str):  # not a container's ("list", length)
         letter = kind[1].lstrip("<>|=")[:1]
         return "i" if letter in ("i", "u") else "f" if letter == "f" else None
     return None
@@ -292,6 +292,8 @@ def main() -> None:
     old_module = load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv)
     new_module = load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv)
     old, new = resolve(old_module, spec["function"]), resolve(new_module, spec["function"])
+    # The calls see the pipeline's argv as well: a training loop's main() parses it when called, not at import.
+    sys.argv = list(argv or [spec["file"]])
     if "." in spec["function"]:  # a method: its object runs the version's own class (helpers the rewrite changed)
         old, new = as_method(old, old_module, spec), as_method(new, new_module, spec)
     report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "layout_changed": 0, "layout": None,

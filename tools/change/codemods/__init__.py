@@ -16,6 +16,7 @@ from perfloop.tools.change.codemods.dataloader import set_dataloader_option
 from perfloop.tools.change.codemods.decode_once import cache_decoded_records
 from perfloop.tools.change.codemods.gc_tuning import raise_gc_threshold
 from perfloop.tools.change.codemods.gpu import allow_tf32, autocast_forward, pinned_non_blocking_copies
+from perfloop.tools.change.codemods.hoist import hoist_loop_invariants, hoist_step_invariants
 from perfloop.tools.change.codemods.host_syncs import defer_host_syncs
 from perfloop.tools.change.codemods.list_tensors import tensor_of_lists
 from perfloop.tools.change.codemods.model_side import (
@@ -52,6 +53,8 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "pinned_non_blocking_copies": pinned_non_blocking_copies,
     "defer_host_syncs": defer_host_syncs,
     "raise_gc_threshold": raise_gc_threshold,
+    "hoist_step_invariants": hoist_step_invariants,
+    "hoist_loop_invariants": hoist_loop_invariants,
 }
 
 

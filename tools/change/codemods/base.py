@@ -25,6 +25,9 @@ class ProfileFacts(BaseModel):
 
     hot_function: FunctionRef | None = None
     """The function a data-side rewrite changes (the profile's transform hot function); None when none."""
+    hot_helpers: list[FunctionRef] = []
+    """Functions of the target sampled under the hot function, most self time first: where a loop that
+    only dispatches (`for t in self.transforms: x = t(x)`) spends its time, which no call by name shows."""
     num_workers: int | None = None
     """DataLoader workers of the training loader; None without one."""
     workers_needed: int | None = None

@@ -50,7 +50,6 @@ thrown away with it.
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 from collections.abc import Callable
 
@@ -58,8 +57,8 @@ import libcst as cst
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.hot_function import functions, hot_function_of, is_docstring_stmt, python_files
-from perfloop.tools.change.codemods.imports import add_import
-from perfloop.tools.change.codemods.loop_checks import RANDOM_CALL
+from perfloop.tools.change.codemods.imports import add_import, import_paths
+from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, IMPURE_CALL, PURE_MODULES, RANDOM_CALL
 from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.reorder import alias_statements, can_move_before, comprehension_names_apart, stored
 
@@ -106,18 +105,6 @@ FILL_KEY = "fill"
 """Remedy parameter: "first_access" (the default: each index cached when first read) or "construction"."""
 PRECOMPUTE_MAX_S = 60.0
 """At most this long (s, estimated from the profile) may computing every sample at construction take."""
-# Modules whose functions compute from their arguments only (their random parts are refused by name).
-# A call is judged by the module its name was imported from (`from datetime import date as D`: `D.fromisoformat`
-# is `datetime.date.fromisoformat`); the clock's readers (`now`, `today`, ...) are refused by name (_IMPURE).
-_PURE_MODULES = ("math.", "np.", "numpy.", "torch.", "F.", "json.", "ast.", "re.", "statistics.", "itertools.",
-                 "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.",
-                 "cmath.", "datetime.", "calendar.", "collections.", "copy.", "decimal.", "fractions.", "base64.",
-                 "binascii.", "csv.", "io.", "textwrap.", "difflib.", "colorsys.", "html.", "shlex.", "fnmatch.",
-                 "urllib.parse.", "array.")
-_GENERATOR = re.compile(r"(^|\.)(default_rng|RandomState|Random|SystemRandom|Generator|SeedSequence|"
-                        r"PCG64|MT19937|Philox|SFC64)$")
-_IMPURE = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|utcnow|today|urandom|get_worker_info|getpid|"
-                     r"manual_seed|seed|set_rng_state|default_rng|Generator)$")
 
 
 def cache_samples(ctx: CodemodContext) -> CodemodResult:
@@ -406,7 +393,7 @@ class _Determinism:
         self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
         self.changing = self._attributes_set_outside_init()
         self.generators = self._generators()
-        self.import_paths = self._import_paths()
+        self.import_paths = import_paths(modules.values())
         self.imported = self._imported()
         self.own_modules = self._own_modules()
         self.seen: list[str] = []
@@ -430,7 +417,7 @@ class _Determinism:
         found = {}
         for node in ast.walk(init) if init is not None else ():
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                    and _GENERATOR.search(dotted(node.value.func)):
+                    and GENERATOR_CALL.search(dotted(node.value.func)):
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                             and target.value.id == "self":
@@ -467,7 +454,7 @@ class _Determinism:
         if RANDOM_CALL.search(name) or ".random." in f".{name}." or RANDOM_CALL.search(attr.rstrip("_")):
             raise NotApplicable(f"{where}: random draw `{ast.unparse(call.func)}()`: a cached sample would "
                                 "repeat the first epoch's draw")
-        if _IMPURE.search(name):
+        if IMPURE_CALL.search(name):
             raise NotApplicable(f"{where}: `{ast.unparse(call.func)}()` differs between calls")
         if isinstance(call.func, ast.Name):
             if name in self.top:
@@ -489,7 +476,7 @@ class _Determinism:
             return
         root = name.split(".")[0]
         resolved = self.import_paths.get(root, root) + name[len(root):]
-        if resolved.startswith(_PURE_MODULES) or name.startswith(_PURE_MODULES) \
+        if resolved.startswith(PURE_MODULES) or name.startswith(PURE_MODULES) \
                 or (base is not None and dotted(base) not in self.imported):
             # numpy/torch/math/... functions, or a method of a value computed here (x.mean(), text.split()).
             if name.startswith(("open", "np.load", "torch.load")) or attr in ("read", "open"):
@@ -518,20 +505,6 @@ class _Determinism:
 
     def _imported(self) -> set[str]:
         return set(self.import_paths)
-
-    def _import_paths(self) -> dict[str, str]:
-        """Each name the target's modules import, with the module path it stands for (`np`: numpy, `date`:
-        datetime.date; `import a.b` binds `a`)."""
-        paths: dict[str, str] = {}
-        for tree in self.modules.values():
-            for node in tree.body:
-                if isinstance(node, ast.Import):
-                    paths.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
-                elif isinstance(node, ast.ImportFrom) and not node.level:
-                    paths.update((a.asname or a.name, f"{node.module}.{a.name}") for a in node.names)
-                elif isinstance(node, ast.ImportFrom):
-                    paths.update((a.asname or a.name, a.name) for a in node.names)
-        return paths
 
 
 def _fill_statement(attr: str, method: str) -> cst.BaseStatement:

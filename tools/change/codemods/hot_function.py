@@ -34,6 +34,20 @@ def load_hot_function(ctx: CodemodContext) -> tuple[str, str, ast.Module, ast.Fu
     return file, text, tree, find_function(tree, name, line)
 
 
+def sampled_helpers(ctx: CodemodContext, file: str, tree: ast.Module) -> list[ast.FunctionDef]:
+    """The functions of `file` the profile sampled under the hot function (ProfileFacts.hot_helpers), in its
+    order; those no longer found are left out."""
+    found = []
+    for helper in ctx.profile.hot_helpers:
+        if helper.file != file:
+            continue
+        try:
+            found.append(find_function(tree, helper.defining_name, helper.line))
+        except NotApplicable:
+            continue
+    return found
+
+
 def find_function(tree: ast.Module, qualname: str, line: int) -> ast.FunctionDef:
     """Find a function by qualified name ("Cls.method" or "func"), the one nearest `line`."""
     parts = qualname.split(".")

@@ -15,3 +15,18 @@ def add_import(text: str, module: str) -> str:
     lines = text.splitlines(keepends=True)
     at = first.lineno - 1 if first is not None else 0
     return "".join(lines[:at] + [f"import {module}\n"] + lines[at:])
+
+
+def import_paths(modules) -> dict[str, str]:
+    """Each name the parsed ``modules`` import, with the module path it stands for (`np`: numpy, `date`:
+    datetime.date; `import a.b` binds `a`)."""
+    paths: dict[str, str] = {}
+    for tree in modules:
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                paths.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                paths.update((a.asname or a.name, f"{node.module}.{a.name}") for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                paths.update((a.asname or a.name, a.name) for a in node.names)
+    return paths

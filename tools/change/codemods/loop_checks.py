@@ -12,6 +12,18 @@ RANDOM_CALL = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|unif
                      r"permutation|permuted|random_sample|exponential|standard_exponential|lognormal|laplace|"
                      r"binomial|geometric|rayleigh|dirichlet|randrange|getrandbits|triangular|expovariate|"
                      r"normalvariate|gammavariate|betavariate|cauchy|log_normal)$")
+# Modules whose functions compute from their arguments only (their random parts are refused by name).
+# A call is judged by the module its name was imported from (`from datetime import date as D`: `D.fromisoformat`
+# is `datetime.date.fromisoformat`); the clock's readers (`now`, `today`, ...) are refused by name (IMPURE_CALL).
+PURE_MODULES = ("math.", "np.", "numpy.", "torch.", "F.", "json.", "ast.", "re.", "statistics.", "itertools.",
+                "functools.", "operator.", "string.", "unicodedata.", "struct.", "zlib.", "hashlib.", "bisect.",
+                "cmath.", "datetime.", "calendar.", "collections.", "copy.", "decimal.", "fractions.", "base64.",
+                "binascii.", "csv.", "io.", "textwrap.", "difflib.", "colorsys.", "html.", "shlex.", "fnmatch.",
+                "urllib.parse.", "array.")
+GENERATOR_CALL = re.compile(r"(^|\.)(default_rng|RandomState|Random|SystemRandom|Generator|SeedSequence|"
+                            r"PCG64|MT19937|Philox|SFC64)$")
+IMPURE_CALL = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|utcnow|today|urandom|get_worker_info|getpid|"
+                         r"manual_seed|seed|set_rng_state|default_rng|Generator)$")
 PURE_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "len", "round", "bool"})
 # What the element-wise translator also reads without side effects: reductions and sorts of rows.
 PURE_REDUCTIONS = frozenset({"sum", "sorted", "statistics.median"})

@@ -22,15 +22,15 @@ def stored(statements: list[ast.stmt]) -> list[str]:
 
 # Builtins that read their arguments without changing them (what they return may hold the argument's items:
 # `_sharing` counts a name bound to it as computed from the argument).
-_READS_ONLY = frozenset({"int", "float", "bool", "len", "abs", "round", "min", "max", "str", "repr", "isinstance",
+READS_ONLY = frozenset({"int", "float", "bool", "len", "abs", "round", "min", "max", "str", "repr", "isinstance",
                          "range", "divmod", "pow", "hash", "type", "sum", "sorted", "any", "all", "list", "tuple",
                          "set", "frozenset", "dict", "zip", "enumerate", "reversed"})
-# Functions of these modules read their arguments without changing them, except those named in _WRITES_INTO and
+# Functions of these modules read their arguments without changing them, except those named in WRITES_INTO and
 # any call given `out=` (torch's in-place methods end in `_`: also refused).
-_READING_MODULES = ("np.", "numpy.", "torch.", "math.", "F.", "json.", "statistics.", "re.", "struct.")
-_WRITES_INTO = re.compile(r"(^|\.)(copyto|put|place|putmask|fill_diagonal|at|shuffle|put_along_axis|\w+_)$")
+READING_MODULES = ("np.", "numpy.", "torch.", "math.", "F.", "json.", "statistics.", "re.", "struct.")
+WRITES_INTO = re.compile(r"(^|\.)(copyto|put|place|putmask|fill_diagonal|at|shuffle|put_along_axis|\w+_)$")
 # Attributes and methods that describe a value or return a new one that shares nothing with it.
-_FRESH_ATTRS = frozenset({"shape", "dtype", "ndim", "device", "size", "numel", "dim", "copy", "clone", "tolist",
+FRESH_ATTRS = frozenset({"shape", "dtype", "ndim", "device", "size", "numel", "dim", "copy", "clone", "tolist",
                           "item", "sum", "mean", "std", "var", "prod", "argmin", "argmax", "count", "index",
                           "split", "strip", "lower", "upper", "startswith", "endswith", "encode", "decode",
                           "format"})
@@ -131,12 +131,12 @@ def _changed_or_handed_on(root: ast.stmt, group) -> set[str]:
             name = f"self.{node.attr}"
         else:
             continue
-        if not _plain_read(node, parents):
+        if not plain_read(node, parents):
             found.add(name)
     return found
 
 
-def _plain_read(node: ast.AST, parents: dict) -> bool:
+def plain_read(node: ast.AST, parents: dict) -> bool:
     """Whether this use of a name or `self` attribute only reads it (see _changed_or_handed_on)."""
     used = node
     while True:  # x[i], x.attr, x[i][j] are x's data still
@@ -144,7 +144,7 @@ def _plain_read(node: ast.AST, parents: dict) -> bool:
             return False
         parent = parents.get(used)
         if isinstance(parent, ast.Attribute) and parent.value is used:
-            if parent.attr in _FRESH_ATTRS:
+            if parent.attr in FRESH_ATTRS:
                 return True  # x.shape, x.copy(), x.tolist(): what follows holds nothing of x
             used = parent
         elif isinstance(parent, ast.Subscript) and parent.value is used:
@@ -170,9 +170,9 @@ def _plain_read(node: ast.AST, parents: dict) -> bool:
             return False
     if isinstance(parent, ast.Call) and parent.func is not used:
         name = dotted(parent.func)
-        if isinstance(parent.func, ast.Name) and name in _READS_ONLY:
+        if isinstance(parent.func, ast.Name) and name in READS_ONLY:
             return True
-        if name.startswith(_READING_MODULES) and not _WRITES_INTO.search(name) \
+        if name.startswith(READING_MODULES) and not WRITES_INTO.search(name) \
                 and not any(k.arg == "out" for k in parent.keywords):
             return True
     return False  # handed to another call, bound to a name, a method called on it, stored, ...

@@ -24,6 +24,7 @@ from perfloop.tools.change.codemods.hot_function import (
     load_hot_function,
     python_files,
     qualname_of,
+    sampled_helpers,
 )
 from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, RANDOM_CALL, refuse_effects
@@ -68,6 +69,9 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     file, text, tree, fn = load_hot_function(ctx)
     name, line = ctx.profile.hot_function.defining_name, ctx.profile.hot_function.line
     candidates = [fn] + _callees(tree, fn)
+    # A loop that only dispatches (`for t in self.transforms: x = t(x)`) calls its work by no name: the
+    # functions the profile sampled under it are candidates too.
+    candidates += [h for h in sampled_helpers(ctx, file, tree) if all(h is not c for c in candidates)]
     refusals: list[str] = []
     done: list[tuple[ast.FunctionDef, FunctionRewrite]] = []
     for candidate in candidates:

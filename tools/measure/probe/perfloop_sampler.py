@@ -24,12 +24,18 @@ STOP_CODES: set = set()
 loop that forked the worker, not to building the batch)."""
 
 
+_INSTALLED = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+"""Folders installed packages live in, wherever they are: another venv's on sys.path (a .pth), the user
+site, a conda or Debian layout. Their code is never the user's, and the hot function is the first frame
+of the pipeline's own code above them (a dataset's __getitem__, not torch's fetcher calling it)."""
+
+
 def is_user_file(filename: str, cache: dict = {}) -> bool:
-    """Tell whether ``filename`` is the user's code (not the standard library, site-packages or the probe)."""
+    """Tell whether ``filename`` is the user's code (not the standard library, installed packages or the probe)."""
     known = cache.get(filename)
     if known is None:
         real = os.path.realpath(filename) if not filename.startswith("<") else ""
-        known = bool(real) and not real.startswith(_LIBRARY_ROOTS)
+        known = bool(real) and not real.startswith(_LIBRARY_ROOTS) and not any(part in real for part in _INSTALLED)
         cache[filename] = known
     return known
 
