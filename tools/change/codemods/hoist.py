@@ -76,6 +76,10 @@ LOOP_MARK = "# perfloop: moved out of the loop (the same value on every pass)"
 _REITERABLE_CALLS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "dict"})
 _REITERABLE_METHODS = frozenset({"tolist", "split", "splitlines", "copy"})
 
+ITERABLE_STEM = "_loop_invariant_"
+"""Names given to nested loops' iterables bound before the loop (`_loop_invariant_1`)."""
+LOOKUP_STEM = "_lookup_"
+"""Names given to the sets membership tests read (`_lookup_1`)."""
 LOOKUP_HELPER = "_perfloop_lookup"
 LOOKUP_SOURCE = f'''def {LOOKUP_HELPER}(items):
     """`items` as a frozenset when `x in items` answers the same from it: a list or tuple of ints, floats,
@@ -255,7 +259,7 @@ def _iterables_as_statements(loop: ast.AST, used: set[str], text: str) -> list[_
         source = ast.get_source_segment(text, nested.iter)
         if not (_reiterable_work(nested.iter) and source and nested.iter.lineno == nested.iter.end_lineno):
             continue
-        name, original = _new_name(used, "_loop_invariant_"), nested.iter
+        name, original = _new_name(used, ITERABLE_STEM), nested.iter
         stmt = _bind(loop, loop.body.index(nested), name, original, original)
         nested.iter = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), original)
 
@@ -280,7 +284,7 @@ def _lookups_as_statements(loop: ast.AST, used: set[str], text: str) -> list[_Sy
     for source, tests in groups.items():
         if not source:
             continue
-        name, originals = _new_name(used, "_lookup_"), [test.comparators[0] for test in tests]
+        name, originals = _new_name(used, LOOKUP_STEM), [test.comparators[0] for test in tests]
         value = ast.Call(func=ast.Name(id="frozenset", ctx=ast.Load()), args=[originals[0]], keywords=[])
         stmt = _bind(loop, 0, name, value, originals[0])
         for test in tests:
@@ -295,7 +299,7 @@ def _lookups_as_statements(loop: ast.AST, used: set[str], text: str) -> list[_Sy
 
 
 def _container(node: ast.AST) -> bool:
-    if isinstance(node, ast.Name) and node.id.startswith(("_lookup_", "_loop_invariant_")):
+    if isinstance(node, ast.Name) and node.id.startswith((LOOKUP_STEM, ITERABLE_STEM)):
         return False  # an outer loop's own replacement
     return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                                           and node.value.id == "self")
@@ -341,6 +345,7 @@ class _Hoist:
         self.values = (own | self.calls.module_names) - set(self.calls.paths) - set(self.calls.top) \
             - set(self.calls.classes)
         self.refusals: list[str] = []
+        self._scope: list[tuple[ast.AST, ast.AST]] | None = None
 
     def moves(self, keep: set[tuple[int, int]] | None = None) -> list[tuple[ast.stmt, ast.AST]]:
         """(statement, the outermost loop it leaves), in body order; with `keep`, only statements at those
@@ -392,8 +397,7 @@ class _Hoist:
             return f"{', '.join(seen)} is read in the loop before this statement"
         if elsewhere := sorted(binds & self._mentioned_outside(loop)):
             return f"{', '.join(elsewhere)} is used outside the loop too"
-        scope = [apart(u, k) for k, u in enumerate(
-            unit for top in self.scope.body for unit in units(top)) if u is not stmt]
+        scope = [copy for unit, copy in self._scope_units() if unit is not stmt]
         changed = changed_in(inside, scope, self.calls) | self.calls.changed_globals
         if "self" in changed:  # the object itself handed on: any of its attributes may change
             changed |= {name for name in reads if name.startswith("self.")}
@@ -405,8 +409,16 @@ class _Hoist:
             return f"{', '.join(held)} is handed to code that may keep and change it (outside the loop)"
         return None
 
+    def _scope_units(self) -> list[tuple[ast.AST, ast.AST]]:
+        """Each unit of the scope with its `apart` copy, made once per shape of the tree (a move changes it)."""
+        if self._scope is None:
+            found = [unit for top in self.scope.body for unit in units(top)]
+            self._scope = [(unit, apart(unit, k)) for k, unit in enumerate(found)]
+        return self._scope
+
     def _move(self, stmt: ast.stmt, level: int) -> None:
         """Move `stmt` in the tree, from the training loop's body to just before self.loops[level]."""
+        self._scope = None
         self.loops[0].body.remove(stmt)
         loop = self.loops[level]
         block = next(b for b in blocks(self.parents.get(loop, self.scope)) if loop in b)

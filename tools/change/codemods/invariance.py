@@ -67,6 +67,7 @@ class Calls:
                              for t in ast.walk(target) if isinstance(t, ast.Name)}
         self.changed_attributes = _attributes_changed_by_methods(modules.values())
         self.classes = {n.name: n for tree in modules.values() for n in tree.body if isinstance(n, ast.ClassDef)}
+        self.changing_classes = {name for name, cls in self.classes.items() if _attributes_changed_by_methods([cls])}
         self.shallow_copies: set[str] = set()
         """Names bound to a shallow copy made for a loop (`sorted(self.vocab)`): changing an item changes the
         source's item in the old code too, so only the copy itself must stay unchanged."""
@@ -91,6 +92,11 @@ class Calls:
                 found |= self._globals.get(name, set())
         return found
 
+    def resolved(self, name: str) -> str:
+        """`name` by the module path its first part was imported as (`np.zeros` -> `numpy.zeros`)."""
+        root = name.split(".")[0]
+        return self.paths.get(root, root) + name[len(root):]
+
     def is_module(self, node: ast.AST) -> bool:
         """Whether `node` names an imported module or name (`np`, `torch.nn`), not a value."""
         root = dotted(node).split(".")[0]
@@ -101,12 +107,11 @@ class Calls:
         function of the target that changes no argument, a target class none of whose methods but `__init__`
         changes its attributes, a method returning a new value."""
         name = dotted(call.func)
-        root = name.split(".")[0]
         if isinstance(call.func, ast.Name) and (name in READS_ONLY or self.pure_function(name)):
             return True
         if name in self.classes:
-            return not _attributes_changed_by_methods([ast.Module(body=[self.classes[name]], type_ignores=[])])
-        if name and (self.paths.get(root, root) + name[len(root):]).startswith(PURE_MODULES):
+            return name not in self.changing_classes
+        if name and self.resolved(name).startswith(PURE_MODULES):
             return not WRITES_INTO.search(name) and not any(k.arg == "out" for k in call.keywords)
         return isinstance(call.func, ast.Attribute) and call.func.attr in NEW_VALUE_METHODS
 
@@ -139,9 +144,7 @@ class Calls:
                 why = self._function(name)
                 return None if why is None else f"calls {name}(), which {why}"
             return None if name in READS_ONLY else f"calls `{shown}()`, whose code perfloop does not read"
-        root = name.split(".")[0]
-        resolved = self.paths.get(root, root) + name[len(root):]
-        if name and (resolved.startswith(PURE_MODULES) or name.startswith(PURE_MODULES)):
+        if name and (self.resolved(name).startswith(PURE_MODULES) or name.startswith(PURE_MODULES)):
             return None
         if attr in NEW_VALUE_METHODS:
             return None
@@ -328,10 +331,11 @@ def _handed_to_pure(node: ast.Name, parents: dict, calls: Calls) -> bool:
     return isinstance(parent, ast.Call) and parent.func is not node and calls.pure_function(dotted(parent.func))
 
 
-def _attributes_changed_by_methods(modules) -> set[str]:
-    """Attribute names a method other than `__init__` stores or changes on `self`, in the target's classes."""
+def _attributes_changed_by_methods(trees) -> set[str]:
+    """Attribute names a method other than `__init__` stores or changes on `self`, in the classes under `trees`
+    (modules or classes)."""
     found = set()
-    for tree in modules:
+    for tree in trees:
         for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
             for method in (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name != "__init__"):
                 parents = {c: p for p in ast.walk(method) for c in ast.iter_child_nodes(p)}
