@@ -34,7 +34,9 @@ LEDGER = tuple(f"{stage}_ms" for stage in Stage)  # the ledger: each interval bo
 
 # The loop sleeps 20 ms a step so that the refill a step's batch requests is built by a worker
 # inside that step's timeline window even on a loaded machine (a sub-millisecond step left the
-# median step's window without a batch build now and then).
+# median step's window without a batch build now and then). The epoch is 64 batches long so that
+# every measured step requests a refill: with 8 batches an epoch, the last four steps of it request
+# none, and step 4's window held only step 3's refill, at its far edge (CI failed on it once).
 PIPELINE = '''
 import time
 import torch
@@ -42,7 +44,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 torch.manual_seed(0)
 torch.set_num_threads(1)
-data = TensorDataset(torch.randn(64, 4), torch.randint(0, 2, (64,)))
+data = TensorDataset(torch.randn(512, 4), torch.randint(0, 2, (512,)))
 loader = DataLoader(data, batch_size=8, num_workers=int(__import__("sys").argv[1]))
 model = torch.nn.Linear(4, 2)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
