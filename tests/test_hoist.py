@@ -3,6 +3,7 @@ pipelines in subprocesses (three written differently), and each refusal says whi
 from __future__ import annotations
 
 import ast
+import difflib
 import subprocess
 import sys
 import textwrap
@@ -334,7 +335,7 @@ HOT = {
         def run():
             known = [(i % 50, i % 7, (i * 13) % 50) for i in range(400)]
             return sample_negatives(known[:60], known, 50, 4, 0)
-    ''', "sample_negatives", {"_lookup_1 = _perfloop_lookup(known)"}),
+    ''', "sample_negatives", {"_lookup_1 = _membership_lookup(known)"}),
 }
 
 
@@ -414,7 +415,14 @@ def test_a_membership_test_against_a_list_the_loop_changes_keeps_its_list(tmp_pa
     '''))
     result = apply_codemod("hoist_loop_invariants", CodemodContext(root=tmp_path, profile=hot("dedup", "dedup.py", 2)))
     new = result.files["dedup.py"]
-    assert "_lookup_2 = _perfloop_lookup(banned)" in new and "v in seen" in new, new
+    assert "_lookup_2 = _membership_lookup(banned)" in new and "v in seen" in new, new
+    # The patch this makes must pass the scope check: a helper once named `_perfloop_lookup` read as a
+    # mention of the probe, and every hoist that used it was refused at the patch stage.
+    from perfloop.tools.change.patching import scope_problems
+
+    old = (tmp_path / "dedup.py").read_text()
+    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a/dedup.py", "b/dedup.py"))
+    assert scope_problems(diff, "", ["*.py"]) == []
     assert any("the loop may change seen" in note for note in result.notes), result.notes
     before = _run_module(tmp_path / "dedup.py")
     (tmp_path / "dedup.py").write_text(new)
@@ -434,3 +442,25 @@ def test_the_lookup_helper_answers_as_the_container_does(items, probe):
     exec(LOOKUP_SOURCE, namespace)
     lookup = namespace[LOOKUP_HELPER](items)
     assert [p in lookup for p in probe] == [p in items for p in probe]
+
+
+def test_no_name_a_codemod_writes_mentions_the_probe():
+    """Identifiers the codemods write into user code never read as a mention of the probe or its variables.
+
+    The scope check refuses any patch whose added lines mention PROBE_REFERENCES (case-insensitive),
+    so a made name like `_perfloop_lookup` silently lost every rewrite that used it.
+    """
+    import re
+    from pathlib import Path
+
+    import perfloop.tools.change.codemods as codemods
+    from perfloop.tools.change.patching import PROBE_REFERENCES
+
+    identifier = re.compile(r"_*[A-Za-z][A-Za-z0-9_]*")
+    found = []
+    for path in sorted(Path(codemods.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and identifier.fullmatch(node.value):
+                found += [f"{path.name}: {node.value!r}" for ref in PROBE_REFERENCES
+                          if ref.lower() in node.value.lower()]
+    assert found == []

