@@ -3,7 +3,9 @@ import re
 
 from pydantic import BaseModel, Field
 
-_INNER = re.compile(r"(\.<locals>)?\.<(listcomp|dictcomp|setcomp|genexpr|lambda)>$")
+# One trailing level or a chain of them: before 3.12 a comprehension nested in a comprehension is named
+# `f.<locals>.<listcomp>.<locals>.<listcomp>`, and its code is still f's.
+_INNER = re.compile(r"(?:(?:\.<locals>)?\.<(?:listcomp|dictcomp|setcomp|genexpr|lambda)>)+$")
 
 
 class FunctionRef(BaseModel):

@@ -418,3 +418,20 @@ def test_a_dispatching_loop_hands_the_vectoriser_the_function_sampled_under_it(t
     exec(compile(result.files["train.py"].split("\nmodel = ")[0], "new", "exec"), new)
     for i in (0, 5, 300):
         assert torch.equal(old["Pixels"]()[i], new["Pixels"]()[i])
+
+
+def test_a_comprehension_nested_in_a_comprehension_is_folded_into_its_function():
+    """Before 3.12 `[[f(v) for v in row] for row in rows]` in `scale` samples as scale, then
+    `scale.<locals>.<listcomp>`, then `scale.<locals>.<listcomp>.<locals>.<listcomp>`: both loops are
+    scale's. The inner one was once left standing as a function of its own, and no codemod could find
+    a function by that name."""
+    from perfloop.tools.measure.hotspots import parse_frames
+
+    raw = [["m.py", "train", 30, 33], ["m.py", "scale", 5, 6],
+           ["m.py", "scale.<locals>.<listcomp>", 6, 6], ["m.py", "scale.<locals>.<listcomp>.<locals>.<listcomp>", 6, 6]]
+    assert [name for _, name, _, _ in parse_frames(raw, keep_module=False)] == ["train", "scale"]
+    # A comprehension of another function called from scale's comprehension stays that function's frame.
+    raw = [["m.py", "scale", 5, 6], ["m.py", "scale.<locals>.<listcomp>", 6, 6], ["m.py", "clip", 12, 13],
+           ["m.py", "clip.<locals>.<genexpr>", 13, 13], ["m.py", "scale.<locals>.<listcomp>.<locals>.<genexpr>", 6, 6]]
+    assert [name for _, name, _, _ in parse_frames(raw, keep_module=False)] == [
+        "scale", "clip", "scale.<locals>.<listcomp>.<locals>.<genexpr>"]

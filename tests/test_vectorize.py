@@ -408,6 +408,9 @@ def test_a_comprehension_named_by_the_profile_rewrites_its_function(tmp_path):
     result = apply_codemod("vectorize_hot_function", ctx)
     assert result.replay.function == "soft"
     assert "return (np.abs(xs_arr) * 2.0).tolist()" in result.files["mod.py"]
+    # A comprehension inside a comprehension (its own frame before 3.12) names the same function.
+    ctx = CodemodContext(root=tmp_path, profile=hot("soft.<locals>.<listcomp>.<locals>.<genexpr>", "mod.py", 7))
+    assert apply_codemod("vectorize_hot_function", ctx).replay.function == "soft"
 
 
 def test_a_helper_returning_two_lists_feeds_as_tensor_directly(tmp_path):

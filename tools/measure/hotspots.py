@@ -91,8 +91,18 @@ def parse_frames(raw, keep_module: bool) -> tuple[Frame, ...]:
 
 
 def _is_comprehension_of(name: str, parent: str) -> bool:
+    """Whether ``name`` is a comprehension of ``parent``'s, directly or nested in others of its comprehensions
+    (`f.<locals>.<listcomp>.<locals>.<listcomp>`: the outer one's frame was already folded into f)."""
     outer, _, inner = name.rpartition(".<locals>.")
-    return inner in _COMPREHENSIONS and (outer or "<module>") == parent
+    if inner not in _COMPREHENSIONS:
+        return False
+    while True:
+        if (outer or "<module>") == parent:
+            return True
+        rest, _, last = outer.rpartition(".<locals>.")
+        if last not in _COMPREHENSIONS:
+            return False
+        outer = rest
 
 
 @lru_cache(maxsize=256)
