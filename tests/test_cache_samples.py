@@ -953,3 +953,58 @@ def test_a_dataset_computed_at_construction_serves_restarting_workers_the_same_b
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.split("batches")[1] == done.stdout.split("batches")[1]
+
+
+def test_a_hot_helper_reached_through_another_module_leads_to_its_dataset(tmp_path):
+    """The profile names a helper two calls below `__getitem__`, in another file of the target
+    (`__getitem__` → `qrs.detect` → `integrate`): its dataset is found, cached, and serves the same samples.
+    Only a direct call was followed once, and "no dataset class ... calls integrate" left it alone."""
+    (tmp_path / "qrs.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+
+        def integrate(x, width):
+            out = []
+            for i in range(len(x)):
+                out.append(sum(x[max(0, i - width + 1):i + 1]) / width)
+            return out
+
+
+        def detect(x):
+            return np.asarray(integrate(list(x), 4), dtype=np.float32)
+    '''))
+    source = '''
+        import numpy as np
+        import torch
+        import qrs
+
+
+        class Beats(torch.utils.data.Dataset):
+            def __init__(self, n):
+                self.x = np.arange(n * 16, dtype=np.float32).reshape(n, 16) % 7
+
+            def __len__(self):
+                return len(self.x)
+
+            def __getitem__(self, i):
+                return torch.from_numpy(qrs.detect(self.x[i])), i % 3
+    '''
+    text = textwrap.dedent(source)
+    (tmp_path / "data.py").write_text(text)
+    line = next(i for i, l in enumerate((tmp_path / "qrs.py").read_text().splitlines(), 1) if "def integrate(" in l)
+    result = apply_codemod("cache_samples", CodemodContext(root=tmp_path, profile=hot("integrate", "qrs.py", line)))
+    assert "Beats" in result.files["data.py"] and "qrs.py" not in result.files
+    import sys
+    sys.path.insert(0, str(tmp_path))
+    try:
+        sys.modules.pop("qrs", None)
+        old, new = load(text)["Beats"](5), load(result.files["data.py"])["Beats"](5)
+        for _ in range(2):
+            assert all(same(old[i], new[i]) for i in range(5))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("qrs", None)
+    # A dataset that reaches the helper through nothing the target defines is still not taken for it.
+    (tmp_path / "data.py").write_text(text.replace("qrs.detect(self.x[i])", "np.cumsum(self.x[i])"))
+    with pytest.raises(NotApplicable, match="no dataset class in the target has a __getitem__ that is or calls"):
+        apply_codemod("cache_samples", CodemodContext(root=tmp_path, profile=hot("integrate", "qrs.py", line)))

@@ -358,17 +358,40 @@ def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
 
 
 def _dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str) -> tuple[str, ast.ClassDef]:
-    """(file, class) of the class with a `__getitem__` that is, or calls, the hot function (its own file first)."""
+    """(file, class) of the class with a `__getitem__` that is, or calls, the hot function (its own file first).
+
+    "Calls" is through any chain of the target's own functions and methods (by name): a per-sample path spread
+    over helpers (`__getitem__` → `qrs.detect` → `integrate`) leads to its dataset as a direct call does. What the
+    cache may take is judged afterwards, on everything `__getitem__` reaches (``_Determinism``)."""
     short = hot_name.split(".")[-1]
     owner = hot_name.split(".")[-2] if "." in hot_name else None
     files = [hot_file] * (hot_file in modules) + [f for f in modules if f != hot_file]
+    defined: dict[str, list[ast.FunctionDef]] = {}
+    for tree in modules.values():
+        for node, _ in functions(tree):
+            defined.setdefault(node.name, []).append(node)
     for file in files:
         for cls in (n for n in ast.walk(modules[file]) if isinstance(n, ast.ClassDef)):
             if _method(cls, "__getitem__") is None:
                 continue
-            if (file == hot_file and cls.name == owner) or short in _called_names(cls):
+            if (file == hot_file and cls.name == owner) or _reaches(cls, short, defined):
                 return file, cls
-    raise NotApplicable(f"no dataset class in the target has a __getitem__ that is or calls {hot_name}")
+    raise NotApplicable(f"no dataset class in the target has a __getitem__ that is or calls {hot_name}, directly "
+                        "or through the target's own functions")
+
+
+def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]]) -> bool:
+    """Whether ``node`` calls a function named ``short``, itself or through functions the target defines."""
+    seen: set[str] = set()
+    todo = [node]
+    while todo:
+        for name in _called_names(todo.pop()):
+            if name == short:
+                return True
+            if name not in seen:
+                seen.add(name)
+                todo.extend(defined.get(name, ()))
+    return False
 
 
 def _called_names(node: ast.AST) -> set[str]:
