@@ -102,12 +102,13 @@ def test_a_tolerance_the_change_declares_is_the_class_enforced_and_the_run_lengt
 
 
 @pytest.mark.serial  # a speed decision decides it: timed alone, not beside the other worker
-def test_a_cache_is_timed_in_its_second_epoch_and_the_first_counts_as_start_up(tmp_path):
+def test_a_cache_is_timed_in_its_second_epoch_and_so_is_every_later_change_at_its_head(tmp_path):
     """The tiny pipeline's samples cached per index, through the real nodes.
 
     The cache fills during the first epoch (32 batches here), so timing runs that stop inside
     it see no gain: they must run through the first epoch and time the second, check every
     batch of both, and charge the first epoch to each run's start-up in the whole-run cost.
+    A later change at the head that keeps the cache is timed there too.
     """
     from perfloop.agent.audit import AuditLog
     from perfloop.agent.nodes.optimize import optimize
@@ -160,6 +161,25 @@ def test_a_cache_is_timed_in_its_second_epoch_and_the_first_counts_as_start_up(t
     final_check(state.model_copy(update={**verified, "stop_reason": "max_iterations"}))
     checks = [r["data"] for r in AuditLog(RunFolder(state.state_dir).audit_log).records() if r["event"] == "final_check"]
     assert checks[-1]["timed_from_step"] == 34 and checks[-1]["speedup"] > 1.0, checks[-1]
+
+    # A later change is judged against the head that keeps the cache, where the cache serves. Two loader
+    # workers each fill a copy of it and lose it when they stop at the epoch's end: timed in the first
+    # epoch they read as a gain (neither side is cached there), timed in the second they are the slower side.
+    after = state.model_copy(update={**verified, "proposal": None})
+    assert after.head != state.head  # the cache was committed: this is the head that keeps it
+    starved_entry = next(e for e in load_entries() if e.id == "dataloader_starved")
+    starved = describe(starved_entry, state.profile.metrics())
+    workers = next(r for r in starved.remedies if r.id == "raise_num_workers")
+    after = after.model_copy(update={"diagnoses": [starved.model_copy(update={"remedies": [workers]})],
+                                     "next_remedy": RemedyRef(diagnosis=starved_entry.id, remedy=workers.id)})
+    after = after.model_copy(update=optimize(after))
+    assert after.proposal is not None and "num_workers 0 → 2" in after.proposal.change, after.proposal
+    second = verify(after)["history"][-1].verdict
+    assert (second.verdict, second.stage) == ("rejected", "speed"), second.reason
+    assert second.timed_from_step == 34, second
+    timing = [r["data"] for r in AuditLog(RunFolder(state.state_dir).audit_log).records()
+              if r["event"] == "verify_stage" and r["data"].get("stage") == "timing" and r["data"].get("passed")]
+    assert timing[-1]["window"] == {"warmup_steps": 34, "steps": 12, "epoch_steps": 32}, timing[-1]
 
 
 def test_the_second_epoch_window_is_the_epoch_plus_the_warm_up_within_its_bounds():

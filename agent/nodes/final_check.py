@@ -8,8 +8,7 @@ from pathlib import Path
 from perfloop.agent.context import RunContext, observed_isolation
 from perfloop.agent.events import FinalCheck, RunFinished, RunsContaminated
 from perfloop.agent.faults import fault_point
-from perfloop.agent.nodes.verify import second_epoch_window
-from perfloop.agent.rule import rule_of
+from perfloop.agent.nodes.verify import head_keeps_a_cache, second_epoch_window
 from perfloop.agent.runs import RunFolder
 from perfloop.agent.state import LoopState
 from perfloop.agent.summary import Numbers, build_summary
@@ -38,7 +37,7 @@ def _final_comparison(ctx: RunContext) -> tuple[Numbers, float, list[float] | No
     say(f"final check: {target.ab_runs} interleaved pairs of the original {original[:10]} and the final "
         f"{state.head[:10]}, order alternating")
     window = None
-    if any(rule_of(state, item.proposal).enforced.gain_from_epoch > 1 for item in accepted):
+    if head_keeps_a_cache(state):
         # A kept cache serves from the second epoch: time both where it does, as verify did.
         records = [ProbeRecord.read(run.probe_dir) for run in state.profile.runs if run.mode == "light"]
         window, line = second_epoch_window(state, records, state.run_steps)

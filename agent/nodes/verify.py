@@ -233,13 +233,18 @@ def epoch_length(state: LoopState, records: list[ProbeRecord]) -> int | None:
     return None
 
 
-def second_epoch_window(state: LoopState, records: list[ProbeRecord],
-                        run_steps: int | None) -> tuple[tuple[int, int] | None, str]:
-    """The timing window for changes that pay off from the second epoch: (warmup_steps, steps) with the first
-    epoch and the usual warm-up left out, and a line saying so; (None, why) where it cannot be afforded."""
+CACHE_WHY = "the change pays off from the second epoch (a cache that fills in the first)"
+KEPT_CACHE_WHY = ("the head keeps a cache an earlier change added, which serves from the second epoch (a change "
+                  "timed in the first would not see what it costs the cache)")
+
+
+def second_epoch_window(state: LoopState, records: list[ProbeRecord], run_steps: int | None,
+                        why: str = CACHE_WHY) -> tuple[tuple[int, int] | None, str]:
+    """The timing window for changes that pay off from the second epoch, or that are judged against a head whose
+    kept cache does: (warmup_steps, steps) with the first epoch and the usual warm-up left out, and a line saying
+    so; (None, why) where it cannot be afforded."""
     target = state.target
     epoch = epoch_length(state, records)
-    why = "the change pays off from the second epoch (a cache that fills in the first)"
     if epoch is None:
         return None, f"{why}, but the loader has no length and no run reached a second epoch: timed in the first"
     warmup = epoch + target.warmup_steps
@@ -253,11 +258,26 @@ def second_epoch_window(state: LoopState, records: list[ProbeRecord],
                                     f"{warmup} (one epoch, {epoch} steps, and the warm-up after it)")
 
 
+def head_keeps_a_cache(state: LoopState) -> bool:
+    """Whether a change this run kept (so the head carries it) pays off from the second epoch."""
+    return any(item.verdict.verdict == "accepted" and rule_of(state, item.proposal).enforced.gain_from_epoch > 1
+               for item in state.history)
+
+
 def _epoch_window(c: _Cascade) -> tuple[int, int] | None:
-    """The cascade's timing window (None: the target's); a window that cannot be had is noted in the verdict."""
-    if c.rule.gain_from_epoch < 2:
+    """The cascade's timing window (None: the target's); a window that cannot be had is noted in the verdict.
+
+    A change that pays off from the second epoch is timed there; so is any change judged against a head that
+    keeps such a change: timed in the first epoch, where the kept cache has not served yet, a change that
+    defeats it (worker processes that each fill their own copy and lose it at the epoch's end) reads as a
+    gain it is not."""
+    if c.rule.gain_from_epoch >= 2:
+        why = CACHE_WHY
+    elif head_keeps_a_cache(c.state):
+        why = KEPT_CACHE_WHY
+    else:
         return None
-    window, line = second_epoch_window(c.state, [c.record_of(run) for run in c.baseline], c.run_steps)
+    window, line = second_epoch_window(c.state, [c.record_of(run) for run in c.baseline], c.run_steps, why)
     if window is None:
         c.notes.append(line)
     else:
@@ -442,6 +462,8 @@ def _from_epoch_two(c: _Cascade) -> str:
     if c.window is None:
         return ""
     epoch = _epoch_steps(c)
+    if c.rule.gain_from_epoch < 2:
+        return f"timed from the second epoch (step {epoch + 1} on), where the head's kept cache serves: "
     if c.run_steps is None:
         return (f"from the second epoch (step {epoch + 1} on; the run's length is unknown, so a run of one epoch "
                 f"gains nothing): ")
