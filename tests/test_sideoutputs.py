@@ -85,6 +85,19 @@ def test_the_worktree_a_run_ran_in_is_no_difference(tmp_path):
     assert compare_side_outputs(base, [run_dir(tmp_path / "cand", warning("candidate"))]).status == "same"
 
 
+def test_a_warning_the_patch_moved_to_another_line_is_no_difference_but_its_message_is(tmp_path):
+    """A cache added above the loop moved a UserWarning from train.py:93 to train.py:142 (a blind pipeline):
+    the side-output check called it a change and rejected a correct cache."""
+    def printed(line: int, message: str = "UserWarning: slow") -> list[str]:
+        return [f"/repo/.git/perfloop/worktrees/r1/base/train.py:{line}: {message}",
+                "Traceback (most recent call last):", f'  File "/repo/train.py", line {line}, in main', "done"]
+
+    base = [run_dir(tmp_path / f"base{i}", printed(93)) for i in range(2)]
+    assert compare_side_outputs(base, [run_dir(tmp_path / "moved", printed(142))]).status == "same"
+    other = compare_side_outputs(base, [run_dir(tmp_path / "other", printed(142, "UserWarning: fast"))])
+    assert other.status == "changed" and "UserWarning: fast" in other.detail
+
+
 def test_a_duration_or_rate_the_baseline_printed_alike_every_time_is_still_a_timing(tmp_path):
     # A 0.1 s epoch printed "(0.1s)" in all three baseline runs; the faster candidate prints "(0.0s)".
     lines = ["epoch 1 loss 0.5321 (0.1s) 9000 samples/s", "epoch 2 loss 0.4410 (0.1s) 9000 samples/s", "done"]

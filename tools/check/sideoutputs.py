@@ -11,7 +11,9 @@ runs agreed. Any other number in a line that differs between the baseline's own 
 runs is masked (timestamps, timings without a unit); every other token must match, numbers within ``rtol``
 and the precision they were printed with. Where the baseline's runs do not even agree
 on the lines (a worker printing out of order), only lines every baseline run printed
-equally often are required, and a line printed by no baseline run is an addition.
+equally often are required, and a line printed by no baseline run is an addition. The worktree a
+run ran in and the line numbers of source locations (`train.py:93:`, `File "...", line 93`) are
+masked in stdout and stderr: a patch moves them without changing what is said there.
 """
 from __future__ import annotations
 
@@ -39,6 +41,15 @@ TIMING_MARK = "<timing>"
 # The head and the candidate run in two worktrees; a path printed in a warning or a traceback
 # names its own one, which is no difference in behaviour.
 _WORKTREE = re.compile(r"(/worktrees/[^/\s]+/)(?:base|candidate)(?=/)")
+# Where in a source file a warning or a traceback points: a patch that adds lines above it moves the
+# line number (`train.py:93: UserWarning` becomes `train.py:142: UserWarning`), with the same message.
+_SOURCE_LINE = re.compile(r"(\.py:)\d+(?=:)|(File \"[^\"]+\", line )\d+")
+
+
+def _unplaced(text: str) -> str:
+    """``text`` with the worktree a run ran in and the line numbers of source locations masked."""
+    text = _WORKTREE.sub(r"\1<tree>", text)
+    return _SOURCE_LINE.sub(lambda m: f"{m.group(1) or m.group(2)}<line>", text)
 
 
 class SideOutputCheck(BaseModel):
@@ -60,7 +71,7 @@ def _outputs(probe_dir: str) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for stream in STREAMS:
         path = folder / stream
-        text = _WORKTREE.sub(r"\1<tree>", path.read_text(errors="replace") if path.exists() else "")
+        text = _unplaced(path.read_text(errors="replace") if path.exists() else "")
         found[stream] = {"sha256": hashlib.sha256(text.encode()).hexdigest(), "lines": text.splitlines()}
     manifest = folder / MANIFEST
     if not manifest.exists():
