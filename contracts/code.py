@@ -3,9 +3,11 @@ import re
 
 from pydantic import BaseModel, Field
 
+COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
+"""The names a comprehension's code object carries (its own frame before 3.12)."""
 # One trailing level or a chain of them: before 3.12 a comprehension nested in a comprehension is named
-# `f.<locals>.<listcomp>.<locals>.<listcomp>`, and its code is still f's.
-_INNER = re.compile(r"(?:(?:\.<locals>)?\.<(?:listcomp|dictcomp|setcomp|genexpr|lambda)>)+$")
+# `f.<locals>.<listcomp>.<locals>.<listcomp>`, and its code is still f's; a lambda's too.
+_INNER = re.compile(r"(?:(?:\.<locals>)?\.(?:%s))+$" % "|".join(map(re.escape, (*COMPREHENSIONS, "<lambda>"))))
 
 
 class FunctionRef(BaseModel):
@@ -25,4 +27,4 @@ class FunctionRef(BaseModel):
         return _INNER.sub("", self.name)
 
 
-__all__ = ["FunctionRef"]
+__all__ = ["COMPREHENSIONS", "FunctionRef"]

@@ -24,6 +24,7 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
+from perfloop.contracts.code import COMPREHENSIONS
 from perfloop.contracts.layout import STACKS_GLOB
 from perfloop.tools.measure.models import HotFunction, HotHelper
 
@@ -32,7 +33,6 @@ _NUM_HELPERS = 5
 _LOOP_LINES = 30  # a hot loop longer than this is shown from its header down
 _DESCEND = 0.5
 """A callee's loop must hold at least this fraction of the current owner's loop samples to take over."""
-_COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
 LOOP_NODES = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 Frame = tuple[str, str, int, int]
@@ -94,13 +94,13 @@ def _is_comprehension_of(name: str, parent: str) -> bool:
     """Whether ``name`` is a comprehension of ``parent``'s, directly or nested in others of its comprehensions
     (`f.<locals>.<listcomp>.<locals>.<listcomp>`: the outer one's frame was already folded into f)."""
     outer, _, inner = name.rpartition(".<locals>.")
-    if inner not in _COMPREHENSIONS:
+    if inner not in COMPREHENSIONS:
         return False
     while True:
         if (outer or "<module>") == parent:
             return True
         rest, _, last = outer.rpartition(".<locals>.")
-        if last not in _COMPREHENSIONS:
+        if last not in COMPREHENSIONS:
             return False
         outer = rest
 
