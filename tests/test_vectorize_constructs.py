@@ -352,6 +352,50 @@ CASES = {
             return [_fold(c) for c in raw]
     """, "char_codes", lambda: ("h\u00e9llo w\u00f6rld, " * 12,)),
 }
+CASES.update({
+    # slices whose bounds move with the loop: growing, trailing and per-segment windows ---------
+    "moving_slice/growing_window_integral": ("""
+        def window_integral(x, w):
+            out = []
+            for i in range(len(x)):
+                lo = max(0, i - w + 1)
+                out.append(sum(x[lo:i + 1]) / w)
+            return out
+    """, "window_integral", lambda: (signal(300, 5), 27)),
+    "moving_slice/rolling_mean_std_named": ("""
+        def rolling_stats(values, window):
+            means, stds = [], []
+            for t in range(len(values)):
+                recent = values[max(0, t - window + 1):t + 1]
+                m = sum(recent) / len(recent)
+                means.append(m)
+                stds.append(math.sqrt(sum((v - m) ** 2 for v in recent) / len(recent)))
+            return means, stds
+    """, "rolling_stats", lambda: (signal(250, 6), 12)),
+    "moving_slice/trailing_lag_comprehension": ("""
+        def trailing_sum(xs, lag):
+            return [sum(xs[i - lag:i]) if i >= lag else 0.0 for i in range(len(xs))]
+    """, "trailing_sum", lambda: (signal(200, 7), 9)),
+    "moving_slice/prefix_inner_loop": ("""
+        def running_peak(xs):
+            peaks = []
+            for i in range(len(xs)):
+                best = -math.inf
+                for v in xs[:i + 1]:
+                    best = max(best, v)
+                peaks.append(best)
+            return peaks
+    """, "running_peak", lambda: (signal(150, 8),)),
+    "moving_slice/segment_extremes": ("""
+        def segment_range(series, starts, stops):
+            spans = []
+            for a, b in zip(starts, stops):
+                part = series[a:b]
+                spans.append(max(part) - min(part))
+            return spans
+    """, "segment_range", lambda: (signal(300, 9), list(range(0, 280, 7)), list(range(5, 285, 7)))),
+})
+
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
 
@@ -486,6 +530,18 @@ REFUSED = {
             return [zero(next(it)) for x in xs]
     """, "zeros", "comprehension statement", "(zero() was not inlined: zero() never reads `v`, whose argument "
          "`next(it)` calls a function: inlining would drop the call)"),
+    "moving slice indexed": ("""
+        def first_of_window(xs, w):
+            return [xs[max(0, i - w):i + 1][0] for i in range(len(xs))]
+    """, "first_of_window", "comprehension statement", "is a slice whose length varies along the loop; only "
+         "sum(), len() and loops over it are vectorised"),
+    "moving slice sorted": ("""
+        def window_medians(xs, w):
+            out = []
+            for i in range(len(xs)):
+                out.append(statistics.median(xs[max(0, i - w):i + 1]))
+            return out
+    """, "window_medians", "loop", "sorts a filtered or ragged row"),
 }
 
 
@@ -504,6 +560,18 @@ def test_sorts_keep_the_order_of_equal_values_and_signed_zeros(tmp_path):
     before, after = old(tricky), new(tricky)
     assert [str(v) for v in before] == [str(v) for v in after]
     assert any("NaN" in note for note in result.notes)
+
+
+def test_moving_slices_follow_pythons_slice_rules(tmp_path):
+    # Negative bounds count from the end, bounds past the end are clipped, hi <= lo is empty.
+    _, new, _ = vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent("""
+        def spans(xs, lows, highs):
+            return [sum(xs[a:b]) for a, b in zip(lows, highs)]
+    """), "spans")
+    xs = [0.5, -1.25, 2.0, 3.5, -0.75, 4.0]
+    lows = [0, -3, 4, 2, -10, 5, 1]
+    highs = [2, -1, 99, 2, 3, 1, -2]
+    assert new(xs, lows, highs) == [sum(xs[a:b]) for a, b in zip(lows, highs)]
 
 
 def test_sums_of_negative_zeros_and_empty_rows_match_python(tmp_path):

@@ -47,6 +47,8 @@ class AxisRules:
         raw = self.raw(node)
         if raw is not None:
             return raw
+        if self.depth == 1 and self.is_ragged_slice(node):
+            return self.ragged_slice(node)
         if self.depth == 1 and not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
             val = self.expr(node)
             if val.row:
@@ -75,6 +77,9 @@ class AxisRules:
 
     def row_subscript(self, node: ast.Subscript, row: Val) -> Val:
         """`row[k]`, `row[a:b]` of a loop value that is a row: index its trailing axis (`arr[:, k]`)."""
+        if row.mask is not None:
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a slice whose length varies "
+                                "along the loop (only sum(), len() and loops over it are vectorised)")
         if isinstance(node.slice, ast.Slice):
             parts = [node.slice.lower, node.slice.upper, node.slice.step]
             if any(p is not None and self.expr(p).depth for p in parts):
@@ -115,6 +120,8 @@ class AxisRules:
             if row is None and self.depth == 1:
                 val = self.expr(arg)
                 row = val if val.depth == 1 else None
+            if row is not None and row.mask is not None:
+                return Val(f"np.count_nonzero({row.mask}, axis=-1)", 1)
             # shape[1], not shape[-1]: a 1-D array (numbers or strings, where len() means something
             # else or raised) fails loudly instead of giving the loop's length.
             return Val(f"{self.atom(row.src)}.shape[1]", 0) if row is not None else None
@@ -141,6 +148,12 @@ class AxisRules:
             terms = term.src if mask is None else f"np.where({mask}, {term.src}, 0)"
             # (0 + t0) + t1 + ...: the leading 0 makes an empty row 0 and -0.0 terms +0.0, as sum() does.
             return self.at_depth(f"np.cumsum(np.insert({terms}, 0, 0, axis=-1), axis=-1)[..., -1]")
+        if mask is not None and not isinstance(arg, (ast.GeneratorExp, ast.ListComp)) and term.depth == self.depth + 1:
+            # A slice whose length varies: its real entries come first, so the padding takes the row's
+            # first entry and never changes the min or max (an empty slice made min()/max() raise).
+            self.notes.append(f"{name}() → np.{name}: a row holding NaN gives NaN (Python's {name}() depends on "
+                              "where the NaN is)")
+            return self.at_depth(f"np.{name}(np.where({mask}, {term.src}, {self.atom(term.src)}[..., :1]), axis=-1)")
         if mask is not None:
             raise NotApplicable(f"line {node.lineno}: {name}() of a filtered or ragged row")
         self.notes.append(f"{name}() → np.{name}: a row holding NaN gives NaN (Python's {name}() depends on where "
@@ -160,7 +173,7 @@ class AxisRules:
             if row is None:
                 raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` reads `{ast.unparse(arg)}`, "
                                     "which is not a row of the loop's values")
-            return Val(row.src, self.depth + 1), None
+            return Val(row.src, self.depth + 1), row.mask
         gen = arg.generators[0] if len(arg.generators) == 1 else None
         if gen is None or gen.is_async:
             raise NotApplicable(f"line {node.lineno}: a generator with several `for` is not vectorised")
@@ -277,7 +290,11 @@ class AxisRules:
         own = {n.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
                for n in ast.walk(c.target) if isinstance(n, ast.Name)}
         called = {dotted(c.func).split(".")[0] for c in ast.walk(node.elt) if isinstance(c, ast.Call)}
-        if not names_loaded(node.elt) - own - called and self.row_of(gen.iter) is not None:
+        source = self.row_of(gen.iter) if not names_loaded(node.elt) - own - called else None
+        if source is not None and source.mask is not None:
+            raise NotApplicable(f"line {node.lineno}: the comprehension walks a slice whose length varies along "
+                                "the loop; its rows would differ in length")
+        if source is not None:
             # Element-wise on the row alone (nested comprehensions too): the row's whole array, as it is.
             saved = self.env.get(gen.target.id) if isinstance(gen.target, ast.Name) else None
             if not isinstance(gen.target, ast.Name):
@@ -331,12 +348,17 @@ class AxisRules:
         if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
                 and len(call.args) == 1 and all(isinstance(e, ast.Name) for e in target.elts):
             values = self.inner_values(call.args[0])
+            if values.mask is not None:
+                self.mask = values.mask
             self.env[target.elts[0].id] = Val(f"np.arange({self.atom(values.src)}.shape[-1])", 2)  # inner axis: last
             self.env[target.elts[1].id] = values
             return
         if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args) \
                 and all(isinstance(e, ast.Name) for e in target.elts):
             values = [self.window_value(arg) if self._is_window(arg) else self.inner_values(arg) for arg in call.args]
+            if any(v.mask is not None for v in values):
+                raise NotApplicable(f"line {iterable.lineno}: `{ast.unparse(iterable)}` zips a slice whose length "
+                                    "varies along the loop")
             if len(values) > 1 and not all(self._is_window(arg) for arg in call.args):
                 # zip stops at the shortest; numpy would broadcast a length-1 row instead.
                 common = self.fresh("common")
@@ -346,10 +368,13 @@ class AxisRules:
                 self.env[elt.id] = value
             return
         if isinstance(target, ast.Name) and not call:
-            if self._is_window(iterable):
+            if self._is_window(iterable) and (self.is_fixed_window(iterable) or not self.is_ragged_slice(iterable)):
                 self.env[target.id] = self.window_value(iterable)
                 return
-            self.env[target.id] = self.inner_values(iterable)
+            values = self.inner_values(iterable)
+            if values.mask is not None:
+                self.mask = values.mask
+            self.env[target.id] = Val(values.src, 2)
             return
         raise NotApplicable(f"line {iterable.lineno}: inner loop over `{ast.unparse(iterable)}` is not a "
                             "range, a row, a window slice of the outer index or a fixed array")
@@ -363,6 +388,12 @@ class AxisRules:
         row = self.raw(node)
         if row is None and not names_loaded(node) & (set(self.env) | self.carried | self.dead):
             return Val(self.as_array(node), 2)
+        if row is None and self.is_ragged_slice(node):
+            saved, self.depth = self.depth, 1
+            try:
+                row = self.ragged_slice(node)
+            finally:
+                self.depth = saved
         if row is None:
             saved, self.depth = self.depth, 1
             try:
@@ -373,7 +404,7 @@ class AxisRules:
                 raise NotApplicable(f"line {node.lineno}: inner loop over `{ast.unparse(node)}`, which is neither "
                                     "a row of the loop's values nor the same array for every element")
             row = val
-        return Val(row.src, 2)
+        return Val(row.src, 2, mask=row.mask)
 
     def ragged_range(self, var: str, call: ast.Call) -> None:
         """`range(lo, hi)` with bounds that vary along the outer loop: padded to the widest, with a mask.
@@ -401,6 +432,62 @@ class AxisRules:
         self.env[var] = Val(f"np.where({self.mask}, {steps}, 0)", 2)
         self.notes.append(f"ragged inner range `{ast.unparse(call)}`: rows padded to the widest with index 0, "
                           "masked out of the reduction")
+
+    def is_ragged_slice(self, node: ast.AST) -> bool:
+        """`x[lo:hi]` of an array the loop does not change, with bounds that move with the outer loop
+        (`x[max(0, i - w + 1):i + 1]`, `x[:i]`, `x[i - w:i]`, `x[starts[i]:ends[i]]`)."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None
+                and self.raw(node.value) is None and self.invariant(node.value)):
+            return False
+        bounds = [b for b in (node.slice.lower, node.slice.upper) if b is not None]
+        if not any(names_loaded(b) & set(self.env) for b in bounds):
+            return False
+        return True
+
+    def is_fixed_window(self, node: ast.Subscript) -> bool:
+        """`x[s + a:s + b]` at the outer range variable s: an inner loop over it reads a sliding window view."""
+        if not (self.outer_range and node.slice.lower is not None and node.slice.upper is not None):
+            return False
+        var = self.outer_range[0]
+        return self._shift(node.slice.lower, var) is not None and self._shift(node.slice.upper, var) is not None
+
+    def ragged_slice(self, node: ast.Subscript) -> Val:
+        """`x[lo:hi]` per outer element as a row padded to the widest, with the mask of the real entries.
+
+        The bounds follow Python's slice rules for a step of 1 (a negative bound counts from the end,
+        both are clipped to [0, len(x)], hi <= lo is empty). Padding reads one extra 0 appended to the
+        array, after the real entries, so a sum adds its terms in the loop's order and then zeros.
+        Bounds must be ints, as slicing requires; read as float64 they hold whole numbers and the cast
+        is exact.
+        """
+        array = self.as_array(node.value)
+        padded = self.hoisted.get(f"\0padded:{array}")
+        if padded is None:
+            padded = self.fresh(f"{array}_padded")
+            self.hoists.append((padded, f"np.concatenate(({array}, np.zeros(1, dtype={array}.dtype)))"))
+            self.hoisted[f"\0padded:{array}"] = padded
+        size = f"{array}.shape[0]"
+        vals = []
+        for bound, default in ((node.slice.lower, "0"), (node.slice.upper, size)):
+            val = self.expr(bound) if bound is not None else Val(default, 0)
+            if val.row or val.mask is not None or val.depth > 1:
+                raise NotApplicable(f"line {node.lineno}: slice bound `{ast.unparse(bound)}` is not one number "
+                                    "per element")
+            vals.append(val)
+        lo, hi, width, steps, mask = (self.fresh("slice_lo"), self.fresh("slice_hi"), self.fresh("slice_width"),
+                                      self.fresh("slice_steps"), self.fresh("slice_mask"))
+        for name, val in ((lo, vals[0]), (hi, vals[1])):
+            raw = self.fresh(f"{name}_raw")
+            self.lines.append(f"{raw} = np.broadcast_arrays(np.asarray({vals[0].src}), np.asarray({vals[1].src}))"
+                              f"[{0 if name == lo else 1}].astype(np.int64)")
+            self.lines.append(f"{name} = np.where({raw} < 0, np.maximum({raw} + {size}, 0), "
+                              f"np.minimum({raw}, {size}))")
+        self.lines += [f"{width} = int(np.maximum({hi} - {lo}, 0).max(initial=1))",
+                       f"{steps} = {lo}[:, None] + np.arange({width})",
+                       f"{mask} = {steps} < {hi}[:, None]"]
+        self.notes.append(f"slice `{ast.unparse(node)}` with bounds that move along the loop: rows padded to the "
+                          "widest with a 0 after the real entries, masked out of sums and lengths")
+        return Val(f"{padded}[np.where({mask}, {steps}, {size})]", 1, row=True, mask=mask)
 
     def _offset(self, low: ast.AST, high: ast.AST) -> str | None:
         """Return the source of `high - low` when high is written `low + w`, else None."""

@@ -32,11 +32,16 @@ class Val:
     slice of one) rather than a number: its array has one more trailing axis, it is never
     broadcast with ``[:, None]``, and arithmetic on it is refused (Python's ``+`` would
     concatenate the lists).
+
+    ``mask``: for a ragged row (a slice whose bounds move with the loop, padded to the widest),
+    the boolean array of the entries that exist; reductions read the padding as neutral and
+    anything that would see it (indexing, sorting, element-wise comprehensions) is refused.
     """
 
     src: str
     depth: int
     row: bool = False
+    mask: str | None = None
 
 
 @dataclass

@@ -130,6 +130,9 @@ class Translator(AxisRules, CallRules):
             return Val(repr(node.value), 0)
         if isinstance(node, ast.Name):
             if node.id in self.env:
+                if self.env[node.id].mask is not None:
+                    raise NotApplicable(f"line {node.lineno}: `{node.id}` is a slice whose length varies along the "
+                                        "loop; only sum(), len() and loops over it are vectorised")
                 return Val(self.render(self.env[node.id]), self.env[node.id].depth)
             if node.id in self.dead:
                 raise NotApplicable(f"line {node.lineno}: `{node.id}` is read after the inner loop that sets it "
@@ -189,6 +192,11 @@ class Translator(AxisRules, CallRules):
             return self.call(node)
         if isinstance(node, ast.ListComp) and self.depth == 1:
             return self.row_comprehension(node)
+        if self.depth == 1 and (self.is_ragged_slice(node) or (isinstance(node, ast.Subscript)
+                                                               and self.is_ragged_slice(node.value))):
+            node = node if self.is_ragged_slice(node) else node.value
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is a slice whose length varies along the "
+                                "loop; only sum(), len() and loops over it are vectorised")
         if isinstance(node, ast.Subscript) and self.raw(node.value) is not None:
             return self.row_subscript(node, self.raw(node.value))
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript):
@@ -250,6 +258,9 @@ class Translator(AxisRules, CallRules):
                     # A start value (acc = 0.0): inlined where read, never an array.
                     self.env[name] = Val(ast.unparse(stmt.value), 0)
                     self.carried.discard(name)
+                elif self.depth == 1 and self.is_ragged_slice(stmt.value):
+                    # `win = x[lo:i + 1]`: a masked row, read only by sum(), len() and loops over it.
+                    self.assign(name, self.ragged_slice(stmt.value))
                 else:
                     self.assign(name, self.expr(stmt.value))
                 continue
@@ -271,7 +282,7 @@ class Translator(AxisRules, CallRules):
             raise NotApplicable(f"`{name}` is set inside the inner loop but does not vary along it")
         target = self.target_name(name)
         self.lines.append(f"{target} = {val.src}")
-        self.env[name] = Val(target, val.depth, row=val.row)
+        self.env[name] = Val(target, val.depth, row=val.row, mask=val.mask)
         self.carried.discard(name)
 
     def target_name(self, name: str) -> str:
