@@ -1,4 +1,4 @@
-"""Diagnose after an accepted change: say whether the bottleneck moved; hold back more of the same if not."""
+"""Diagnose after an accepted change: say whether the bottleneck moved; hold back the accepted remedy if not."""
 from __future__ import annotations
 
 import json
@@ -57,6 +57,19 @@ def test_a_change_that_left_the_bottleneck_in_place_is_not_followed_by_more_of_i
     change = _diagnoses_event(state)["bottleneck_change"]
     assert change.startswith("bottleneck stayed: still input-bound, 80% -> 75% of the step")
     assert change in capsys.readouterr().err
+
+
+def test_a_cache_that_left_the_first_epoch_input_bound_is_followed_by_the_entrys_other_remedies(tmp_path):
+    # A first-access cache serves from the second epoch: the profile (the first) still waits for the same
+    # transform. Vectorising it is a different change, and the one the first epoch needs.
+    before = profile(num_workers=0, data_wait_ms=16.0, build_ms=40.0)
+    after = profile(num_workers=0, data_wait_ms=15.0, build_ms=39.0)
+    state = _state(tmp_path, before, after, accepted="transform_hotspot/cache_transformed_samples")
+    updates = diagnose_and_schedule(state)
+    held = [str(s.remedy) for s in updates["skipped"] if "did not move the dominant bottleneck" in s.reason]
+    assert held == ["transform_hotspot/cache_transformed_samples"]
+    skipped = {str(s.remedy) for s in updates["skipped"]}
+    assert {"transform_hotspot/vectorize_loops", "transform_hotspot/hoist_transform_invariants"}.isdisjoint(skipped)
 
 
 def test_a_change_that_moved_the_bottleneck_leaves_every_remedy_open(tmp_path):

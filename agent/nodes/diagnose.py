@@ -10,10 +10,14 @@ from perfloop.knowledge_base import diagnose as match_entries
 
 
 def _after_accepted_change(state: LoopState, diagnoses: list[Diagnosis]) -> tuple[str | None, list[Skip]]:
-    """Say whether the last accepted change moved the dominant bottleneck; if not, hold back more of its kind.
+    """Say whether the last accepted change moved the dominant bottleneck; if not, hold back that remedy.
 
     The diagnoses still in the state are those of the head before the change (``needs_diagnosis``
-    is set), so their top one, with the shares it kept, is the "before".
+    is set), so their top one, with the shares it kept, is the "before". Only the accepted remedy
+    itself is held back: the entry's other remedies are different changes that compose with it (a
+    cache, then the vectorised loops the first epoch still runs; more workers, then keeping them
+    alive), and a bottleneck that stayed is exactly where they are needed. A cache that serves from
+    the second epoch cannot move the bottleneck in a profile of the first.
     """
     if not state.history or state.history[-1].verdict.verdict != "accepted" or not state.diagnoses:
         return None, []
@@ -23,9 +27,10 @@ def _after_accepted_change(state: LoopState, diagnoses: list[Diagnosis]) -> tupl
         return text, []
     accepted = state.history[-1].proposal
     reason = (f"the accepted {accepted.diagnosis}/{accepted.remedy} did not move the dominant bottleneck "
-              f"({text}); not trying more of the same")
+              f"({text}); not trying it again (the entry's other remedies stay)")
     same_kind = [RemedyRef(diagnosis=d.entry_id, remedy=r.id)
-                 for d in diagnoses if d.entry_id == accepted.diagnosis for r in d.remedies]
+                 for d in diagnoses if d.entry_id == accepted.diagnosis for r in d.remedies
+                 if r.id == accepted.remedy]
     return text, [Skip(head=state.head, remedy=ref, reason=reason) for ref in same_kind]
 
 
