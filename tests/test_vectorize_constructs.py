@@ -396,6 +396,55 @@ CASES.update({
     """, "segment_range", lambda: (signal(300, 9), list(range(0, 280, 7)), list(range(5, 285, 7)))),
 })
 
+def _scores(seed=0, ties=True):
+    g = torch.Generator().manual_seed(seed)
+    scores = torch.randint(0, 5, (48, 12), generator=g).float() if ties else torch.randn(48, 12, generator=g)
+    scores[0, :3] = torch.tensor([0.0, -0.0, 0.0])  # equal values, one of them a negative zero
+    return scores, torch.randint(0, 12, (48,), generator=g)
+
+
+CASES.update({
+    # positions ordered by value: argmax/argmin by key, list.index, top-k membership, ranks ----------
+    "ranking/argmax_by_key": ("""
+        def accuracy(logits, labels):
+            hits = 0
+            for scores, y in zip(logits.tolist(), labels.tolist()):
+                guess = max(range(len(scores)), key=lambda c: scores[c])
+                hits += guess == y
+            return hits
+    """, "accuracy", lambda: _scores(1)),
+    "ranking/index_of_max_and_argmin_getitem": ("""
+        def extremes(batch_scores):
+            best, worst = [], []
+            for s in batch_scores.tolist():
+                best.append(s.index(max(s)))
+                worst.append(min(range(len(s)), key=s.__getitem__))
+            return best, worst
+    """, "extremes", lambda: (_scores(2)[0],)),
+    "ranking/top5_membership": ("""
+        def top5(logits, targets):
+            n = 0
+            for row, t in zip(logits.tolist(), targets.tolist()):
+                top = sorted(range(len(row)), key=lambda j: row[j], reverse=True)[:5]
+                if t in top:
+                    n += 1
+            return n / len(targets)
+    """, "top5", lambda: _scores(3)),
+    "ranking/reciprocal_rank": ("""
+        def mrr(scores, gold):
+            total = 0.0
+            for row, g in zip(scores.tolist(), gold.tolist()):
+                order = sorted(range(len(row)), key=lambda j: -row[j])
+                total += 1.0 / (order.index(g) + 1)
+            return total / len(gold)
+    """, "mrr", lambda: _scores(4, ties=False)),
+    "ranking/percentiles_of_flattened": ("""
+        def grad_percentiles(grads):
+            mags = sorted(abs(v) for v in grads.flatten().tolist())
+            return mags[len(mags) // 2], mags[int(0.99 * (len(mags) - 1))], mags[-1]
+    """, "grad_percentiles", lambda: (_scores(5, ties=False)[0],)),
+})
+
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
 
@@ -542,6 +591,11 @@ REFUSED = {
                 out.append(statistics.median(xs[max(0, i - w):i + 1]))
             return out
     """, "window_medians", "loop", "sorts a filtered or ragged row"),
+    "ranked by another key": ("""
+        def loudest(frames):
+            return [max(range(len(f)), key=lambda j: abs(f[j])) for f in frames]
+    """, "loudest", "comprehension statement", "orders by a key other than the values of the row it ranges "
+         "over"),
 }
 
 
@@ -560,6 +614,18 @@ def test_sorts_keep_the_order_of_equal_values_and_signed_zeros(tmp_path):
     before, after = old(tricky), new(tricky)
     assert [str(v) for v in before] == [str(v) for v in after]
     assert any("NaN" in note for note in result.notes)
+
+
+def test_membership_in_something_other_than_rows_of_numbers_raises_instead_of_computing_else(tmp_path):
+    # `ch in word` over strings is a substring test: the rewrite checks the rows it searches are numbers.
+    old, new, _ = vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent("""
+        def vowels(words, ch):
+            return [ch in w for w in words]
+    """), "vowels")
+    assert old(["ab", "cd"], "a") == [True, False]
+    with pytest.raises(TypeError, match="is not a row of numbers per element"):
+        new(["ab", "cd"], "a")
+    assert old([[1, 2], [3, 4]], 3) == new([[1, 2], [3, 4]], 3) == [False, True]
 
 
 def test_moving_slices_follow_pythons_slice_rules(tmp_path):

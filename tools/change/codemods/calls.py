@@ -15,8 +15,120 @@ from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, Val, 
 class CallRules:
     """``call``: a call on loop values as numpy (the Translator's names, hoists and notes are its state)."""
 
+    def keyed_call(self, node: ast.Call) -> Val:
+        """Positions of a row ordered by its values: argmax, argmin and argsort as Python writes them.
+
+        `max(range(len(row)), key=lambda j: row[j])` (or `key=row.__getitem__`) is the first position
+        of the largest value, as `np.argmax`; `min` likewise; `sorted(range(len(row)), key=...,
+        reverse=...)` is a stable argsort (descending: of the negated values, which keeps equal values
+        in their order as `reverse=True` does). A key `-row[j]` reverses the order. Rows holding NaN
+        differ (Python's comparisons put NaN where they happen to), and the rewrite's notes say so.
+        """
+        name = dotted(node.func)
+        where = f"line {node.lineno}"
+        keywords = {k.arg: k.value for k in node.keywords}
+        if name not in ("max", "min", "sorted") or len(node.args) != 1 or "key" not in keywords \
+                or set(keywords) - {"key", "reverse"} or (name != "sorted" and "reverse" in keywords):
+            raise NotApplicable(f"{where}: `{ast.unparse(node)}` has keyword arguments the vectoriser does not know")
+        row_node, negate = self._keyed_row(node.args[0], keywords["key"])
+        if row_node is None:
+            raise NotApplicable(f"{where}: `{ast.unparse(node)}` orders by a key other than the values of the row "
+                                "it ranges over (`range(len(row))` with `key=lambda j: row[j]`)")
+        row = self.row_of(row_node) if self.depth == 1 else None
+        if row is None or row.mask is not None:
+            raise NotApplicable(f"{where}: `{ast.unparse(node)}` ranks `{ast.unparse(row_node)}`, which is not a "
+                                "row of the loop's values")
+        reverse = keywords.get("reverse")
+        if reverse is not None and not (isinstance(reverse, ast.Constant) and isinstance(reverse.value, bool)):
+            raise NotApplicable(f"{where}: `reverse={ast.unparse(reverse)}` is not True or False")
+        descending = negate != bool(reverse is not None and reverse.value)
+        self.notes.append(f"`{ast.unparse(node)}` → np.arg{'sort' if name == 'sorted' else name}: the first of equal "
+                          "values first, as Python; a row holding NaN is ordered differently")
+        values = self.atom(row.src)
+        if name == "sorted":
+            key = f"-{values}" if descending else values
+            return Val(f"np.argsort({key}, axis=-1, kind='stable')", 1, row=True)
+        pick = {("max", False): "argmax", ("max", True): "argmin", ("min", False): "argmin",
+                ("min", True): "argmax"}[(name, negate)]
+        return Val(f"np.{pick}({values}, axis=-1)", 1)
+
+    def _keyed_row(self, positions: ast.AST, key: ast.AST) -> tuple[ast.AST | None, bool]:
+        """The row that `range(len(row))` with this key ranks, and whether the key negates it."""
+        if not (isinstance(positions, ast.Call) and dotted(positions.func) == "range" and len(positions.args) == 1
+                and not positions.keywords and isinstance(positions.args[0], ast.Call)
+                and dotted(positions.args[0].func) == "len" and len(positions.args[0].args) == 1):
+            return None, False
+        row_node = positions.args[0].args[0]
+        same = ast.dump(row_node)
+        if isinstance(key, ast.Attribute) and key.attr == "__getitem__" and ast.dump(key.value) == same:
+            return row_node, False
+        if not (isinstance(key, ast.Lambda) and len(key.args.args) == 1 and not key.args.vararg
+                and not key.args.kwarg and not key.args.kwonlyargs and not key.args.defaults):
+            return None, False
+        var, body, negate = key.args.args[0].arg, key.body, False
+        if isinstance(body, ast.UnaryOp) and isinstance(body.op, ast.USub):
+            body, negate = body.operand, True
+        if isinstance(body, ast.Subscript) and ast.dump(body.value) == same and isinstance(body.slice, ast.Name) \
+                and body.slice.id == var:
+            return row_node, negate
+        return None, False
+
+    def row_index(self, node: ast.Call) -> Val | None:
+        """`row.index(v)`: the first position holding v (Python raised ValueError where there is none;
+        the rewrite gives 0 there). None when the receiver is not a row of the loop's values."""
+        receiver = node.func.value
+        row = self._whole_rows(receiver)
+        if row is None:
+            return None
+        value = self.expr(node.args[0])
+        if value.depth > 1 or value.row:
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` looks up something other than one "
+                                "number per element")
+        self.notes.append(f"`{ast.unparse(node)}` → np.argmax(row == v): the first position of v, as list.index; "
+                          "where v is missing list.index raised and the rewrite gives 0")
+        return Val(f"np.argmax({self.atom(row.src)} == {self._per_row(value)}, axis=-1)", 1)
+
+    def _per_row(self, value: Val) -> str:
+        """A number per element, broadcast along its row (a constant as it is)."""
+        return f"{self.atom(value.src)}[:, None]" if value.depth == 1 else value.src
+
+    def _whole_rows(self, node: ast.AST) -> Val | None:
+        """`node` as rows of numbers (one per element) that `index`/`in` search, else None.
+
+        A loop element read from a list of lists is a row only if the list was one: the rewrite
+        checks that its array is 2-D (a list of strings, where `in` means a substring, is not), so
+        a rewrite on values of another shape raises on the captured calls instead of computing
+        something else.
+        """
+        if self.depth != 1 or (isinstance(node, ast.Name) and node.id not in self.env):
+            return None
+        row = self.row_of(node)
+        if row is None or row.mask is not None:
+            return None
+        if not row.row:
+            self.lines.append(f"if np.ndim({row.src}) != 2 or {row.src}.dtype.kind not in 'biuf':\n"
+                              f"    raise TypeError('perfloop: {ast.unparse(node)} is not a row of numbers per element')")
+        return row
+
+    def row_contains(self, node: ast.Compare) -> Val | None:
+        """`v in row` / `v not in row` for a row of the loop's values: any equal entry (None: not that form)."""
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.In, ast.NotIn)) or self.depth != 1:
+            return None
+        row = self._whole_rows(node.comparators[0])
+        if row is None:
+            return None
+        value = self.expr(node.left)
+        if value.depth > 1 or value.row:
+            return None
+        found = f"np.any({self.atom(row.src)} == {self._per_row(value)}, axis=-1)"
+        return Val(found if isinstance(node.ops[0], ast.In) else f"np.logical_not({found})", 1)
+
     def call(self, node: ast.Call) -> Val:
         name = dotted(node.func)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "index" and len(node.args) == 1:
+            found = self.row_index(node)
+            if found is not None:
+                return found
         if len(node.args) == 1 and name in ROW_CALLS:
             reduced = self.row_call(node, name)
             if reduced is not None:

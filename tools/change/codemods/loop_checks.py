@@ -69,6 +69,8 @@ def _refuse_call(call: ast.Call, where: str, appends_to: set[str], pure_calls: s
             return
         if tolist and call.func.attr == "tolist" and not call.args:
             return
+        if tolist and call.func.attr == "index" and len(call.args) == 1 and not call.keywords:
+            return  # list.index: the translator rewrites it on rows of the loop's values only, else refuses
     if name in pure_calls or (math_calls and name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH):
         return
     if isinstance(call.func, ast.Name) and name in ("range", "zip", "enumerate"):

@@ -167,6 +167,8 @@ class Translator(AxisRules, CallRules):
                        f"{self.operand(node.right, right, node.op, True)}", max(left.depth, right.depth))
         if isinstance(node, ast.UnaryOp):
             return self.unary(node)
+        if isinstance(node, ast.Compare) and (found := self.row_contains(node)) is not None:
+            return found
         if isinstance(node, ast.Compare):
             parts, left = [], node.left
             for op, right in zip(node.ops, node.comparators):
@@ -190,6 +192,8 @@ class Translator(AxisRules, CallRules):
             return Val(f"np.where({test.src}, {body.src}, {orelse.src})", max(test.depth, body.depth, orelse.depth))
         if isinstance(node, ast.Call) and not node.keywords:
             return self.call(node)
+        if isinstance(node, ast.Call):
+            return self.keyed_call(node)
         if isinstance(node, ast.ListComp) and self.depth == 1:
             return self.row_comprehension(node)
         if self.depth == 1 and (self.is_ragged_slice(node) or (isinstance(node, ast.Subscript)
@@ -197,6 +201,13 @@ class Translator(AxisRules, CallRules):
             node = node if self.is_ragged_slice(node) else node.value
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is a slice whose length varies along the "
                                 "loop; only sum(), len() and loops over it are vectorised")
+        if isinstance(node, ast.Subscript) and self.depth == 1 and isinstance(node.value, (ast.Call, ast.ListComp)) \
+                and names_loaded(node.value) & set(self.env):
+            # `sorted(...)[:k]`, `np-able(row)[0]`: a row-valued result indexed like a named row.
+            value = self.expr(node.value)
+            if value.row and value.mask is None:
+                return self.row_subscript(node, value)
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a value that is not a row")
         if isinstance(node, ast.Subscript) and self.raw(node.value) is not None:
             return self.row_subscript(node, self.raw(node.value))
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript):

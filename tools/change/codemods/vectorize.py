@@ -552,6 +552,16 @@ def _with_hoists(t: Translator) -> list[str]:
     return kept + t.lines
 
 
+def _outer_iter_once(node: ast.AST) -> ast.AST:
+    """A comprehension (or a call of one) as the effects check reads it: its first iterable is evaluated
+    once, before the first element, as a loop's is (`_listed_once`)."""
+    node = copy.deepcopy(node)
+    comp = node.args[0] if isinstance(node, ast.Call) else node
+    if isinstance(comp, (ast.GeneratorExp, ast.ListComp)) and comp.generators:
+        comp.generators[0].iter = _listed_once(comp.generators[0].iter)
+    return node
+
+
 def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
                    held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     t = Translator(names, exact, float_context([stmt]))
@@ -564,7 +574,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
             if dotted(node.func) not in ("sum", "min", "max", "sorted", "statistics.median") \
                     or not isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
                 return self.generic_visit(node)
-            refuse_effects(node, set(), pure_calls=_PURE, tolist=True)
+            refuse_effects(_outer_iter_once(node), set(), pure_calls=_PURE, tolist=True)
             t.env, t.carried, t.depth = {}, set(), 0
             value = t.row_call(node, dotted(node.func))
             t.depth = 1
@@ -573,7 +583,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
         def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
             if len(node.generators) != 1 or node.generators[0].is_async:
                 raise NotApplicable(f"line {node.lineno}: comprehensions with several `for` are not vectorised")
-            refuse_effects(node, set(), pure_calls=_PURE, tolist=True)
+            refuse_effects(_outer_iter_once(node), set(), pure_calls=_PURE, tolist=True)
             gen = node.generators[0]
             t.env = {}
             t.carried = names_stored([gen.target])
