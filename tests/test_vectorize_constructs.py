@@ -438,6 +438,16 @@ CASES.update({
                 total += 1.0 / (order.index(g) + 1)
             return total / len(gold)
     """, "mrr", lambda: _scores(4, ties=False)),
+    "ranking/rank_over_a_fixed_catalogue": ("""
+        N_ITEMS = 12
+
+        def hit_rate(logits, held_out):
+            hits = 0
+            for row, item in zip(logits.tolist(), held_out.tolist()):
+                ranked = sorted(range(N_ITEMS), key=row.__getitem__, reverse=True)
+                hits += ranked.index(item) < 3
+            return hits
+    """, "hit_rate", lambda: _scores(6)),
     "ranking/percentiles_of_flattened": ("""
         def grad_percentiles(grads):
             mags = sorted(abs(v) for v in grads.flatten().tolist())

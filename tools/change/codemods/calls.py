@@ -30,7 +30,7 @@ class CallRules:
         if name not in ("max", "min", "sorted") or len(node.args) != 1 or "key" not in keywords \
                 or set(keywords) - {"key", "reverse"} or (name != "sorted" and "reverse" in keywords):
             raise NotApplicable(f"{where}: `{ast.unparse(node)}` has keyword arguments the vectoriser does not know")
-        row_node, negate = self._keyed_row(node.args[0], keywords["key"])
+        row_node, negate, count = self._keyed_row(node.args[0], keywords["key"])
         if row_node is None:
             raise NotApplicable(f"{where}: `{ast.unparse(node)}` orders by a key other than the values of the row "
                                 "it ranges over (`range(len(row))` with `key=lambda j: row[j]`)")
@@ -45,6 +45,9 @@ class CallRules:
         self.notes.append(f"`{ast.unparse(node)}` → np.arg{'sort' if name == 'sorted' else name}: the first of equal "
                           "values first, as Python; a row holding NaN is ordered differently")
         values = self.atom(row.src)
+        if count is not None:
+            # range(n) over the first n positions (n past the row's end made row[j] raise).
+            values = f"{values}[:, :{self.atom(count)}]"
         if name == "sorted":
             key = f"-{values}" if descending else values
             return Val(f"np.argsort({key}, axis=-1, kind='stable')", 1, row=True)
@@ -52,26 +55,31 @@ class CallRules:
                 ("min", True): "argmax"}[(name, negate)]
         return Val(f"np.{pick}({values}, axis=-1)", 1)
 
-    def _keyed_row(self, positions: ast.AST, key: ast.AST) -> tuple[ast.AST | None, bool]:
-        """The row that `range(len(row))` with this key ranks, and whether the key negates it."""
+    def _keyed_row(self, positions: ast.AST, key: ast.AST) -> tuple[ast.AST | None, bool, str | None]:
+        """The row that `range(len(row))` (or `range(n)`, n fixed) with this key ranks, whether the key
+        negates it, and n (None: the whole row)."""
         if not (isinstance(positions, ast.Call) and dotted(positions.func) == "range" and len(positions.args) == 1
-                and not positions.keywords and isinstance(positions.args[0], ast.Call)
-                and dotted(positions.args[0].func) == "len" and len(positions.args[0].args) == 1):
-            return None, False
-        row_node = positions.args[0].args[0]
-        same = ast.dump(row_node)
-        if isinstance(key, ast.Attribute) and key.attr == "__getitem__" and ast.dump(key.value) == same:
-            return row_node, False
-        if not (isinstance(key, ast.Lambda) and len(key.args.args) == 1 and not key.args.vararg
-                and not key.args.kwarg and not key.args.kwonlyargs and not key.args.defaults):
-            return None, False
-        var, body, negate = key.args.args[0].arg, key.body, False
-        if isinstance(body, ast.UnaryOp) and isinstance(body.op, ast.USub):
-            body, negate = body.operand, True
-        if isinstance(body, ast.Subscript) and ast.dump(body.value) == same and isinstance(body.slice, ast.Name) \
-                and body.slice.id == var:
-            return row_node, negate
-        return None, False
+                and not positions.keywords):
+            return None, False, None
+        bound = positions.args[0]
+        whole = isinstance(bound, ast.Call) and dotted(bound.func) == "len" and len(bound.args) == 1
+        if not whole and not self.invariant(bound):
+            return None, False, None
+        if isinstance(key, ast.Attribute) and key.attr == "__getitem__":
+            row_node, negate = key.value, False
+        elif isinstance(key, ast.Lambda) and len(key.args.args) == 1 and not key.args.vararg \
+                and not key.args.kwarg and not key.args.kwonlyargs and not key.args.defaults:
+            var, body, negate = key.args.args[0].arg, key.body, False
+            if isinstance(body, ast.UnaryOp) and isinstance(body.op, ast.USub):
+                body, negate = body.operand, True
+            if not (isinstance(body, ast.Subscript) and isinstance(body.slice, ast.Name) and body.slice.id == var):
+                return None, False, None
+            row_node = body.value
+        else:
+            return None, False, None
+        if whole and ast.dump(bound.args[0]) != ast.dump(row_node):
+            return None, False, None
+        return row_node, negate, None if whole else ast.unparse(bound)
 
     def row_index(self, node: ast.Call) -> Val | None:
         """`row.index(v)`: the first position holding v (Python raised ValueError where there is none;
