@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import re
+import ast
 import textwrap
 from pathlib import Path
 
@@ -1008,3 +1009,99 @@ def test_a_hot_helper_reached_through_another_module_leads_to_its_dataset(tmp_pa
     (tmp_path / "data.py").write_text(text.replace("qrs.detect(self.x[i])", "np.cumsum(self.x[i])"))
     with pytest.raises(NotApplicable, match="no dataset class in the target has a __getitem__ that is or calls"):
         apply_codemod("cache_samples", CodemodContext(root=tmp_path, profile=hot("integrate", "qrs.py", line)))
+
+
+_TRANSFORMS = '''
+    import numpy as np
+    import torch
+
+
+    def smooth(x, width):
+        out = []
+        for i in range(len(x)):
+            out.append(sum(x[max(0, i - width + 1):i + 1]) / width)
+        return out
+
+
+    class Smooth:
+        def __init__(self, width):
+            self.width = width
+
+        def __call__(self, x):
+            return np.asarray(smooth(list(x), self.width), dtype=np.float32)
+
+
+    class Scale:
+        def __init__(self, factor):
+            self.factor = factor
+
+        def __call__(self, x):
+            return x * self.factor
+
+
+    class Jitter:
+        def __init__(self, seed):
+            self.rng = np.random.default_rng(seed)
+
+        def __call__(self, x):
+            return x + self.rng.normal(0, 0.01, size=x.shape).astype(np.float32)
+
+
+    class Compose:
+        def __init__(self, transforms):
+            self.transforms = transforms
+
+        def __call__(self, x):
+            for t in self.transforms:
+                x = t(x)
+            return x
+
+
+    class Series(torch.utils.data.Dataset):
+        def __init__(self, n, transform=None):
+            self.x = np.arange(n * 16, dtype=np.float32).reshape(n, 16) % 7
+            self.transform = transform
+
+        def __len__(self):
+            return len(self.x)
+
+        def __getitem__(self, i):
+            x = self.x[i]
+            if self.transform is not None:
+                x = self.transform(x)
+            return torch.from_numpy(x), i % 3
+
+
+    def build(n):
+        tfm = PIPELINE
+        return Series(n, transform=tfm)
+'''
+
+
+@pytest.mark.parametrize("pipeline, cached", [
+    ("Compose([Smooth(4), Scale(2.0)])", True),
+    ("Smooth(3)", True),
+    ("Compose([Smooth(4), Jitter(0)])", False),   # a transform that draws: never cached
+    ("make_transform()", False),                  # made somewhere perfloop does not read
+])
+def test_a_dataset_calling_transform_objects_is_cached_when_every_object_is_deterministic(tmp_path, pipeline, cached):
+    """torchvision style: `__getitem__` calls `self.transform(x)`, passed in where the target builds the
+    dataset: a Compose of transform objects whose `__call__` calls the hot helper. No function of the target
+    is named `transform`: the `__call__` methods the target defines lead to the dataset, and the objects the
+    target passes (followed through the Compose's list) are read for random draws."""
+    text = textwrap.dedent(_TRANSFORMS).replace("PIPELINE", pipeline)
+    if pipeline == "make_transform()":
+        text += "\n\ndef make_transform():\n    return Compose([Smooth(2)])\n"
+    (tmp_path / "data.py").write_text(text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if "def smooth(" in l)
+    from perfloop.tools.change.codemods.cache_samples import _dataset_class
+    file, cls = _dataset_class({"data.py": ast.parse(text)}, "smooth", "data.py")
+    assert (file, cls.name) == ("data.py", "Series")
+    if not cached:
+        with pytest.raises(NotApplicable, match="random draw|cannot read the code of"):
+            apply_codemod("cache_samples", CodemodContext(root=tmp_path, profile=hot("smooth", "data.py", line)))
+        return
+    result = apply_codemod("cache_samples", CodemodContext(root=tmp_path, profile=hot("smooth", "data.py", line)))
+    old, new = load(text)["build"](5), load(result.files["data.py"])["build"](5)
+    for _ in range(2):
+        assert all(same(old[i], new[i]) for i in range(5))

@@ -40,8 +40,12 @@ Refused, with the construct and line, when a sample may differ between two acces
 index and nothing before that can be cached: a random draw (`random.*`, `np.random.*`, `torch.rand*`, `.normal_()`, ...) in
 `__getitem__` or anything it calls in the target's files, or any use of a random generator `__init__`
 keeps on `self` (`self.rng = np.random.default_rng(...)`, `random.Random`, `torch.Generator`); a call perfloop cannot see into
-(an object stored on `self`, such as a transform pipeline that may be random; a function
-of another package other than numpy/torch/math/json/... numerics); a read of an attribute
+(an object stored on `self` that is not one of the target's own classes made where perfloop can read it; a
+function of another package other than numpy/torch/math/json/... numerics). An object on `self` is read when
+`__init__` sets it to `C(...)` of a class of the target with a `__call__`, a list or tuple of such (a Compose's
+transforms, called as `for t in self.transforms: x = t(x)`), or a parameter that every place the target
+constructs the dataset passes such a value (or a name its function sets once to one): each `__call__` is
+checked like the rest, so a Compose holding a random flip is refused and one of deterministic steps is cached; a read of an attribute
 of `self` that a method other than `__init__` sets (`set_epoch`); a write to `self`, a
 `global`, the clock or the worker info. Also refused when the loader starts its workers
 every epoch (workers > 0 without persistent workers), since each worker's cache would be
@@ -381,7 +385,11 @@ def _dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str)
 
 
 def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]]) -> bool:
-    """Whether ``node`` calls a function named ``short``, itself or through functions the target defines."""
+    """Whether ``node`` calls a function named ``short``, itself or through functions the target defines.
+
+    A call of a name the target defines no function for may be a call of an instance of one of its
+    classes (`self.align(rec, t)`, `self.transform(img)` with a Compose of transform objects): the
+    `__call__` methods the target defines are followed then."""
     seen: set[str] = set()
     todo = [node]
     while todo:
@@ -391,6 +399,9 @@ def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]
             if name not in seen:
                 seen.add(name)
                 todo.extend(defined.get(name, ()))
+                if name not in defined and "__call__" not in seen:
+                    seen.add("__call__")
+                    todo.extend(defined.get("__call__", ()))
     return False
 
 
@@ -421,6 +432,7 @@ class _Determinism:
         self.own_modules = self._own_modules()
         self.seen: list[str] = []
         self.notes: list[str] = []
+        self.current: ast.FunctionDef | None = None
 
     def _attributes_set_outside_init(self) -> dict[str, str]:
         found = {}
@@ -451,6 +463,13 @@ class _Determinism:
         if label in self.seen:
             return
         self.seen.append(label)
+        outer, self.current = self.current, fn
+        try:
+            self._check_body(fn, label)
+        finally:
+            self.current = outer
+
+    def _check_body(self, fn: ast.FunctionDef, label: str) -> None:
         local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | {
             n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         for node in ast.walk(fn):
@@ -483,12 +502,17 @@ class _Determinism:
             if name in self.top:
                 self.check(self.top[name], name)
             elif name in local:
-                raise NotApplicable(f"{where}: calls `{name}`, a value perfloop cannot read the code of")
+                # `for t in self.transforms: x = t(x)`: the objects the attribute holds, where the target makes them.
+                attr = self._loop_over_self(name)
+                if attr is None or not self._check_objects(self._held_objects(attr)):
+                    raise NotApplicable(f"{where}: calls `{name}`, a value perfloop cannot read the code of")
             return  # a builtin or an imported name: its module is judged below when dotted
         base = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(base, ast.Name) and base.id == "self":
             if attr in self.methods:
                 self.check(self.methods[attr], f"{self.cls.name}.{attr}")
+                return
+            if self._check_objects(self._held_objects(attr)):
                 return
             raise NotApplicable(f"{where}: calls self.{attr}(), an object perfloop cannot read the code of "
                                 "(a transform pipeline may draw random numbers)")
@@ -507,6 +531,105 @@ class _Determinism:
             return
         raise NotApplicable(f"{where}: calls `{ast.unparse(call.func)}()` of another package, whose code "
                             "perfloop does not read")
+
+    # objects the dataset calls (`self.transform(x)`): read where the target makes them -------------------
+    def _held_objects(self, attr: str) -> list[ast.Call] | None:
+        """The constructor calls of the target's own classes that `self.<attr>` holds, or None if unknown.
+
+        `__init__` sets it to `C(...)`, a list or tuple of them (a Compose's transforms), or to one of
+        its parameters; then every place the target's code constructs this class must pass such a
+        value (or a name its function sets once to one, or None). Anything else is unknown."""
+        init = self.methods.get("__init__")
+        if init is None:
+            return None
+        params = [a.arg for a in init.args.args]
+        values = [node.value for node in ast.walk(init) if isinstance(node, ast.Assign)
+                  and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                          and t.attr == attr for t in node.targets)]
+        if not values:
+            return None
+        found: list[ast.Call] = []
+        for value in values:
+            exprs: list[ast.expr] | None = [value]
+            if isinstance(value, ast.Name) and value.id in params:
+                exprs = self._passed(init, value.id)
+            if exprs is None:
+                return None
+            for expr in exprs:
+                for item in expr.elts if isinstance(expr, (ast.List, ast.Tuple)) else [expr]:
+                    if isinstance(item, ast.Constant) and item.value is None:
+                        continue
+                    if not (isinstance(item, ast.Call) and self._callable_class(item) is not None):
+                        return None
+                    found.append(item)
+        return found
+
+    def _passed(self, init: ast.FunctionDef, param: str) -> list[ast.expr] | None:
+        """What the target passes for `param` wherever it constructs this class (None: a site is unreadable)."""
+        index = [a.arg for a in init.args.args].index(param) - 1  # after self
+        defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) \
+            if init.args.defaults else {}
+        found: list[ast.expr] = []
+        for tree in self.modules.values():
+            scopes = [tree] + [fn for fn, _ in functions(tree)]
+            for scope in scopes:
+                body = scope.body
+                for call in (n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+                    if dotted(call.func).split(".")[-1] != self.cls.name:
+                        continue
+                    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                        return None
+                    given = next((k.value for k in call.keywords if k.arg == param), None)
+                    if given is None and 0 <= index < len(call.args):
+                        given = call.args[index]
+                    if given is None:
+                        given = defaults.get(param)
+                    if given is None:
+                        return None
+                    if isinstance(given, ast.Name):
+                        sets = [n.value for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Assign)
+                                and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                                and n.targets[0].id == given.id]
+                        if len(sets) != 1:
+                            return None
+                        given = sets[0]
+                    found.append(given)
+        return found or None
+
+    def _callable_class(self, call: ast.Call) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
+        """(file, class, its __call__) of the target's own class that `call` constructs, else None."""
+        name = dotted(call.func).split(".")[-1]
+        for file, tree in self.modules.items():
+            for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name):
+                method = _method(cls, "__call__")
+                if method is not None:
+                    return file, cls, method
+        return None
+
+    def _check_objects(self, calls: list[ast.Call] | None) -> bool:
+        """Check the `__call__` of every object in `calls` as part of the sample (False: unknown objects)."""
+        if calls is None:
+            return False
+        for call in calls:
+            file, cls, method = self._callable_class(call)
+            sub = _Determinism(cls, file, self.modules)
+            sub.seen, sub.notes = self.seen, self.notes
+            sub.check(method, f"{cls.name}.__call__")
+        return True
+
+    def _loop_over_self(self, name: str) -> str | None:
+        """`attr` when the function being checked binds `name` only by `for name in self.attr`."""
+        fn = self.current
+        loops = [n for n in ast.walk(fn) if isinstance(n, (ast.For, ast.comprehension))
+                 and isinstance(n.target, ast.Name) and n.target.id == name] if fn is not None else []
+        other = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Store)] if fn is not None else []
+        if len(loops) != 1 or len(other) != 1:
+            return None
+        it = loops[0].iter
+        if isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name) and it.value.id == "self":
+            return it.attr
+        return None
 
     def _own_modules(self) -> dict[str, dict[str, ast.FunctionDef]]:
         """The target's own modules by the name the files call them by (`import g711`, `import a.b as c`,
