@@ -2,6 +2,8 @@
 
 import ast
 import json
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -380,3 +382,52 @@ def test_every_knowledge_base_codemod_is_registered():
 
     named = {r.codemod for e in load_entries() for r in e.remedies if r.kind == "codemod"}
     assert named <= set(REGISTRY), named - set(REGISTRY)
+
+
+_DRAWING_DATASET = """\
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Windows(Dataset):
+    def __init__(self, n, seed):
+        self.x = np.arange(n * 8, dtype=np.float32).reshape(n, 8)
+        self.rng = np.random.default_rng(seed)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return torch.from_numpy(self.x[i] + DRAW)
+
+
+if __name__ == "__main__":
+    import sys
+    loader = DataLoader(Windows(16, 0), batch_size=4, num_workers=int(sys.argv[1]))
+    print([round(float(b.sum()), 6) for b in loader])
+"""
+
+
+@pytest.mark.parametrize("draw, refused", [
+    ("self.rng.normal(size=8).astype(np.float32)", True),           # a generator kept on self
+    ("np.float32(np.random.uniform())", True),                       # numpy's global stream
+    ("np.random.default_rng(i).normal(size=8).astype(np.float32)", False),  # seeded per index: any process
+    ("np.float32(i % 3)", False),                                    # no draw
+])
+def test_more_workers_are_not_proposed_where_they_would_change_the_draws(tmp_path, draw, refused):
+    """Splitting the samples over workers gives each its own copy (or seed) of a stream that carries from one
+    sample to the next: the batches change, which verification would reject after two timed runs. Said up
+    front, naming the draw; a generator seeded per index and no draw at all leave the change to verification.
+    The prediction is checked against the real loader: 0 and 2 workers differ exactly when it is refused."""
+    source = _DRAWING_DATASET.replace("DRAW", draw)
+    ctx = make_context(tmp_path, {"train.py": source}, params={"value": 2})
+    if refused:
+        with pytest.raises(NotApplicable, match=r"num_workers 0 → 2 would change the samples: Windows.__getitem__"):
+            apply_codemod("set_num_workers", ctx)
+    else:
+        assert apply_codemod("set_num_workers", ctx).new_value == 2
+    runs = [subprocess.run([sys.executable, "train.py", str(n)], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120) for n in (0, 2)]
+    assert all(run.returncode == 0 for run in runs), runs[1].stderr
+    assert (runs[0].stdout != runs[1].stdout) == refused

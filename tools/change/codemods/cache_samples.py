@@ -357,6 +357,45 @@ def _splice_prefix(text: str, class_name: str, index: str, start: int, cached: l
     return _replace_getitem(text, class_name, split_in_two, fill)
 
 
+def carried_draws(root) -> str | None:
+    """Why more (or fewer) DataLoader workers would change every dataset's samples, or None.
+
+    A dataset whose `__getitem__` (or what it calls in the target) draws from a stream that carries
+    over from one sample to the next, a generator kept on `self` or the global `random`/`np.random`/
+    torch generators, hands out other draws when the samples are split over worker processes: each
+    worker starts its own copy or its own seed. Said only when every dataset class of the target
+    draws so, and no function but an `__init__` makes a generator (a generator seeded per index is
+    the same in any process); otherwise None, and verification decides."""
+    modules = {}
+    for f in python_files(root):
+        try:
+            modules[f] = ast.parse((root / f).read_text())
+        except (SyntaxError, UnicodeDecodeError, OSError):
+            return None
+    defined: dict[str, list[ast.FunctionDef]] = {}
+    for tree in modules.values():
+        for node, _ in functions(tree):
+            defined.setdefault(node.name, []).append(node)
+    reasons = []
+    for file, tree in modules.items():
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            getitem = _method(cls, "__getitem__")
+            if getitem is None:
+                continue
+            if any(isinstance(c, ast.Call) and GENERATOR_CALL.search(dotted(c.func))
+                   for fn in _reachable(getitem, defined) if fn.name != "__init__" for c in ast.walk(fn)):
+                return None  # a generator made per call (seeded per index, say): verification decides
+            try:
+                _Determinism(cls, file, modules).check(getitem, f"{cls.name}.__getitem__")
+            except NotApplicable as refused:
+                if "random draw" not in str(refused) and "a random generator" not in str(refused):
+                    return None
+                reasons.append(str(refused).split(": a cached sample")[0])  # the draw and where, not the cache's why
+                continue
+            return None
+    return reasons[0] if reasons else None
+
+
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
     return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
@@ -403,6 +442,25 @@ def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]
                     seen.add("__call__")
                     todo.extend(defined.get("__call__", ()))
     return False
+
+
+def _reachable(node: ast.FunctionDef, defined: dict[str, list[ast.FunctionDef]]) -> list[ast.FunctionDef]:
+    """``node`` and every function of the target it calls, by name, through any chain (`__call__`s of the
+    target's classes too, where a call names no function of it)."""
+    found, todo, seen = [node], [node], set()
+    while todo:
+        for name in _called_names(todo.pop()):
+            if name in defined:
+                targets = defined[name]
+            elif "__call__" in defined:
+                targets, name = defined["__call__"], "__call__"
+            else:
+                continue
+            if name not in seen:
+                seen.add(name)
+                found += targets
+                todo += targets
+    return found
 
 
 def _called_names(node: ast.AST) -> set[str]:

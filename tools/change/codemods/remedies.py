@@ -13,6 +13,14 @@ def set_num_workers(ctx: CodemodContext) -> CodemodResult:
         raise ValueError(
             f'set_num_workers: params value must be "auto" or an int >= 0, got {value!r}'
         )
+    current = runtime_value(ctx, "num_workers")
+    if value != current and max(value, current if _is_int(current) else 0) > 0:
+        from perfloop.tools.change.codemods.cache_samples import carried_draws
+
+        draws = carried_draws(ctx.root)
+        if draws is not None:
+            raise NotApplicable(f"num_workers {current} → {value} would change the samples: {draws}; split over "
+                                "worker processes, each draws from its own copy or seed of that stream")
     return set_dataloader_option(ctx, "num_workers", value)
 
 
