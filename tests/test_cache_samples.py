@@ -1,9 +1,9 @@
 """Cache each sample once: the codemod on three differently written datasets, and what it refuses."""
 from __future__ import annotations
 
+import ast
 import math
 import re
-import ast
 import textwrap
 from pathlib import Path
 

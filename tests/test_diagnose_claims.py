@@ -6,7 +6,7 @@ from pathlib import Path
 
 from perfloop.agent.nodes.diagnose import diagnose
 from perfloop.agent.nodes.schedule import schedule
-from perfloop.agent.state import Iteration, LoopState, Proposal, Settings, Verdict
+from perfloop.agent.state import ChangedSetting, Iteration, LoopState, Proposal, Settings, Verdict
 from perfloop.knowledge_base import diagnose as match_entries
 from perfloop.tools.contract.target import load_target
 from tests.conftest import make_repo
@@ -21,8 +21,11 @@ def _profile(**kwargs):
 def _state(tmp_path: Path, before, after, accepted: str = "dataloader_starved/raise_num_workers") -> LoopState:
     diagnosis, remedy = accepted.split("/")
     target = load_target(make_repo(tmp_path / "repo"))
+    setting = ChangedSetting(knob="num_workers", old_value=2, new_value=4, location="train.py:9") \
+        if remedy == "raise_num_workers" else ChangedSetting(knob="cache_samples", old_value="computed every access",
+                                                             new_value="cached per index", location="data.py:9")
     proposal = Proposal(id="p1-1", diagnosis=diagnosis, remedy=remedy, source="codemod", change="num_workers 2 → 4",
-                        patch="", touched=[], expected_speedup=2.0, base_head="h0")
+                        patch="", touched=[], expected_speedup=2.0, base_head="h0", setting=setting)
     verdict = Verdict(proposal_id="p1-1", verdict="accepted", reason="faster", stage="commit", commit="h1")
     (tmp_path / "state").mkdir()
     return LoopState(run_id="r1", target=target, settings=Settings(auto_approve=True), state_dir=str(tmp_path / "state"),
@@ -66,8 +69,8 @@ def test_a_cache_that_left_the_first_epoch_input_bound_is_followed_by_the_entrys
     after = profile(num_workers=0, data_wait_ms=15.0, build_ms=39.0)
     state = _state(tmp_path, before, after, accepted="transform_hotspot/cache_transformed_samples")
     updates = diagnose_and_schedule(state)
-    held = [str(s.remedy) for s in updates["skipped"] if "did not move the dominant bottleneck" in s.reason]
-    assert held == ["transform_hotspot/cache_transformed_samples"]
+    # A rewrite of code (no option set) is not held back either: it may apply at the next hot function.
+    assert not [s for s in updates["skipped"] if "did not move the dominant bottleneck" in s.reason]
     skipped = {str(s.remedy) for s in updates["skipped"]}
     assert {"transform_hotspot/vectorize_loops", "transform_hotspot/hoist_transform_invariants"}.isdisjoint(skipped)
 

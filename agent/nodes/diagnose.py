@@ -14,10 +14,12 @@ def _after_accepted_change(state: LoopState, diagnoses: list[Diagnosis]) -> tupl
 
     The diagnoses still in the state are those of the head before the change (``needs_diagnosis``
     is set), so their top one, with the shares it kept, is the "before". Only the accepted remedy
-    itself is held back: the entry's other remedies are different changes that compose with it (a
-    cache, then the vectorised loops the first epoch still runs; more workers, then keeping them
-    alive), and a bottleneck that stayed is exactly where they are needed. A cache that serves from
-    the second epoch cannot move the bottleneck in a profile of the first.
+    itself is held back, and only when it tuned an option to a number (`num_workers` again): the entry's other
+    remedies are different changes that compose with it (a cache, then the vectorised loops the
+    first epoch still runs; more workers, then keeping them alive), and a rewrite of code may
+    apply again at the next hot function the new profile names. A bottleneck that stayed is
+    exactly where they are needed; a cache that serves from the second epoch cannot move the
+    bottleneck in a profile of the first.
     """
     if not state.history or state.history[-1].verdict.verdict != "accepted" or not state.diagnoses:
         return None, []
@@ -26,6 +28,9 @@ def _after_accepted_change(state: LoopState, diagnoses: list[Diagnosis]) -> tupl
     if bottleneck_moved(before_top, after_top):
         return text, []
     accepted = state.history[-1].proposal
+    tuned = accepted.setting.new_value if accepted.setting is not None and accepted.setting.knob else None
+    if not isinstance(tuned, (int, float)) or isinstance(tuned, bool):
+        return text, []  # not an option tuned to a number (num_workers, prefetch_factor): a rewrite
     reason = (f"the accepted {accepted.diagnosis}/{accepted.remedy} did not move the dominant bottleneck "
               f"({text}); not trying it again (the entry's other remedies stay)")
     same_kind = [RemedyRef(diagnosis=d.entry_id, remedy=r.id)
