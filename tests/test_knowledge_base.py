@@ -644,7 +644,7 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
     # contends with the loop (hidden_input_contention) or that is the collate (slow_collate); the
     # sample cache, for every per-sample cost that depends on the index alone; and reading
     # .tolist() lists as arrays, in a conversion or a collate; moving what a loop of the hot function recomputes,
-    # wherever per-sample or collate work is slow.
+    # and remembering a pure helper's results per argument, wherever per-sample or collate work is slow.
     from perfloop.agent.nodes.schedule import same_edit
     from perfloop.agent.state import RemedyRef
 
@@ -670,7 +670,11 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
                       "hoist_loop_invariants []": ["decode_heavy_samples/hoist_decode_invariants",
                                                    "per_sample_tokenization/hoist_tokeniser_invariants",
                                                    "slow_collate/hoist_collate_invariants",
-                                                   "transform_hotspot/hoist_transform_invariants"]}
+                                                   "transform_hotspot/hoist_transform_invariants"],
+                      "memoize_pure_helper []": ["decode_heavy_samples/memoize_decode_helper",
+                                                 "per_sample_tokenization/memoize_tokenizer_helper",
+                                                 "slow_collate/memoize_collate_helper",
+                                                 "transform_hotspot/memoize_transform_helper"]}
     for refs in shared.values():
         for ref in refs:
             entry, remedy = ref.split("/")

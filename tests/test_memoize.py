@@ -1,0 +1,235 @@
+"""Remembering a pure helper's results per argument: differently written helpers, exact keys, copies, refusals."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
+from tests.conftest import hot
+
+
+def memoize(tmp_path: Path, source: str, function: str):
+    """Write `source` as mod.py, remember `function`; return (old namespace, new namespace, result)."""
+    text = textwrap.dedent(source)
+    (tmp_path / "mod.py").write_text(text)
+    short = function.split(".")[-1]
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.lstrip().startswith(f"def {short}("))
+    result = apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=hot(function, "mod.py", line)))
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    return old, new, result
+
+
+WORDPIECE = """
+    import re
+
+    VOCAB = {w: i for i, w in enumerate(["[UNK]", "un", "##aff", "##able", "the", "cat", "##s", "a"])}
+
+
+    def wordpiece(word, max_chars=16):
+        if len(word) > max_chars:
+            return [VOCAB["[UNK]"]]
+        pieces, start = [], 0
+        while start < len(word):
+            end, found = len(word), None
+            while start < end:
+                sub = word[start:end] if start == 0 else "##" + word[start:end]
+                if sub in VOCAB:
+                    found = VOCAB[sub]
+                    break
+                end -= 1
+            if found is None:
+                return [VOCAB["[UNK]"]]
+            pieces.append(found)
+            start = end
+        return pieces
+
+
+    def encode(text):
+        ids = []
+        for word in re.findall(r"\\w+", text.lower()):
+            ids.extend(wordpiece(word))
+        return ids
+"""
+
+METHOD = """
+    class CharVocab:
+        def __init__(self, alphabet):
+            self.stoi = {c: i + 1 for i, c in enumerate(alphabet)}
+
+        def ids(self, word, *, lower=True):
+            word = word.lower() if lower else word
+            return tuple(self.stoi.get(ch, 0) for ch in word)
+
+        def _norm(self, word):
+            return word.strip()
+
+        def field(self, token):
+            return self._norm(token).split("=")
+"""
+
+NUMERIC = """
+    import math
+
+
+    def bucket(value, edges):
+        for k, edge in enumerate(edges):
+            if value < edge:
+                return k, math.copysign(1.0, value)
+        return len(edges), math.copysign(1.0, value)
+"""
+
+
+def test_a_module_level_tokenizer_helper_is_remembered_and_hands_out_copies(tmp_path):
+    old, new, result = memoize(tmp_path, WORDPIECE, "wordpiece")
+    assert "def _wordpiece_uncached(word, max_chars=16):" in result.files["mod.py"]
+    assert result.replay is not None and result.replay.function == "wordpiece"
+    text = "The cats unaffable a cat the supercalifragilistic cats"
+    assert old["encode"](text) == new["encode"](text) == new["encode"](text)
+    assert len(new["_wordpiece_memo"]) == 6  # distinct (word, max_chars) keys, repeats served from it
+    first = new["wordpiece"]("cats")
+    first.append(99)  # the caller changes what it got
+    assert new["wordpiece"]("cats") == old["wordpiece"]("cats")
+
+
+def test_a_methods_results_are_remembered_per_object_with_keyword_only_arguments(tmp_path):
+    old, new, result = memoize(tmp_path, METHOD, "CharVocab.ids")
+    a, b = old["CharVocab"]("abc"), new["CharVocab"]("abc")
+    for word, lower in [("Abc", True), ("Abc", False), ("cab", True), ("Abc", True)]:
+        assert a.ids(word, lower=lower) == b.ids(word, lower=lower)
+    assert len(b.__dict__["_ids_memo"]) == 3
+    other = new["CharVocab"]("xyz")  # another object keeps its own results
+    assert other.ids("abc") == (0, 0, 0)
+
+
+def test_keys_are_exact_so_equal_but_different_arguments_are_not_confused(tmp_path):
+    old, new, _ = memoize(tmp_path, NUMERIC, "bucket")
+    edges = (0.5, 1.5)
+    for value in [0.0, -0.0, 1, 1.0, True, 2, -0.0, 0.0]:
+        got, want = new["bucket"](value, edges), old["bucket"](value, edges)
+        assert got == want and str(got) == str(want)  # -0.0 keeps its sign, 1 and 1.0 their results
+    assert new["bucket"](0.7, [0.5, 1.5]) == old["bucket"](0.7, [0.5, 1.5])  # a list: no key, computed as before
+    assert len(new["_bucket_memo"]) == 6  # 0.0, -0.0, 1, 1.0, True and 2 apart; the repeats served
+
+
+REFUSED = {
+    "random": ("""
+        import random
+
+        def jitter(x):
+            return x + random.random()
+    """, "jitter", "random draw `random.random()`"),
+    "global append": ("""
+        SEEN = []
+
+        def note(word):
+            SEEN.append(word)
+            return len(word)
+    """, "note", "`SEEN.append()` may change `SEEN`, which it did not make"),
+    "argument written": ("""
+        def pad(tokens, n):
+            tokens[0] = n
+            return tokens
+    """, "pad", "writes `tokens[0]`, which it did not make"),
+    "self written": ("""
+        class Counter:
+            def count(self, word):
+                self.calls = 1
+                return len(word)
+    """, "Counter.count", "writes `self.calls`, which it did not make"),
+    "global statement": ("""
+        N = 0
+
+        def tick(x):
+            global N
+            N += 1
+            return x
+    """, "tick", "`global`"),
+    "clock": ("""
+        import time
+
+        def stamp(x):
+            return (x, time.time())
+    """, "stamp", "`time.time()` is not a computation on its arguments"),
+    "no arguments": ("""
+        def table():
+            return [i * i for i in range(10)]
+    """, "table", "takes no arguments"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_what_is_not_pure_by_reading_is_refused_with_the_construct(tmp_path, name):
+    source, function, reason = REFUSED[name]
+    with pytest.raises(NotApplicable, match="computes from its arguments alone by what perfloop can read: .*"
+                                            + re.escape(reason)):
+        memoize(tmp_path, source, function)
+
+
+def test_a_real_pipeline_with_the_remembered_helper_gives_the_same_batches(tmp_path):
+    """The rewritten file runs in a real DataLoader pipeline (a subprocess, two epochs, shuffled with a seeded
+    generator, a random crop drawn after the tokenizer): the batches are the same as before."""
+    pipeline = textwrap.dedent(WORDPIECE) + textwrap.dedent('''
+
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+        WORDS = ["the", "cats", "unaffable", "a", "cat", "dog", "supercalifragilistic"]
+
+
+        class Texts(Dataset):
+            def __init__(self, n):
+                g = torch.Generator().manual_seed(1)
+                self.rows = [" ".join(WORDS[int(k)] for k in torch.randint(0, len(WORDS), (12,), generator=g))
+                             for _ in range(n)]
+
+            def __len__(self):
+                return len(self.rows)
+
+            def __getitem__(self, i):
+                ids = encode(self.rows[i])
+                start = int(torch.randint(0, 4, ()))
+                return torch.tensor((ids + [0] * 16)[start:start + 8])
+
+
+        if __name__ == "__main__":
+            torch.manual_seed(0)
+            loader = DataLoader(Texts(32), batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(0))
+            print([b.tolist() for _ in range(2) for b in loader])
+    ''')
+    _, _, result = memoize(tmp_path, pipeline, "wordpiece")
+    outputs = []
+    for text in (textwrap.dedent(pipeline), result.files["mod.py"]):
+        (tmp_path / "mod.py").write_text(text)
+        done = subprocess.run([sys.executable, "mod.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 100
+
+
+def test_results_that_a_caller_could_change_are_handed_out_as_copies(tmp_path):
+    _, new, _ = memoize(tmp_path, """
+        import numpy as np
+        import torch
+
+        def parse(record):
+            key, _, value = record.partition("=")
+            return {"key": key, "values": [float(v) for v in value.split(",")],
+                    "array": np.asarray([1.0, 2.0]), "tensor": torch.zeros(2), "tags": {key}}
+    """, "parse")
+    first = new["parse"]("a=1,2")
+    first["values"].append(3.0)
+    first["array"][0] = 9.0
+    first["tensor"][0] = 9.0
+    first["tags"].add("b")
+    first["extra"] = 1
+    again = new["parse"]("a=1,2")
+    assert again["values"] == [1.0, 2.0] and again["array"][0] == 1.0 and float(again["tensor"][0]) == 0.0
+    assert again["tags"] == {"a"} and "extra" not in again
+    assert len(new["_parse_memo"]) == 1

@@ -1,0 +1,296 @@
+"""Remember a pure helper's results per argument: `memoize_pure_helper`.
+
+A per-sample path often calls one small function many times with arguments that repeat: a
+tokenizer's per-word `wordpiece(word)`, a parser's per-token `parse_field(tok)`, a lookup
+`code_to_features(code)`. When that function computes from its arguments alone, its result for
+an argument it has seen can be handed out again. The codemod picks, among the profile's hot
+function and the helpers it sampled under it in the same file, the first module-level function
+that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in its
+place that looks the arguments up in a dict first.
+
+Safety, by construction and then by evidence:
+- Pure by reading: no random draws, no clock, no `global`/`nonlocal`, no `yield`, no writes to
+  anything but its own local names (no `x[i] = ...` or `x.attr = ...` on a name it did not
+  bind), no calls other than the target's own pure functions, builtins that compute, methods of
+  values it computed or was given, and modules that compute from their arguments (numpy, math,
+  re, ...). Refused otherwise, naming the construct.
+- Keys are exact: only arguments that are str, bytes, int, bool, None, float (keyed by its bits,
+  so -0.0 and 0.0, 1 and 1.0 and True stay apart) and tuples/frozensets of them are remembered;
+  any other argument (a list, an array, a tensor) calls the original, as before.
+- Results are handed out as copies where they could be changed by the caller: lists, dicts and
+  sets are rebuilt, arrays and tensors copied, immutable values shared (`_memo_copy`).
+- At most 2**18 results are kept; past that, new arguments are computed every time.
+- Then replay (the function on captured real calls, old against new) and the pipeline runs
+  (every batch, loss and side output compared) decide: a helper that reads state which changes
+  between calls (a vocabulary that grows) shows a changed batch there and is rejected.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
+from perfloop.tools.change.codemods.hot_function import load_hot_function, qualname_of, sampled_helpers
+from perfloop.tools.change.codemods.imports import add_import
+from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL
+from perfloop.tools.change.codemods.loops import dotted
+
+MAX_ENTRIES = 1 << 18
+"""Results kept per function; arguments first seen after that are computed every time."""
+UNCACHED = "_{name}_uncached"
+"""What the original function is renamed to."""
+MEMO = "_{name}_memo"
+"""The module-level dict of remembered results."""
+HELPERS = ("_memo_key", "_memo_copy")
+"""Module-level helpers the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
+
+# Builtins that compute from their arguments only.
+PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "bytes", "chr", "dict", "divmod", "enumerate", "filter", "float", "format",
+    "frozenset", "hash", "int", "isinstance", "len", "list", "map", "max", "min", "ord", "pow", "range", "repr",
+    "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "iter", "next",
+})
+# Methods that change the object they are called on: allowed only on values the function made itself.
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "add", "discard",
+    "sort", "reverse", "fill", "resize", "put", "write", "writelines", "seek", "close", "send",
+})
+
+HELPER_SOURCE = '''def _memo_key(value):
+    """An exact, hashable key for `value`: floats by their bits (-0.0 and 0.0, 1 and 1.0 and True stay apart),
+    tuples and frozensets of such values element by element; TypeError for anything else, which is then
+    computed as before (added by perfloop: results of a pure helper remembered per argument)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bytes or kind is bool or value is None:
+        return (kind, value)
+    if kind is float:
+        return (kind, value.hex())
+    if kind is tuple:
+        return (kind, tuple(_memo_key(v) for v in value))
+    if kind is frozenset:
+        return (kind, frozenset(_memo_key(v) for v in value))
+    raise TypeError(kind.__name__)
+
+
+def _memo_copy(value):
+    """`value` as a fresh object where the caller could change it: lists, dicts and sets rebuilt (their items
+    too), numpy arrays and torch tensors copied, immutable values shared."""
+    kind = type(value)
+    if value is None or kind in (str, int, float, bool, bytes, complex, frozenset, range):
+        return value
+    if kind is tuple:
+        return tuple(_memo_copy(v) for v in value)
+    if kind is list:
+        return [_memo_copy(v) for v in value]
+    if kind is dict:
+        return {k: _memo_copy(v) for k, v in value.items()}
+    if kind is set:
+        return set(value)
+    if hasattr(value, "clone") and hasattr(value, "detach"):
+        return value.clone()
+    if hasattr(value, "copy") and hasattr(value, "dtype"):
+        return value.copy()
+    return copy.deepcopy(value)
+'''
+
+
+def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
+    """Remember the results of the first pure function among the hot function and its sampled helpers."""
+    file, text, tree, hot = load_hot_function(ctx)
+    candidates = [hot] + [h for h in sampled_helpers(ctx, file, tree) if h is not hot]
+    module_level = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    refusals = []
+    for fn in candidates:
+        cls = next((c for c in classes.values() if fn in c.body), None)
+        reason = _refusal(fn, module_level, cls)
+        if reason is None:
+            return _rewrite(file, text, tree, fn, cls)
+        refusals.append(f"{qualname_of(tree, fn)}: {reason}")
+    raise NotApplicable("memoize_pure_helper: no function of the per-sample path in " + file
+                        + " computes from its arguments alone by what perfloop can read: " + "; ".join(refusals[:4]))
+
+
+def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None) -> str | None:
+    """Why `fn` is not remembered per argument, or None."""
+    if module_level.get(fn.name) is not fn and cls is None:
+        return "neither a module-level function nor a method of a module-level class"
+    if fn.decorator_list:
+        return "decorated"
+    args = fn.args
+    params = args.posonlyargs + args.args
+    if cls is not None and (not params or params[0].arg != "self"):
+        return "a method whose first parameter is not self"
+    if not (params[1 if cls is not None else 0:] or args.kwonlyargs or args.vararg):
+        return "takes no arguments"
+    if any(not isinstance(d, ast.Constant) for d in args.defaults + [d for d in args.kw_defaults if d]):
+        return "a default that is not a constant (shared between calls)"
+    names = {n.name for n in (cls.body if cls is not None else module_level.values()) if isinstance(n, ast.FunctionDef)}
+    if UNCACHED.format(name=fn.name) in names:
+        return "already remembered"
+    if cls is not None and fn.name.startswith("__"):
+        return "a special method"
+    return _Purity(module_level, cls).refusal(fn)
+
+
+class _Purity:
+    """Read a function (and the target's functions it calls in its file) for anything but computing."""
+
+    def __init__(self, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None) -> None:
+        self.module_level = module_level
+        self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
+        self.seen: set[int] = set()
+
+    def refusal(self, fn: ast.FunctionDef) -> str | None:
+        if id(fn) in self.seen:
+            return None
+        self.seen.add(id(fn))
+        own = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        made = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for node in ast.walk(fn):
+            line = f"line {getattr(node, 'lineno', fn.lineno)}"
+            if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
+                return f"{line}: `{type(node).__name__.lower()}`"
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                for target in targets:
+                    for sub in ast.walk(target):
+                        if isinstance(sub, (ast.Subscript, ast.Attribute)) and not (
+                                isinstance(sub.value, ast.Name) and sub.value.id in made):
+                            return f"{line}: writes `{ast.unparse(sub)}`, which it did not make"
+            if isinstance(node, ast.Call):
+                reason = self._call(node, own, made)
+                if reason:
+                    return f"{line}: {reason}"
+        return None
+
+    def _call(self, call: ast.Call, own: set[str], made: set[str]) -> str | None:
+        name = dotted(call.func)
+        attr = call.func.attr if isinstance(call.func, ast.Attribute) else name
+        if RANDOM_CALL.search(name) or ".random." in f".{name}." or RANDOM_CALL.search(attr):
+            return f"random draw `{ast.unparse(call.func)}()`"
+        if IMPURE_CALL.search(name) or name in ("open", "print", "input", "exec", "eval", "setattr", "delattr"):
+            return f"`{ast.unparse(call.func)}()` is not a computation on its arguments"
+        if isinstance(call.func, ast.Name):
+            if name in self.module_level:
+                inner = self.refusal(self.module_level[name])
+                return f"calls {name}(), which is not pure ({inner})" if inner else None
+            if name in PURE_BUILTINS or name in own:
+                return None if name not in own else f"calls `{name}`, a value perfloop cannot read the code of"
+            return f"calls {name}(), which perfloop cannot read"
+        base = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(base, ast.Name) and base.id == "self" and self.methods:
+            method = self.methods.get(attr)
+            if method is None:
+                return f"calls self.{attr}(), which perfloop cannot read"
+            inner = self.refusal(method)
+            return f"calls self.{attr}(), which is not pure ({inner})" if inner else None
+        if name.startswith(PURE_MODULES):
+            return None
+        if attr in MUTATING_METHODS and not (isinstance(base, ast.Name) and base.id in made):
+            return f"`{ast.unparse(call.func)}()` may change `{ast.unparse(base)}`, which it did not make"
+        # A method that only reads (text.split(), VOCAB.get(piece), self.vocab.get(...)): a value that changes
+        # between calls (a vocabulary that grows elsewhere) shows as a changed batch in verification.
+        return None
+
+
+def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: ast.ClassDef | None) -> CodemodResult:
+    name = fn.name
+    uncached, memo = UNCACHED.format(name=name), MEMO.format(name=name)
+    lines = text.splitlines(keepends=True)
+    start = fn.lineno - 1
+    header = lines[start]
+    if not re.match(rf"\s*def\s+{re.escape(name)}\s*\(", header):
+        raise NotApplicable(f"memoize_pure_helper: the definition of {name} ({file}:{fn.lineno}) does not start "
+                            "its line")
+    lines[start] = re.sub(rf"def\s+{re.escape(name)}\s*\(", f"def {uncached}(", header, count=1)
+    end = fn.end_lineno
+    params = ast.unparse(fn.args)
+    forward = _forward(fn.args, method=cls is not None)
+    indent = re.match(r"\s*", header).group(0)
+    if cls is None:
+        store, call, lookup = f"{memo} = {{}}\n\n\n", uncached, memo
+        fetch = ""
+    else:
+        # Remembered per object: its own dict, set on first use (a class with __slots__ is computed as before).
+        store, call, lookup = "", f"self.{uncached}", "memo"
+        fetch = f"        memo = self.__dict__.setdefault({memo!r}, {{}})\n"
+    body = (
+        f"def {name}({params}):\n"
+        f'    """{name} with its results remembered per argument (added by perfloop: it computes from its arguments\n'
+        f'    alone; results are handed out as copies, arguments without an exact key are computed as before)."""\n'
+        f"    try:\n"
+        f"        key = _memo_key(({forward.key},))\n"
+        f"{fetch}"
+        f"    except (TypeError, AttributeError):\n"
+        f"        return {call}({forward.call})\n"
+        f"    if key in {lookup}:\n"
+        f"        return _memo_copy({lookup}[key])\n"
+        f"    value = {call}({forward.call})\n"
+        f"    if len({lookup}) < {MAX_ENTRIES}:\n"
+        f"        {lookup}[key] = value\n"
+        f"        return _memo_copy(value)\n"
+        f"    return value\n"
+    )
+    wrapper = "\n" + ("\n\n" if cls is None else "") + store + "".join(
+        indent + line if line.strip() else line for line in body.splitlines(keepends=True))
+    new = "".join(lines[:end]).rstrip("\n") + "\n" + wrapper + "".join(lines[end:])
+    if "def _memo_key(" not in new:
+        new = _after_imports(new, HELPER_SOURCE)
+    new = add_import(new, "copy")
+    ast.parse(new)
+    qualname = qualname_of(tree, fn)
+    return CodemodResult(
+        files={file: new},
+        summary=f"remember {qualname}'s results per argument ({file}:{fn.lineno}): it computes from its arguments "
+                "alone, and the calls repeat them",
+        knob="memoize", old_value="computed on every call", new_value="remembered per argument",
+        location=f"{file}:{fn.lineno}",
+        replay=ReplayTarget(file=file, function=qualname),
+        notes=[f"{name} reads as pure (no draws, no writes to what it did not make, calls only what computes); a "
+               "helper that reads state which changes between calls shows a changed batch in verification",
+               f"at most {MAX_ENTRIES} results kept; arguments other than str/bytes/int/bool/None/float and tuples "
+               "of them are computed every time"],
+    )
+
+
+class _Forward:
+    def __init__(self, key: str, call: str) -> None:
+        self.key, self.call = key, call
+
+
+def _forward(args: ast.arguments, method: bool) -> _Forward:
+    """The key's items and the call that passes the wrapper's parameters on, in their kinds (a method's self
+    is passed through the bound call, not keyed)."""
+    keys, passed = [], []
+    for a in (args.posonlyargs + args.args)[1 if method else 0:]:
+        keys.append(a.arg)
+        passed.append(a.arg)
+    if args.vararg:
+        keys.append(args.vararg.arg)
+        passed.append(f"*{args.vararg.arg}")
+    for a in args.kwonlyargs:
+        keys.append(a.arg)
+        passed.append(f"{a.arg}={a.arg}")
+    if args.kwarg:
+        keys.append(f"frozenset({args.kwarg.arg}.items())")
+        passed.append(f"**{args.kwarg.arg}")
+    return _Forward(", ".join(keys), ", ".join(passed))
+
+
+def _after_imports(text: str, block: str) -> str:
+    """Insert `block` after the module's docstring and imports (before the first other statement)."""
+    tree = ast.parse(text)
+    last = 0
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is tree.body[0]):
+            last = node.end_lineno
+            continue
+        break
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:last]) + "\n\n" + block + "\n" + "".join(lines[last:])
+
+
+__all__ = ["memoize_pure_helper"]
