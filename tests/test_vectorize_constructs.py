@@ -1102,3 +1102,92 @@ def test_names_made_for_literal_iterables_are_valid_python(tmp_path, source, arg
         assert name != "offsets_sum", why  # the one blind6 met is rewritten; the others may be refused, not crash
         return
     assert_same(old(*args()), new(*args()))
+
+
+GRIDS = {
+    "threshold_multiplied_rows": ("""
+        def binarise(img, t):
+            h, w = len(img), len(img[0])
+            out = [[0] * w for _ in range(h)]
+            for y in range(h):
+                for x in range(w):
+                    out[y][x] = 1 if img[y][x] > t else 0
+            return out
+    """, "binarise", lambda: (np.random.default_rng(2).integers(0, 256, (9, 11)).tolist(), 128)),
+    "gamma_comprehension_rows_with_a_temporary": ("""
+        def gamma(pixels, height, width, g):
+            result = [[0.0 for _ in range(width)] for _ in range(height)]
+            for r in range(height):
+                for c in range(width):
+                    v = pixels[r][c] / 255.0
+                    result[r][c] = min(1.0, v * v * g)  # clipped
+            return result
+    """, "gamma", lambda: (np.random.default_rng(3).integers(0, 256, (7, 5)).tolist(), 7, 5, 1.7)),
+    "mask_in_a_method": ("""
+        class Masker:
+            def __init__(self, lo, hi):
+                self.lo, self.hi = lo, hi
+
+            def __call__(self, depth):
+                rows, cols = len(depth), len(depth[0])
+                mask = [[False] * cols for _ in range(rows)]
+                for i in range(rows):
+                    for j in range(cols):
+                        mask[i][j] = self.lo <= depth[i][j] < self.hi
+                return mask
+
+        def masked(depth):
+            return Masker(0.2, 0.7)(depth)
+    """, "Masker.__call__", lambda: (np.random.default_rng(4).random((6, 8)).tolist(),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRIDS))
+def test_a_grid_filled_slot_by_slot_becomes_rows_vectorised_one_row_at_a_time(tmp_path, name):
+    from perfloop.tools.change.codemods import CodemodContext, apply_codemod
+    from tests.conftest import hot
+
+    source, function, make_args = GRIDS[name]
+    text = HEADER_EXTRA + "import numpy as np\n\n" + textwrap.dedent(source)
+    (tmp_path / "mod.py").write_text(text)
+    short = function.split(".")[-1]
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.lstrip().startswith(f"def {short}("))
+    result = apply_codemod("vectorize_hot_function", CodemodContext(root=tmp_path, profile=hot(function, "mod.py", line)))
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    entry = "masked" if function.startswith("Masker") else function
+    before, after = old[entry](*make_args()), new[entry](*make_args())
+    assert before == after and [type(v) for row in before for v in row] == [type(v) for row in after for v in row]
+    body = result.files["mod.py"]
+    assert "_row.append(" not in body or "np." in body
+    assert body.count("for ") < text.count("for ")  # the loop over a row's slots is gone
+    assert result.tolerance is None
+
+
+def test_a_grid_whose_loop_names_are_read_afterwards_keeps_its_loops_and_is_built_by_rows(tmp_path):
+    from perfloop.tools.change.codemods import CodemodContext, apply_codemod
+    from tests.conftest import hot
+
+    text = HEADER_EXTRA + textwrap.dedent("""
+        def shade(img):
+            out = [[0.0] * len(img[0]) for _ in range(len(img))]
+            for y in range(len(img)):
+                for x in range(len(img[0])):
+                    v = img[y][x] * 0.5
+                    out[y][x] = v
+            return out, v
+    """)
+    (tmp_path / "mod.py").write_text(text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith("def shade("))
+    try:
+        result = apply_codemod("vectorize_hot_function", CodemodContext(root=tmp_path, profile=hot("shade", "mod.py",
+                                                                                                    line)))
+    except NotApplicable as refused:
+        assert "read after" in str(refused) or "last" in str(refused), refused
+        return
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    img = np.random.default_rng(5).random((4, 6)).tolist()
+    assert old["shade"](img) == new["shade"](img)
