@@ -233,3 +233,36 @@ def test_results_that_a_caller_could_change_are_handed_out_as_copies(tmp_path):
     assert again["values"] == [1.0, 2.0] and again["array"][0] == 1.0 and float(again["tensor"][0]) == 0.0
     assert again["tags"] == {"a"} and "extra" not in again
     assert len(new["_parse_memo"]) == 1
+
+
+@pytest.mark.parametrize("pipeline, function, worth", [
+    ("tokenizer", "normalize", True),   # a whole text per call: its result served again is far cheaper
+    ("tiny", "frame_energy", False),    # a list per call: no exact key, computed as before, no faster
+])
+def test_replay_on_real_captured_calls_decides_whether_the_pipeline_runs(tmp_path, pipeline, function, worth):
+    """The rewrite is replayed on calls captured from the real pipeline, each call timed over several rounds:
+    a remembered result serves every round after the first, so a helper whose arguments key exactly replays
+    far faster; one called with lists replays no faster and is refused before any pipeline run."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.proposers import codemod as proposer
+    from perfloop.tools.contract.target import load_target
+    from perfloop.tools.measure.profiler import ProbeSettings
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo", pipeline)
+    target = load_target(repo)
+    text = (repo / "train.py").read_text()
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(f"def {function}("))
+    result = apply_codemod("memoize_pure_helper", CodemodContext(root=repo, profile=hot(function, "train.py", line)))
+    recorded = []
+    ctx = NS(record=recorded.append, next_run=lambda label: tmp_path / label,
+             protected=lambda tree: ProbeSettings(), workspace=NS(candidate_tree=repo),
+             state=NS(profile=None, target=target))
+    if worth:
+        proposer._replayed(ctx, result, repo)
+        assert recorded[-1].ok and recorded[-1].speedup >= proposer.MEMO_MIN_REPLAY_SPEEDUP
+    else:
+        with pytest.raises(NotApplicable, match=r"their arguments have no exact key .* so the pipeline was not run"):
+            proposer._replayed(ctx, result, repo)
+        assert recorded[-1].ok and recorded[-1].speedup < proposer.MEMO_MIN_REPLAY_SPEEDUP

@@ -51,6 +51,10 @@ def _sites(profile: Profile) -> list[DataLoaderSite]:
         "persistent_workers": loader.persistent_workers, "prefetch_factor": loader.prefetch_factor})]
 
 
+MEMO_MIN_REPLAY_SPEEDUP = 2.0
+"""A remembered helper must replay at least this much faster (its calls repeat across timing rounds)."""
+
+
 def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
     """Replay a source rewrite on captured real calls of the function it changed; NotApplicable when it differs.
 
@@ -73,6 +77,14 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
         raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
     if result.replay.lists_became_arrays:  # arrays handed on save time the replay does not see
         return
+    if result.knob == "memoize" and outcome.speedup is not None and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
+        # Replay times each call over several rounds, so a remembered result serves every round after the first:
+        # a rewrite that is not faster there found no exact key in the arguments (lists, arrays), or computing is
+        # as cheap as looking up. Whether the pipeline's arguments repeat, its timed runs decide.
+        raise NotApplicable(f"replay of {result.replay.function}: x{outcome.speedup:.2f} on the {outcome.num_calls} "
+                            "captured calls, called again in every timing round: their arguments have no exact key "
+                            "(lists, arrays, tensors) or computing costs no more than looking up, so the pipeline "
+                            "was not run")
     slower = outcome.clearly_slower()
     if slower:
         raise NotApplicable(f"replay of {result.replay.function}: {slower}, so the pipeline was not run")
