@@ -20,7 +20,9 @@ Safety, by construction and then by evidence:
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
   sets are rebuilt, arrays and tensors copied, immutable values shared (`_memo_copy`).
 - At most 2**18 results are kept; past that, new arguments are computed every time.
-- Then replay (the function on captured real calls, old against new) and the pipeline runs
+- Then replay (the function on captured real calls, old against new; it must be at least x2 faster
+  there, where each call is timed over several rounds: `agent/proposers/codemod.py`,
+  MEMO_MIN_REPLAY_SPEEDUP) and the pipeline runs
   (every batch, loss and side output compared) decide: a helper that reads state which changes
   between calls (a vocabulary that grows) shows a changed batch there and is rejected.
 """
