@@ -455,6 +455,38 @@ CASES.update({
     """, "grad_percentiles", lambda: (_scores(5, ties=False)[0],)),
 })
 
+CASES.update({
+    # counts into a list from an inner loop: histograms over every value of every row ----------------
+    "nested_counts/pixel_histogram": ("""
+        def histogram(rows):
+            hist = [0] * 256
+            for row in rows:
+                for v in row:
+                    hist[v] += 1
+            return hist
+    """, "histogram", lambda: (np.random.default_rng(0).integers(0, 256, (12, 30)).tolist(),)),
+    "nested_counts/weighted_with_a_guard": ("""
+        def weighted(rows, weights):
+            acc = [0.0] * 8
+            for r, w in zip(rows, weights):
+                for b in r:
+                    if b < 0:
+                        continue
+                    acc[b] += w
+            return acc
+    """, "weighted", lambda: (np.random.default_rng(1).integers(-2, 8, (10, 6)).tolist(),
+                              np.random.default_rng(2).random(10).tolist())),
+    "nested_counts/flat_confusion_of_token_pairs": ("""
+        def confusion(pred_rows, true_rows, k):
+            cm = [0] * (k * k)
+            for preds, trues in zip(pred_rows, true_rows):
+                for p, t in zip(preds, trues):
+                    cm[t * k + p] += 1
+            return cm
+    """, "confusion", lambda: (np.random.default_rng(3).integers(0, 4, (9, 7)).tolist(),
+                               np.random.default_rng(4).integers(0, 4, (9, 7)).tolist(), 4)),
+})
+
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
 

@@ -530,11 +530,21 @@ class Translator(AxisRules, CallRules):
         if not (isinstance(node, ast.Name) and node.id in self.scatter_names):
             return False
         where = f"line {stmt.lineno}"
-        if self.depth != 1:
-            raise NotApplicable(f"{where}: `{node.id}` is counted into inside an inner loop")
+        if self.depth not in (1, 2):
+            raise NotApplicable(f"{where}: `{node.id}` is counted into inside a loop nested twice")
         vals = [self.expr(index) for index in indices]
-        if not any(val.depth == 1 for val in vals):
+        if not any(val.depth == self.depth for val in vals) and not (self.depth == 2 and any(v.depth for v in vals)):
             raise NotApplicable(f"{where}: `{ast.unparse(stmt.target)}` is the same slot for every element")
+        if self.depth == 2:
+            # Counted into inside an inner loop (a histogram over every pixel of every row): the index and
+            # term arrays are 2-D, added in C order, which is the nested loops' order; a ragged inner range's
+            # padding and any guard are left out by their mask.
+            masks = [m for m in (self.mask, keep) if m]
+            keep = masks[0] if len(masks) == 1 else f"np.logical_and({masks[0]}, {masks[1]})" if masks else None
+            if keep is None:
+                keep = self.fresh("slots")
+                self.lines.append(f"{keep} = np.ones(np.broadcast_shapes("
+                                  + ", ".join(f"np.shape({v.src})" for v in vals if v.depth) + "), dtype=bool)")
         term = self.expr(stmt.value)
         if self.scatter_names[node.id] == "np.int64" and not (isinstance(stmt.value, ast.Constant)
                                                              and type(stmt.value.value) is int):
@@ -551,7 +561,9 @@ class Translator(AxisRules, CallRules):
             for vals, term, keep in updates:
                 def part(val: Val) -> str:
                     src = self.atom(val.src)
-                    return src if val.depth == 0 or keep is None else f"{src}[{keep}]"
+                    if val.depth == 0 or keep is None:
+                        return src
+                    return f"np.broadcast_to({src}, np.shape({keep}))[{keep}]"
                 index = ", ".join(f"{part(v)}.astype(np.int64)" if v.depth else part(v) for v in vals)
                 first = next(part(v) for v in vals if v.depth)
                 # No element, no update: an empty list counted into by an empty loop stays as it was.

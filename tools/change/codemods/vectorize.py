@@ -341,10 +341,36 @@ def _as_checked(loop: ast.For, scattered: set[str]) -> ast.For:
     before the loop without their write (their index and value are still read)."""
     checked = without_guards(loop)
     checked.iter = _listed_once(checked.iter)
-    checked.body = [ast.copy_location(ast.Expr(value=ast.Tuple(elts=[stmt.value, stmt.target.slice],
-                                                                ctx=ast.Load())), stmt)
-                    if _counts_into(stmt, dict.fromkeys(scattered, "")) else stmt for stmt in checked.body]
+    counted = dict.fromkeys(scattered, "")
+
+    def read_only(stmt: ast.stmt) -> ast.stmt:
+        if _counts_into(stmt, counted):
+            reads = [stmt.value]
+            node = stmt.target
+            while isinstance(node, ast.Subscript):
+                reads.append(node.slice)
+                node = node.value
+            return ast.copy_location(ast.Expr(value=ast.Tuple(elts=reads, ctx=ast.Load())), stmt)
+        if isinstance(stmt, ast.For):  # an inner loop counting into the list (a histogram of every row's values)
+            stmt = copy.copy(stmt)
+            stmt.body = [read_only(s) for s in stmt.body]
+        return stmt
+
+    checked.body = [read_only(stmt) for stmt in checked.body]
     return checked
+
+
+def _without_counts(body: list[ast.stmt], scattered) -> list[ast.stmt]:
+    """The statements with every count into a scattered list left out, in inner loops too."""
+    kept = []
+    for stmt in body:
+        if _counts_into(stmt, scattered):
+            continue
+        if isinstance(stmt, ast.For):
+            stmt = copy.copy(stmt)
+            stmt.body = _without_counts(stmt.body, scattered) or [ast.Pass()]
+        kept.append(stmt)
+    return kept
 
 
 def _listed_once(iterable: ast.AST) -> ast.AST:
@@ -645,8 +671,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
         raise NotApplicable(f"line {loop.lineno}: the loop builds no list and no sum, product, max or min")
     read = {n for n in scattered if any(isinstance(sub, ast.Name) and sub.id == n for stmt in loop.body
                                         for sub in ast.walk(stmt)) and n not in t.scatters}
-    if read or set(t.scatters) & names_loaded(ast.Module(body=[s for s in loop.body if not _counts_into(s, scattered)],
-                                                         type_ignores=[])):
+    if read or set(t.scatters) & names_loaded(ast.Module(body=_without_counts(loop.body, scattered), type_ignores=[])):
         raise NotApplicable(f"line {loop.lineno}: `{sorted(read or t.scatters)[0]}` is read inside the loop it is "
                             "counted into")
     t.depth = 0
