@@ -403,3 +403,38 @@ def test_replay_calls_see_the_pipelines_argv_where_a_training_main_parses_it(tmp
     wrong = PARSED.replace("return [args.config] * args.steps", "return [args.config] * (args.steps - 1)")
     caught = replay(tmp_path, "train.py", "main", PARSED, wrong, calls, argv=argv)
     assert caught.verdict == "different", caught.reason
+
+
+def test_calls_of_a_method_in_a_package_of_the_target_are_restored(tmp_path):
+    """blind7 code_bpe_merges: the hot method lived in codelm/bpe.py; its object pickles as codelm.bpe.CodeBPE,
+    which the replay child could not import ("No module named 'codelm'"), so no call was replayed. The child
+    runs in the target folder, as the pipeline did, and imports the package from there."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "kit").mkdir()
+    (repo / "kit" / "__init__.py").write_text("")
+    (repo / "kit" / "energy.py").write_text(
+        "class Energy:\n"
+        "    def __init__(self, width):\n"
+        "        self.width = width\n\n"
+        "    def frames(self, values):\n"
+        "        out = []\n"
+        "        for i in range(len(values)):\n"
+        "            total = 0.0\n"
+        "            for j in range(self.width):\n"
+        "                total += values[(i + j) % len(values)] ** 2\n"
+        "            out.append(total)\n"
+        "        return out\n")
+    train = (repo / "train.py").read_text()
+    train = train.replace("import yaml\n", "import yaml\nfrom kit.energy import Energy\n")
+    train = train.replace("self.width = width\n", "self.width = width\n        self.energy = Energy(width)\n")
+    train = train.replace("frame_energy(self.frames[index].tolist(), self.width)",
+                          "self.energy.frames(self.frames[index].tolist())")
+    (repo / "train.py").write_text(train)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a package")
+    calls = capture_calls(COMMAND, repo, tmp_path / "capture", "kit/energy.py", "Energy.frames", SHORT, max_calls=3)
+    assert calls.returncode == 0 and calls.num_calls == 3
+    old = (repo / "kit" / "energy.py").read_text()
+    new = old.replace("total = 0.0", "total = 0.0 + 0.0")
+    outcome = replay(repo, "kit/energy.py", "Energy.frames", old, new, Path(calls.directory))
+    assert outcome.ok and outcome.verdict == "identical" and outcome.num_identical == 3, outcome.reason

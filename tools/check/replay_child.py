@@ -288,6 +288,10 @@ def same_values(old_leaves, new_leaves) -> bool:
 def main() -> None:
     spec = json.loads(open(sys.argv[1]).read())
     sys.path.insert(0, os.path.dirname(os.path.abspath(spec["file"])))
+    # The pipeline ran from the target folder (cwd here too): a file inside a package (codelm/bpe.py) pickles
+    # its objects as codelm.bpe.X, importable from there as they were in the pipeline.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(1, os.getcwd())
     argv = spec.get("argv")
     old_module = load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv)
     new_module = load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv)
