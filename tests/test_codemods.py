@@ -431,3 +431,24 @@ def test_more_workers_are_not_proposed_where_they_would_change_the_draws(tmp_pat
                            timeout=120) for n in (0, 2)]
     assert all(run.returncode == 0 for run in runs), runs[1].stderr
     assert (runs[0].stdout != runs[1].stdout) == refused
+
+
+def test_a_dataset_perfloop_cached_still_says_its_draws_to_the_worker_count(tmp_path):
+    """blind7 ecg: after a kept cache of __getitem__'s first part, the dataset writes self.__dict__ (the cache)
+    before it draws; the walk stopped at that write and num_workers 0 → 2 cost two timed runs to reject."""
+    from perfloop.tools.change.codemods.cache_samples import carried_draws
+    from tests.conftest import hot
+
+    source = _DRAWING_DATASET.replace("        return torch.from_numpy(self.x[i] + DRAW)",
+                                      "        base = np.cumsum(self.x[i])\n"
+                                      "        return torch.from_numpy(base + self.rng.normal(size=8).astype(np.float32))")
+    (tmp_path / "train.py").write_text(source)
+    line = next(i for i, l in enumerate(source.splitlines(), 1) if "def __getitem__" in l)
+    cached = apply_codemod("cache_samples", CodemodContext(root=tmp_path, profile=hot("Windows.__getitem__", "train.py",
+                                                                                      line)))
+    assert "_cached_first_part" in cached.files["train.py"]
+    (tmp_path / "train.py").write_text(cached.files["train.py"])
+    assert carried_draws(tmp_path).startswith("Windows.__getitem__")
+    ctx = make_context(tmp_path, {"train.py": cached.files["train.py"]}, params={"value": 2})
+    with pytest.raises(NotApplicable, match=r"num_workers 0 → 2 would change the samples: .*self\.rng\.normal"):
+        apply_codemod("set_num_workers", ctx)
