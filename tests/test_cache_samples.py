@@ -1096,8 +1096,8 @@ def test_a_dataset_calling_transform_objects_is_cached_when_every_object_is_dete
         text += "\n\ndef make_transform():\n    return Compose([Smooth(2)])\n"
     (tmp_path / "data.py").write_text(text)
     line = next(i for i, l in enumerate(text.splitlines(), 1) if "def smooth(" in l)
-    from perfloop.tools.change.codemods.cache_samples import _dataset_class
-    file, cls = _dataset_class({"data.py": ast.parse(text)}, "smooth", "data.py")
+    from perfloop.tools.change.codemods.determinism import dataset_class
+    file, cls = dataset_class({"data.py": ast.parse(text)}, "smooth", "data.py")
     assert (file, cls.name) == ("data.py", "Series")
     if not cached:
         with pytest.raises(NotApplicable, match="random draw|cannot read the code of"):

@@ -436,7 +436,7 @@ def test_more_workers_are_not_proposed_where_they_would_change_the_draws(tmp_pat
 def test_a_dataset_perfloop_cached_still_says_its_draws_to_the_worker_count(tmp_path):
     """blind7 ecg: after a kept cache of __getitem__'s first part, the dataset writes self.__dict__ (the cache)
     before it draws; the walk stopped at that write and num_workers 0 → 2 cost two timed runs to reject."""
-    from perfloop.tools.change.codemods.cache_samples import carried_draws
+    from perfloop.tools.change.codemods.determinism import carried_draws
     from tests.conftest import hot
 
     source = _DRAWING_DATASET.replace("        return torch.from_numpy(self.x[i] + DRAW)",

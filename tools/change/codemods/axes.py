@@ -75,6 +75,34 @@ class AxisRules:
             return Val(f"{self.atom(val.src)}.astype(np.int64)", val.depth)
         return val
 
+    def subscript(self, node: ast.Subscript) -> Val:
+        """`x[i]`, `row[k]`, `table[i][k]`, `sorted(...)[:k]`: an index of an array, of a row, or of a row-valued
+        result; a slice whose bounds move with the loop only where it is reduced (`row_call`, loops over it)."""
+        if self.depth == 1 and (self.is_ragged_slice(node) or self.is_ragged_slice(node.value)):
+            node = node if self.is_ragged_slice(node) else node.value
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is a slice whose length varies along the "
+                                "loop; only sum(), len() and loops over it are vectorised")
+        if self.depth == 1 and isinstance(node.value, (ast.Call, ast.ListComp)) \
+                and names_loaded(node.value) & set(self.env):
+            # `sorted(...)[:k]`, `np-able(row)[0]`: a row-valued result indexed like a named row.
+            value = self.expr(node.value)
+            if value.row and value.mask is None:
+                return self.row_subscript(node, value)
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a value that is not a row")
+        if self.raw(node.value) is not None:
+            return self.row_subscript(node, self.raw(node.value))
+        if isinstance(node.value, ast.Subscript):
+            chained = self.chained_subscript(node)
+            if chained is not None:
+                return chained
+        index = self.expr(node.slice) if not isinstance(node.slice, ast.Slice) else None
+        if index is None or index.depth == 0:
+            if names_loaded(node) & (set(self.env) | self.carried | self.dead):
+                raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a loop value")
+            return Val(ast.unparse(node), 0)
+        index = self.index(node.slice)
+        return Val(f"{self.as_array(node.value)}[{index.src}]", index.depth)
+
     def row_subscript(self, node: ast.Subscript, row: Val) -> Val:
         """`row[k]`, `row[a:b]` of a loop value that is a row: index its trailing axis (`arr[:, k]`)."""
         if row.mask is not None:

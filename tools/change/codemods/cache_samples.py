@@ -60,10 +60,9 @@ from collections.abc import Callable
 import libcst as cst
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
-from perfloop.tools.change.codemods.hot_function import functions, hot_function_of, is_docstring_stmt, python_files
-from perfloop.tools.change.codemods.imports import add_import, import_paths
-from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, IMPURE_CALL, PURE_MODULES, RANDOM_CALL
-from perfloop.tools.change.codemods.loops import dotted
+from perfloop.tools.change.codemods.determinism import Determinism, dataset_class, method_of
+from perfloop.tools.change.codemods.hot_function import hot_function_of, is_docstring_stmt, python_files
+from perfloop.tools.change.codemods.imports import add_import
 from perfloop.tools.change.codemods.reorder import alias_statements, can_move_before, comprehension_names_apart, stored
 
 CACHE_ATTR = "_cached_samples"
@@ -116,14 +115,14 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
     hot = hot_function_of(ctx)
     texts = {f: (ctx.root / f).read_text() for f in python_files(ctx.root)}
     modules = {f: ast.parse(text) for f, text in texts.items()}
-    file, cls = _dataset_class(modules, hot.defining_name, hot.file)
+    file, cls = dataset_class(modules, hot.defining_name, hot.file)
     text, tree = texts[file], modules[file]
-    getitem = _method(cls, "__getitem__")
+    getitem = method_of(cls, "__getitem__")
     if getitem is None or len(getitem.args.args) != 2 or getitem.args.vararg or getitem.args.kwonlyargs:
         raise NotApplicable(f"{cls.name} ({file}:{cls.lineno}) has no __getitem__(self, index)")
-    if _method(cls, FRESH) is not None:
+    if method_of(cls, FRESH) is not None:
         raise NotApplicable(f"{cls.name} ({file}:{cls.lineno}) already has a method named {FRESH}")
-    if _method(cls, UNCACHED) is not None or any(isinstance(n, ast.Attribute) and n.attr == CACHE_ATTR
+    if method_of(cls, UNCACHED) is not None or any(isinstance(n, ast.Attribute) and n.attr == CACHE_ATTR
                                                   for n in ast.walk(tree)):
         raise NotApplicable(f"{cls.name} already caches its samples ({UNCACHED} or {CACHE_ATTR} exists)")
     at_construction = ctx.params.get(FILL_KEY, "first_access") == "construction"
@@ -131,10 +130,10 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
         _refuse_precompute(ctx, cls, file)
     else:
         _refuse_restarting_workers(ctx)
-    if _method(cls, PREFIX) is not None or any(isinstance(n, ast.Attribute) and n.attr == PREFIX_ATTR
+    if method_of(cls, PREFIX) is not None or any(isinstance(n, ast.Attribute) and n.attr == PREFIX_ATTR
                                                for n in ast.walk(tree)):
         raise NotApplicable(f"{cls.name} already caches its samples' first part ({PREFIX} or {PREFIX_ATTR} exists)")
-    checker = _Determinism(cls, file, modules)
+    checker = Determinism(cls, file, modules)
     try:
         checker.check(getitem, f"{cls.name}.__getitem__")
     except NotApplicable as whole:
@@ -196,7 +195,7 @@ def _refuse_precompute(ctx: CodemodContext, cls: ast.ClassDef, file: str) -> Non
                             "not proposed")
     for name, why in (("__init__", "nowhere to compute the samples when the dataset is built"),
                       ("__len__", "the indices to compute are not known")):
-        if _method(cls, name) is None:
+        if method_of(cls, name) is None:
             raise NotApplicable(f"{cls.name} ({file}:{cls.lineno}) has no {name} of its own: {why}")
     estimate = _precompute_estimate_s(ctx)
     if estimate is not None and estimate > PRECOMPUTE_MAX_S:
@@ -238,7 +237,7 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
             if name in read_later and name not in aliases]
     if not live:
         raise NotApplicable(f"{refused} (the rest reads nothing it computes)")
-    checker = _Determinism(cls, file, modules)
+    checker = Determinism(cls, file, modules)
     checker.check(ast.FunctionDef(name=getitem.name, args=getitem.args, body=prefix, decorator_list=[], returns=None,
                                   type_comment=None, lineno=getitem.lineno, col_offset=0), f"{cls.name}.__getitem__")
     first_rest = rest[0].lineno
@@ -296,7 +295,7 @@ def _split_body(cls: ast.ClassDef, file: str, getitem: ast.FunctionDef, modules:
         trial = ast.FunctionDef(name=getitem.name, args=getitem.args, body=prefix + [stmt], decorator_list=[],
                                 returns=None, type_comment=None, lineno=getitem.lineno, col_offset=0)
         try:
-            _Determinism(cls, file, modules).check(trial, f"{cls.name}.__getitem__")
+            Determinism(cls, file, modules).check(trial, f"{cls.name}.__getitem__")
         except NotApplicable as error:
             if not skipped:
                 stop = str(error)
@@ -357,128 +356,6 @@ def _splice_prefix(text: str, class_name: str, index: str, start: int, cached: l
     return _replace_getitem(text, class_name, split_in_two, fill)
 
 
-def carried_draws(root) -> str | None:
-    """See `_carried_draws`; code it was not written for (an error reading it) says nothing, so verification decides."""
-    try:
-        return _carried_draws(root)
-    except (RecursionError, ValueError, KeyError, AttributeError, TypeError, IndexError):
-        return None
-
-
-def _carried_draws(root) -> str | None:
-    """Why more (or fewer) DataLoader workers would change every dataset's samples, or None.
-
-    A dataset whose `__getitem__` (or what it calls in the target) draws from a stream that carries
-    over from one sample to the next, a generator kept on `self` or the global `random`/`np.random`/
-    torch generators, hands out other draws when the samples are split over worker processes: each
-    worker starts its own copy or its own seed. Said only when every dataset class of the target
-    draws so, and no function but an `__init__` makes a generator (a generator seeded per index is
-    the same in any process); otherwise None, and verification decides."""
-    modules = {}
-    for f in python_files(root):
-        try:
-            modules[f] = ast.parse((root / f).read_text())
-        except (SyntaxError, UnicodeDecodeError, OSError):
-            return None
-    defined: dict[str, list[ast.FunctionDef]] = {}
-    for tree in modules.values():
-        for node, _ in functions(tree):
-            defined.setdefault(node.name, []).append(node)
-    reasons = []
-    for file, tree in modules.items():
-        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-            getitem = _method(cls, "__getitem__")
-            if getitem is None:
-                continue
-            if any(isinstance(c, ast.Call) and GENERATOR_CALL.search(dotted(c.func))
-                   for fn in _reachable(getitem, defined) if fn.name != "__init__" for c in ast.walk(fn)):
-                return None  # a generator made per call (seeded per index, say): verification decides
-            checker = _Determinism(cls, file, modules)
-            checker.draws_only = True  # past a cache perfloop added (it writes self.__dict__) to the draws under it
-            try:
-                checker.check(getitem, f"{cls.name}.__getitem__")
-            except NotApplicable as refused:
-                reasons.append(str(refused).split(": a cached sample")[0])  # the draw and where, not the cache's why
-                continue
-            return None
-    return reasons[0] if reasons else None
-
-
-def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
-
-
-def _dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str) -> tuple[str, ast.ClassDef]:
-    """(file, class) of the class with a `__getitem__` that is, or calls, the hot function (its own file first).
-
-    "Calls" is through any chain of the target's own functions and methods (by name): a per-sample path spread
-    over helpers (`__getitem__` → `qrs.detect` → `integrate`) leads to its dataset as a direct call does. What the
-    cache may take is judged afterwards, on everything `__getitem__` reaches (``_Determinism``)."""
-    short = hot_name.split(".")[-1]
-    owner = hot_name.split(".")[-2] if "." in hot_name else None
-    files = [hot_file] * (hot_file in modules) + [f for f in modules if f != hot_file]
-    defined: dict[str, list[ast.FunctionDef]] = {}
-    for tree in modules.values():
-        for node, _ in functions(tree):
-            defined.setdefault(node.name, []).append(node)
-    for file in files:
-        for cls in (n for n in ast.walk(modules[file]) if isinstance(n, ast.ClassDef)):
-            if _method(cls, "__getitem__") is None:
-                continue
-            if (file == hot_file and cls.name == owner) or _reaches(cls, short, defined):
-                return file, cls
-    raise NotApplicable(f"no dataset class in the target has a __getitem__ that is or calls {hot_name}, directly "
-                        "or through the target's own functions")
-
-
-def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]]) -> bool:
-    """Whether ``node`` calls a function named ``short``, itself or through functions the target defines.
-
-    A call of a name the target defines no function for may be a call of an instance of one of its
-    classes (`self.align(rec, t)`, `self.transform(img)` with a Compose of transform objects): the
-    `__call__` methods the target defines are followed then."""
-    seen: set[str] = set()
-    todo = [node]
-    while todo:
-        for name in _called_names(todo.pop()):
-            if name == short:
-                return True
-            if name not in seen:
-                seen.add(name)
-                todo.extend(defined.get(name, ()))
-                if name not in defined and "__call__" not in seen:
-                    seen.add("__call__")
-                    todo.extend(defined.get("__call__", ()))
-    return False
-
-
-def _is_draw(reason: str) -> bool:
-    return "random draw" in reason or "a random generator" in reason
-
-
-def _reachable(node: ast.FunctionDef, defined: dict[str, list[ast.FunctionDef]]) -> list[ast.FunctionDef]:
-    """``node`` and every function of the target it calls, by name, through any chain (`__call__`s of the
-    target's classes too, where a call names no function of it)."""
-    found, todo, seen = [node], [node], set()
-    while todo:
-        for name in _called_names(todo.pop()):
-            if name in defined:
-                targets = defined[name]
-            elif "__call__" in defined:
-                targets, name = defined["__call__"], "__call__"
-            else:
-                continue
-            if name not in seen:
-                seen.add(name)
-                found += targets
-                todo += targets
-    return found
-
-
-def _called_names(node: ast.AST) -> set[str]:
-    return {dotted(c.func).split(".")[-1] for c in ast.walk(node) if isinstance(c, ast.Call)}
-
-
 def _refuse_restarting_workers(ctx: CodemodContext) -> None:
     for site in ctx.sites:
         workers, persistent = site.kwargs.get("num_workers") or 0, site.kwargs.get("persistent_workers")
@@ -486,251 +363,6 @@ def _refuse_restarting_workers(ctx: CodemodContext) -> None:
             raise NotApplicable(f"the DataLoader ({site.file}:{site.line}) starts {workers} workers every epoch "
                                 "(persistent_workers is off): each worker's cache would go with it; make the "
                                 "workers persistent first")
-
-
-class _Determinism:
-    """Walk `__getitem__` and what it calls in the target's files; refuse anything that may differ per access."""
-
-    def __init__(self, cls: ast.ClassDef, file: str, modules: dict[str, ast.Module]) -> None:
-        self.cls, self.file, self.modules = cls, file, modules
-        self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
-        self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
-        self.changing = self._attributes_set_outside_init()
-        self.generators = self._generators()
-        self.import_paths = import_paths(modules.values())
-        self.imported = self._imported()
-        self.own_modules = self._own_modules()
-        self.seen: list[str] = []
-        self.notes: list[str] = []
-        self.current: ast.FunctionDef | None = None
-        self.draws_only = False  # carried_draws: look past everything but random draws
-
-    def _attributes_set_outside_init(self) -> dict[str, str]:
-        found = {}
-        for name, method in self.methods.items():
-            if name == "__init__":
-                continue
-            for node in ast.walk(method):
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
-                        and isinstance(node.value, ast.Name) and node.value.id == "self":
-                    found.setdefault(node.attr, name)
-        return found
-
-    def _generators(self) -> dict[str, str]:
-        """Attributes `__init__` sets to a random generator (`np.random.default_rng(...)`, `random.Random(...)`,
-        `torch.Generator()`, ...): every use of one draws from state that moves on with each sample."""
-        init = self.methods.get("__init__")
-        found = {}
-        for node in ast.walk(init) if init is not None else ():
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                    and GENERATOR_CALL.search(dotted(node.value.func)):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id == "self":
-                        found[target.attr] = dotted(node.value.func)
-        return found
-
-    def check(self, fn: ast.FunctionDef, label: str) -> None:
-        if label in self.seen:
-            return
-        self.seen.append(label)
-        outer, self.current = self.current, fn
-        try:
-            self._check_body(fn, label)
-        finally:
-            self.current = outer
-
-    def _check_body(self, fn: ast.FunctionDef, label: str) -> None:
-        local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | {
-            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for node in ast.walk(fn):
-            try:
-                self._check_node(node, fn, label, local)
-            except NotApplicable as refused:
-                if self.draws_only and not _is_draw(str(refused)):
-                    continue
-                raise
-
-    def _check_node(self, node: ast.AST, fn: ast.FunctionDef, label: str, local: set[str]) -> None:
-        if True:
-            where = f"{label} ({self.file}:{getattr(node, 'lineno', fn.lineno)})"
-            if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
-                raise NotApplicable(f"{where}: `{type(node).__name__.lower()}`: the sample may depend on more than "
-                                    "its index")
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-                if isinstance(node.ctx, ast.Store):
-                    raise NotApplicable(f"{where}: writes self.{node.attr}: computing a sample changes the dataset")
-                if node.attr in self.generators:
-                    raise NotApplicable(f"{where}: uses self.{node.attr}, a random generator "
-                                        f"({self.generators[node.attr]}() in __init__): a cached sample would repeat "
-                                        "the first epoch's draw")
-                if node.attr in self.changing:
-                    raise NotApplicable(f"{where}: reads self.{node.attr}, which {self.changing[node.attr]}() "
-                                        "changes: the sample may differ between epochs")
-            if isinstance(node, ast.Call):
-                self._call(node, where, local)
-
-    def _call(self, call: ast.Call, where: str, local: set[str]) -> None:
-        name = dotted(call.func)
-        attr = call.func.attr if isinstance(call.func, ast.Attribute) else name
-        if RANDOM_CALL.search(name) or ".random." in f".{name}." or RANDOM_CALL.search(attr.rstrip("_")):
-            raise NotApplicable(f"{where}: random draw `{ast.unparse(call.func)}()`: a cached sample would "
-                                "repeat the first epoch's draw")
-        if IMPURE_CALL.search(name):
-            raise NotApplicable(f"{where}: `{ast.unparse(call.func)}()` differs between calls")
-        if isinstance(call.func, ast.Name):
-            if name in self.top:
-                self.check(self.top[name], name)
-            elif name in local:
-                # `for t in self.transforms: x = t(x)`: the objects the attribute holds, where the target makes them.
-                attr = self._loop_over_self(name)
-                if attr is None or not self._check_objects(self._held_objects(attr)):
-                    raise NotApplicable(f"{where}: calls `{name}`, a value perfloop cannot read the code of")
-            return  # a builtin or an imported name: its module is judged below when dotted
-        base = call.func.value if isinstance(call.func, ast.Attribute) else None
-        if isinstance(base, ast.Name) and base.id == "self":
-            if attr in self.methods:
-                self.check(self.methods[attr], f"{self.cls.name}.{attr}")
-                return
-            if self._check_objects(self._held_objects(attr)):
-                return
-            raise NotApplicable(f"{where}: calls self.{attr}(), an object perfloop cannot read the code of "
-                                "(a transform pipeline may draw random numbers)")
-        own = self.own_modules.get(dotted(base)) if base is not None else None
-        if own is not None and attr in own:
-            # `g711.decode(...)`: a module of the target itself, imported by name: its code is read.
-            self.check(own[attr], f"{dotted(base)}.{attr}")
-            return
-        root = name.split(".")[0]
-        resolved = self.import_paths.get(root, root) + name[len(root):]
-        if resolved.startswith(PURE_MODULES) or name.startswith(PURE_MODULES) \
-                or (base is not None and dotted(base) not in self.imported):
-            # numpy/torch/math/... functions, or a method of a value computed here (x.mean(), text.split()).
-            if name.startswith(("open", "np.load", "torch.load")) or attr in ("read", "open"):
-                self.notes.append(f"{where}: reads a file; a cached sample assumes the file does not change")
-            return
-        raise NotApplicable(f"{where}: calls `{ast.unparse(call.func)}()` of another package, whose code "
-                            "perfloop does not read")
-
-    # objects the dataset calls (`self.transform(x)`): read where the target makes them -------------------
-    def _held_objects(self, attr: str) -> list[ast.Call] | None:
-        """The constructor calls of the target's own classes that `self.<attr>` holds, or None if unknown.
-
-        `__init__` sets it to `C(...)`, a list or tuple of them (a Compose's transforms), or to one of
-        its parameters; then every place the target's code constructs this class must pass such a
-        value (or a name its function sets once to one, or None). Anything else is unknown."""
-        init = self.methods.get("__init__")
-        if init is None:
-            return None
-        params = [a.arg for a in init.args.args]
-        values = [node.value for node in ast.walk(init) if isinstance(node, ast.Assign)
-                  and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-                          and t.attr == attr for t in node.targets)]
-        if not values:
-            return None
-        found: list[ast.Call] = []
-        for value in values:
-            exprs: list[ast.expr] | None = [value]
-            if isinstance(value, ast.Name) and value.id in params:
-                exprs = self._passed(init, value.id)
-            if exprs is None:
-                return None
-            for expr in exprs:
-                for item in expr.elts if isinstance(expr, (ast.List, ast.Tuple)) else [expr]:
-                    if isinstance(item, ast.Constant) and item.value is None:
-                        continue
-                    if not (isinstance(item, ast.Call) and self._callable_class(item) is not None):
-                        return None
-                    found.append(item)
-        return found
-
-    def _passed(self, init: ast.FunctionDef, param: str) -> list[ast.expr] | None:
-        """What the target passes for `param` wherever it constructs this class (None: a site is unreadable)."""
-        index = [a.arg for a in init.args.args].index(param) - 1  # after self
-        defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) \
-            if init.args.defaults else {}
-        found: list[ast.expr] = []
-        for tree in self.modules.values():
-            scopes = [tree] + [fn for fn, _ in functions(tree)]
-            for scope in scopes:
-                body = scope.body
-                for call in (n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
-                    if dotted(call.func).split(".")[-1] != self.cls.name:
-                        continue
-                    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-                        return None
-                    given = next((k.value for k in call.keywords if k.arg == param), None)
-                    if given is None and 0 <= index < len(call.args):
-                        given = call.args[index]
-                    if given is None:
-                        given = defaults.get(param)
-                    if given is None:
-                        return None
-                    if isinstance(given, ast.Name):
-                        sets = [n.value for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Assign)
-                                and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-                                and n.targets[0].id == given.id]
-                        if len(sets) != 1:
-                            return None
-                        given = sets[0]
-                    found.append(given)
-        return found or None
-
-    def _callable_class(self, call: ast.Call) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
-        """(file, class, its __call__) of the target's own class that `call` constructs, else None."""
-        name = dotted(call.func).split(".")[-1]
-        for file, tree in self.modules.items():
-            for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name):
-                method = _method(cls, "__call__")
-                if method is not None:
-                    return file, cls, method
-        return None
-
-    def _check_objects(self, calls: list[ast.Call] | None) -> bool:
-        """Check the `__call__` of every object in `calls` as part of the sample (False: unknown objects)."""
-        if calls is None:
-            return False
-        for call in calls:
-            file, cls, method = self._callable_class(call)
-            sub = _Determinism(cls, file, self.modules)
-            sub.seen, sub.notes, sub.draws_only = self.seen, self.notes, self.draws_only
-            sub.check(method, f"{cls.name}.__call__")
-        return True
-
-    def _loop_over_self(self, name: str) -> str | None:
-        """`attr` when the function being checked binds `name` only by `for name in self.attr`."""
-        fn = self.current
-        loops = [n for n in ast.walk(fn) if isinstance(n, (ast.For, ast.comprehension))
-                 and isinstance(n.target, ast.Name) and n.target.id == name] if fn is not None else []
-        other = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name
-                 and isinstance(n.ctx, ast.Store)] if fn is not None else []
-        if len(loops) != 1 or len(other) != 1:
-            return None
-        it = loops[0].iter
-        if isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name) and it.value.id == "self":
-            return it.attr
-        return None
-
-    def _own_modules(self) -> dict[str, dict[str, ast.FunctionDef]]:
-        """The target's own modules by the name the files call them by (`import g711`, `import a.b as c`,
-        `from a import b`), each with its module-level functions."""
-        by_dotted = {path.removesuffix(".py").replace("/", "."): tree for path, tree in self.modules.items()}
-        found: dict[str, dict[str, ast.FunctionDef]] = {}
-        for tree in self.modules.values():
-            for node in tree.body:
-                pairs = []
-                if isinstance(node, ast.Import):
-                    pairs = [(alias.asname or alias.name, alias.name) for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                    pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names]
-                for bound, name in pairs:
-                    module = by_dotted.get(name)
-                    if module is not None:
-                        found[bound] = {n.name: n for n in module.body if isinstance(n, ast.FunctionDef)}
-        return found
-
-    def _imported(self) -> set[str]:
-        return set(self.import_paths)
 
 
 def _fill_statement(attr: str, method: str) -> cst.BaseStatement:

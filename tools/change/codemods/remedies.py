@@ -15,7 +15,7 @@ def set_num_workers(ctx: CodemodContext) -> CodemodResult:
         )
     current = runtime_value(ctx, "num_workers")
     if value != current and max(value, current if _is_int(current) else 0) > 0:
-        from perfloop.tools.change.codemods.cache_samples import carried_draws
+        from perfloop.tools.change.codemods.determinism import carried_draws
 
         draws = carried_draws(ctx.root)
         if draws is not None:

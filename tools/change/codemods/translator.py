@@ -18,6 +18,7 @@ import re
 from perfloop.tools.change.codemods.axes import AxisRules
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.calls import CallRules
+from perfloop.tools.change.codemods.counts import CountRules
 from perfloop.tools.change.codemods.loops import (
     Val,
     dotted,
@@ -40,7 +41,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator(AxisRules, CallRules):
+class Translator(AxisRules, CallRules, CountRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -196,32 +197,8 @@ class Translator(AxisRules, CallRules):
             return self.keyed_call(node)
         if isinstance(node, ast.ListComp) and self.depth == 1:
             return self.row_comprehension(node)
-        if self.depth == 1 and (self.is_ragged_slice(node) or (isinstance(node, ast.Subscript)
-                                                               and self.is_ragged_slice(node.value))):
-            node = node if self.is_ragged_slice(node) else node.value
-            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is a slice whose length varies along the "
-                                "loop; only sum(), len() and loops over it are vectorised")
-        if isinstance(node, ast.Subscript) and self.depth == 1 and isinstance(node.value, (ast.Call, ast.ListComp)) \
-                and names_loaded(node.value) & set(self.env):
-            # `sorted(...)[:k]`, `np-able(row)[0]`: a row-valued result indexed like a named row.
-            value = self.expr(node.value)
-            if value.row and value.mask is None:
-                return self.row_subscript(node, value)
-            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a value that is not a row")
-        if isinstance(node, ast.Subscript) and self.raw(node.value) is not None:
-            return self.row_subscript(node, self.raw(node.value))
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript):
-            chained = self.chained_subscript(node)
-            if chained is not None:
-                return chained
         if isinstance(node, ast.Subscript):
-            index = self.expr(node.slice) if not isinstance(node.slice, ast.Slice) else None
-            if index is None or index.depth == 0:
-                if names_loaded(node) & (set(self.env) | self.carried | self.dead):
-                    raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a loop value")
-                return Val(ast.unparse(node), 0)
-            index = self.index(node.slice)
-            return Val(f"{self.as_array(node.value)}[{index.src}]", index.depth)
+            return self.subscript(node)
         raise NotApplicable(f"line {getattr(node, 'lineno', '?')}: `{ast.unparse(node)}` has no numpy "
                             "equivalent the vectoriser knows")
 
@@ -512,65 +489,6 @@ class Translator(AxisRules, CallRules):
                                                 "along the loop")
                         appended[name] = Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)
         return found
-
-    def scatter(self, stmt: ast.stmt, keep: str | None) -> bool:
-        """`counts[v] += w` or `cm[t][p] += w` into a list made before the loop: one np.add.at after it.
-
-        np.add.at adds element by element in the loop's order, so float sums are the loop's bit for
-        bit; negative indices wrap and out-of-range ones raise IndexError, as the list did. Returns
-        False when `stmt` is not such an update.
-        """
-        if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)
-                and isinstance(stmt.target, ast.Subscript)):
-            return False
-        indices, node = [], stmt.target
-        while isinstance(node, ast.Subscript):
-            indices.insert(0, node.slice)
-            node = node.value
-        if not (isinstance(node, ast.Name) and node.id in self.scatter_names):
-            return False
-        where = f"line {stmt.lineno}"
-        if self.depth not in (1, 2):
-            raise NotApplicable(f"{where}: `{node.id}` is counted into inside a loop nested twice")
-        vals = [self.expr(index) for index in indices]
-        if not any(val.depth == self.depth for val in vals) and not (self.depth == 2 and any(v.depth for v in vals)):
-            raise NotApplicable(f"{where}: `{ast.unparse(stmt.target)}` is the same slot for every element")
-        if self.depth == 2:
-            # Counted into inside an inner loop (a histogram over every pixel of every row): the index and
-            # term arrays are 2-D, added in C order, which is the nested loops' order; a ragged inner range's
-            # padding and any guard are left out by their mask.
-            masks = [m for m in (self.mask, keep) if m]
-            keep = masks[0] if len(masks) == 1 else f"np.logical_and({masks[0]}, {masks[1]})" if masks else None
-            if keep is None:
-                keep = self.fresh("slots")
-                self.lines.append(f"{keep} = np.ones(np.broadcast_shapes("
-                                  + ", ".join(f"np.shape({v.src})" for v in vals if v.depth) + "), dtype=bool)")
-        term = self.expr(stmt.value)
-        if self.scatter_names[node.id] == "np.int64" and not (isinstance(stmt.value, ast.Constant)
-                                                             and type(stmt.value.value) is int):
-            raise NotApplicable(f"{where}: `{node.id}` holds ints and `{ast.unparse(stmt.value)}` may not be one "
-                                "(only counts by an integer constant are vectorised into an int list)")
-        self.scatters.setdefault(node.id, []).append((vals, term, keep))
-        return True
-
-    def scatter_lines(self) -> None:
-        """Emit each counted list's np.add.at, in the loop's order, and the list it becomes."""
-        for name, updates in self.scatters.items():
-            acc = self.fresh(f"{name}_arr")
-            self.lines.append(f"{acc} = np.array({name}, dtype={self.scatter_names[name]})")
-            for vals, term, keep in updates:
-                def part(val: Val) -> str:
-                    src = self.atom(val.src)
-                    if val.depth == 0 or keep is None:
-                        return src
-                    return f"np.broadcast_to({src}, np.shape({keep}))[{keep}]"
-                index = ", ".join(f"{part(v)}.astype(np.int64)" if v.depth else part(v) for v in vals)
-                first = next(part(v) for v in vals if v.depth)
-                # No element, no update: an empty list counted into by an empty loop stays as it was.
-                self.lines.append(f"if len({first}):\n    np.add.at({acc}, ({index},), {part(term)})")
-            self.lines.append(f"{name} = {acc}.tolist()")
-        if len(self.scatters) > 1 and any(len(u) > 1 for u in self.scatters.values()):
-            self.notes.append("several counted lists: each list's updates keep the loop's order")
 
     def guard(self, stmt: ast.If, keep: str | None) -> str:
         """Name the mask of the elements that get past `stmt` (and every guard before it)."""

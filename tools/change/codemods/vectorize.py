@@ -41,6 +41,7 @@ from perfloop.tools.change.codemods.loops import (
     names_stored,
     without_guards,
 )
+from perfloop.tools.change.codemods.restate import grids_as_rows, slots_as_appends
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
@@ -68,7 +69,7 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
         raise ValueError(f"vectorize_hot_function: params exact must be true or false, got {exact!r}")
     file, text, tree, fn = load_hot_function(ctx)
     name, line = ctx.profile.hot_function.defining_name, ctx.profile.hot_function.line
-    text, tree, fn = _grids_as_rows(text, tree, fn, [fn] + _callees(tree, fn))
+    text, tree, fn = grids_as_rows(text, tree, fn, [fn] + _callees(tree, fn))
     candidates = [fn] + _callees(tree, fn)
     # A loop that only dispatches (`for t in self.transforms: x = t(x)`) calls its work by no name: the
     # functions the profile sampled under it are candidates too.
@@ -198,7 +199,7 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         block = body if not path else [*body, _reads_outside(fn, stmt)]
         try:
             if isinstance(stmt, ast.For):
-                slots = _slots_as_appends(block, k)
+                slots = slots_as_appends(block, k)
                 rewrite, inexact = _loop(slots or block, k, names, exact, held)
                 if slots:
                     rewrite.rule = f"preallocated list, {rewrite.rule}"
@@ -395,217 +396,6 @@ def _listed_once(iterable: ast.AST) -> ast.AST:
         return ast.copy_location(ast.Call(func=iterable.func, args=[listed(a) for a in iterable.args],
                                           keywords=iterable.keywords), iterable)
     return listed(iterable)
-
-
-def _grids_as_rows(text: str, tree: ast.Module, fn: ast.FunctionDef,
-                   scanned: list[ast.FunctionDef]) -> tuple[str, ast.Module, ast.FunctionDef]:
-    """Restate each filled grid in `scanned` as rows built by appends, in the source; return the new text,
-    its parse and the hot function found again in it.
-
-    `out = [[c] * W for _ in range(H)]` (or `[[c for _ in range(W)] for _ in range(H)]`), then
-    `for y in range(H): for x in range(W): ... out[y][x] = e ...` writes every slot once, row by row,
-    in order: the same list as `out = []`, and per row `row = []`, `row.append(e)`, `out.append(row)`.
-    The inner loop is then a loop that builds a list, which the translator vectorises per row. Taken
-    only in that exact form: the grid made just before the loops (nothing between uses it), H and W
-    unchanged by them, one write per pass on its own line, and no other use of `out` in the loops.
-    """
-    edits: list[tuple[int, int, str]] = []  # (first line, last line, new text), 1-based, inclusive
-    for function in scanned:
-        for block in _blocks(function):
-            for k, loop in enumerate(block):
-                edit = _grid_edit(text, block, k, function)
-                if edit is not None:
-                    edits += edit
-    if not edits:
-        return text, tree, fn
-    lines = text.splitlines(keepends=True)
-    for first, last, new in sorted(edits, reverse=True):
-        lines[first - 1:last] = [new]
-    new_text = "".join(lines)
-    new_tree = ast.parse(new_text)
-    found = [node for node, _ in functions(new_tree) if node.name == fn.name]
-    old_same = [node for node, _ in functions(tree) if node.name == fn.name]
-    return new_text, new_tree, found[old_same.index(fn)]
-
-
-def _blocks(function: ast.FunctionDef) -> list[list[ast.stmt]]:
-    """Every statement list in the function (its body, and those of its compound statements)."""
-    found = []
-    for node in ast.walk(function):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                found.append(block)
-    return found
-
-
-def _grid_edit(text: str, block: list[ast.stmt], k: int,
-               function: ast.FunctionDef) -> list[tuple[int, int, str]] | None:
-    loop = block[k]
-    if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1
-            and isinstance(loop.body[0], ast.For) and not loop.body[0].orelse):
-        return None
-    inner = loop.body[0]
-    ranges = []
-    for each in (loop, inner):
-        it = each.iter
-        if not (isinstance(each.target, ast.Name) and isinstance(it, ast.Call) and dotted(it.func) == "range"
-                and len(it.args) == 1 and not it.keywords):
-            return None
-        ranges.append(it.args[0])
-    y, x = loop.target.id, inner.target.id
-    writes = [s for s in inner.body if isinstance(s, ast.Assign) and len(s.targets) == 1
-              and isinstance(s.targets[0], ast.Subscript) and isinstance(s.targets[0].value, ast.Subscript)
-              and isinstance(s.targets[0].value.value, ast.Name) and isinstance(s.targets[0].value.slice, ast.Name)
-              and s.targets[0].value.slice.id == y and isinstance(s.targets[0].slice, ast.Name)
-              and s.targets[0].slice.id == x]
-    if len(writes) != 1 or writes[0].lineno != writes[0].end_lineno:
-        return None
-    write = writes[0]
-    out = write.targets[0].value.value.id
-    others = [s for s in inner.body if s is not write] + [write.value]
-    stored = names_stored(loop.body) | {y, x}
-    if any(out in names_loaded(s) | names_stored([s]) for s in others) \
-            or any(names_loaded(r) & stored for r in ranges):
-        return None
-    init = next((j for j in range(k - 1, -1, -1) if out in names_loaded(block[j]) | names_stored([block[j]])), None)
-    stmt = block[init] if init is not None else None
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-            and stmt.targets[0].id == out and _is_grid(stmt.value, ranges) and stmt.lineno == stmt.end_lineno
-            and not any(names_loaded(r) & names_stored(block[init + 1:k]) for r in ranges)):
-        return None
-    lines = text.splitlines(keepends=True)
-    value = _substituted(inner.body, write)
-    # The loops go: the names they set (counters, temporaries) must not be read anywhere else.
-    outside = {n.id for node in ast.walk(function) if node is not loop
-               for n in ([node] if isinstance(node, ast.Name) else [])
-               if isinstance(n.ctx, ast.Load) and not _within(n, loop)}
-    if value is not None and not (names_stored([loop]) & outside):
-        # Only temporaries and the write: the whole grid as one comprehension, which the translator
-        # vectorises over both axes (the arrays it reads hoisted once, not once per row).
-        init_line = lines[stmt.lineno - 1]
-        grid = f"[[{ast.unparse(value)} for {x} in range({ast.unparse(ranges[1])})] " \
-               f"for {y} in range({ast.unparse(ranges[0])})]"
-        new_init = init_line[:stmt.value.col_offset] + grid + init_line[stmt.value.end_col_offset:]
-        return [(stmt.lineno, stmt.lineno, new_init), (loop.lineno, loop.end_lineno, "")]
-    taken = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
-    row, n = f"{out}_row", 2
-    while row in taken:
-        row, n = f"{out}_row_{n}", n + 1
-    init_line = lines[stmt.lineno - 1]
-    value_start = stmt.value.col_offset
-    new_init = init_line[:value_start] + "[]" + init_line[stmt.value.end_col_offset:]
-    write_line = lines[write.lineno - 1]
-    indent = write_line[:write.col_offset]
-    value_text = write_line[write.value.col_offset:write.value.end_col_offset]
-    rest = write_line[write.value.end_col_offset:]
-    new_write = f"{indent}{row}.append({value_text}){rest}"
-    inner_indent = lines[inner.lineno - 1][:inner.col_offset]
-    inner_text = "".join(lines[inner.lineno - 1:inner.end_lineno])
-    inner_text = inner_text.replace(write_line, new_write, 1)
-    if not inner_text.endswith("\n"):
-        inner_text += "\n"
-    new_inner = f"{inner_indent}{row} = []\n{inner_text}{inner_indent}{out}.append({row})\n"
-    return [(stmt.lineno, stmt.lineno, new_init), (inner.lineno, inner.end_lineno, new_inner)]
-
-
-def _within(node: ast.AST, outer: ast.AST) -> bool:
-    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
-        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
-
-
-def _substituted(body: list[ast.stmt], write: ast.Assign) -> ast.AST | None:
-    """The written value with the body's temporaries put in their place, when the body is only `name = expr`
-    statements (each name set once, read only after it is set) and then the write; else None."""
-    if body[-1] is not write:
-        return None
-    values: dict[str, ast.AST] = {}
-    for stmt in body[:-1]:
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                and stmt.targets[0].id not in values):
-            return None
-        values[stmt.targets[0].id] = _replace_names(stmt.value, values)
-    return _replace_names(write.value, values)
-
-
-def _replace_names(node: ast.AST, values: dict[str, ast.AST]) -> ast.AST:
-    class Put(ast.NodeTransformer):
-        def visit_Name(self, name: ast.Name) -> ast.AST:
-            if isinstance(name.ctx, ast.Load) and name.id in values:
-                return copy.deepcopy(values[name.id])
-            return name
-    return Put().visit(copy.deepcopy(node))
-
-
-def _is_grid(value: ast.AST, ranges: list[ast.AST]) -> bool:
-    """`[[c] * W for _ in range(H)]` or `[[c for _ in range(W)] for _ in range(H)]` with a constant c."""
-    if not (isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs):
-        return False
-    outer = value.generators[0].iter
-    if not (isinstance(outer, ast.Call) and dotted(outer.func) == "range" and len(outer.args) == 1
-            and ast.dump(outer.args[0]) == ast.dump(ranges[0])):
-        return False
-    row = value.elt
-    if isinstance(row, ast.BinOp) and isinstance(row.op, ast.Mult) and isinstance(row.left, ast.List) \
-            and len(row.left.elts) == 1 and isinstance(row.left.elts[0], ast.Constant):
-        return ast.dump(row.right) == ast.dump(ranges[1])
-    if isinstance(row, ast.ListComp) and len(row.generators) == 1 and not row.generators[0].ifs \
-            and isinstance(row.elt, ast.Constant):
-        it = row.generators[0].iter
-        return isinstance(it, ast.Call) and dotted(it.func) == "range" and len(it.args) == 1 \
-            and ast.dump(it.args[0]) == ast.dump(ranges[1])
-    return False
-
-
-def _slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
-    """`out = [c] * N` then `for i in range(N): ... out[i] = e ...` is the loop that appends e: say it so.
-
-    Every slot is written once, in order, so the list ends as the appends would build it. The
-    form: the list made just before (nothing between reads or sets it), the same `N` unchanged
-    in between and in the loop, one write `out[i] = e` at the top of the loop's body and no other
-    use of `out` in the loop. Returns the body with the two statements restated, or None.
-    """
-    loop = body[k]
-    rng = loop.iter
-    if not (isinstance(loop.target, ast.Name) and isinstance(rng, ast.Call) and dotted(rng.func) == "range"
-            and len(rng.args) == 1 and not rng.keywords and not loop.orelse):
-        return None
-    counter, bound = loop.target.id, ast.dump(rng.args[0])
-    writes = [j for j, stmt in enumerate(loop.body) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-              and isinstance(stmt.targets[0], ast.Subscript) and isinstance(stmt.targets[0].value, ast.Name)
-              and isinstance(stmt.targets[0].slice, ast.Name) and stmt.targets[0].slice.id == counter]
-    if len(writes) != 1:
-        return None
-    write = loop.body[writes[0]]
-    out = write.targets[0].value.id
-    others = loop.body[:writes[0]] + loop.body[writes[0] + 1:] + [write.value]
-    if any(out in names_loaded(s) | names_stored([s]) for s in others) \
-            or names_loaded(rng.args[0]) & names_stored(loop.body):
-        return None
-    for j in range(k - 1, -1, -1):
-        stmt = body[j]
-        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == out else None
-        if value is not None:
-            if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)
-                    and isinstance(value.left, ast.List) and len(value.left.elts) == 1
-                    and isinstance(value.left.elts[0], ast.Constant) and ast.dump(value.right) == bound):
-                return None
-            if any(names_loaded(rng.args[0]) & names_stored([s]) for s in body[j + 1:k]):
-                return None
-            init = ast.copy_location(ast.Assign(targets=[stmt.targets[0]], value=ast.List(elts=[], ctx=ast.Load())),
-                                     stmt)
-            append = ast.copy_location(ast.Expr(value=ast.Call(
-                func=ast.Attribute(value=ast.Name(id=out, ctx=ast.Load()), attr="append", ctx=ast.Load()),
-                args=[write.value], keywords=[])), write)
-            new_loop = copy.copy(loop)
-            new_loop.body = [*loop.body[:writes[0]], append, *loop.body[writes[0] + 1:]]
-            new_body = list(body)
-            new_body[j], new_body[k] = ast.fix_missing_locations(init), ast.fix_missing_locations(new_loop)
-            return new_body
-        if out in names_loaded(stmt) | names_stored([stmt]):
-            return None
-    return None
 
 
 def _while_stop(test: ast.AST, counter: str) -> ast.AST | None:

@@ -1,0 +1,76 @@
+"""Counts into a list made before a loop (a mixin of ``Translator``): `hist[v] += 1` as one `np.add.at`.
+
+Histograms, confusion matrices and co-occurrence counts written as `counts[i] += w` into a list of
+zeros become, after the loop's other statements, one `np.add.at` on an array copy of the list and
+the list again. `np.add.at` adds element by element in C order, which is the loop's order (the
+nested loops' order for an update inside an inner loop), so float sums are the loop's bit for bit.
+"""
+from __future__ import annotations
+
+import ast
+
+from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.loops import Val
+
+
+class CountRules:
+    """``scatter`` records one update, ``scatter_lines`` emits them (the Translator's names and lines are its state)."""
+
+    def scatter(self, stmt: ast.stmt, keep: str | None) -> bool:
+        """`counts[v] += w` or `cm[t][p] += w` into a list made before the loop: one np.add.at after it.
+
+        np.add.at adds element by element in the loop's order, so float sums are the loop's bit for
+        bit; negative indices wrap and out-of-range ones raise IndexError, as the list did. Returns
+        False when `stmt` is not such an update.
+        """
+        if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add)
+                and isinstance(stmt.target, ast.Subscript)):
+            return False
+        indices, node = [], stmt.target
+        while isinstance(node, ast.Subscript):
+            indices.insert(0, node.slice)
+            node = node.value
+        if not (isinstance(node, ast.Name) and node.id in self.scatter_names):
+            return False
+        where = f"line {stmt.lineno}"
+        if self.depth not in (1, 2):
+            raise NotApplicable(f"{where}: `{node.id}` is counted into inside a loop nested twice")
+        vals = [self.expr(index) for index in indices]
+        if not any(val.depth == self.depth for val in vals) and not (self.depth == 2 and any(v.depth for v in vals)):
+            raise NotApplicable(f"{where}: `{ast.unparse(stmt.target)}` is the same slot for every element")
+        if self.depth == 2:
+            # Counted into inside an inner loop (a histogram over every pixel of every row): the index and
+            # term arrays are 2-D, added in C order, which is the nested loops' order; a ragged inner range's
+            # padding and any guard are left out by their mask.
+            masks = [m for m in (self.mask, keep) if m]
+            keep = masks[0] if len(masks) == 1 else f"np.logical_and({masks[0]}, {masks[1]})" if masks else None
+            if keep is None:
+                keep = self.fresh("slots")
+                self.lines.append(f"{keep} = np.ones(np.broadcast_shapes("
+                                  + ", ".join(f"np.shape({v.src})" for v in vals if v.depth) + "), dtype=bool)")
+        term = self.expr(stmt.value)
+        if self.scatter_names[node.id] == "np.int64" and not (isinstance(stmt.value, ast.Constant)
+                                                             and type(stmt.value.value) is int):
+            raise NotApplicable(f"{where}: `{node.id}` holds ints and `{ast.unparse(stmt.value)}` may not be one "
+                                "(only counts by an integer constant are vectorised into an int list)")
+        self.scatters.setdefault(node.id, []).append((vals, term, keep))
+        return True
+
+    def scatter_lines(self) -> None:
+        """Emit each counted list's np.add.at, in the loop's order, and the list it becomes."""
+        for name, updates in self.scatters.items():
+            acc = self.fresh(f"{name}_arr")
+            self.lines.append(f"{acc} = np.array({name}, dtype={self.scatter_names[name]})")
+            for vals, term, keep in updates:
+                def part(val: Val) -> str:
+                    src = self.atom(val.src)
+                    if val.depth == 0 or keep is None:
+                        return src
+                    return f"np.broadcast_to({src}, np.shape({keep}))[{keep}]"
+                index = ", ".join(f"{part(v)}.astype(np.int64)" if v.depth else part(v) for v in vals)
+                first = next(part(v) for v in vals if v.depth)
+                # No element, no update: an empty list counted into by an empty loop stays as it was.
+                self.lines.append(f"if len({first}):\n    np.add.at({acc}, ({index},), {part(term)})")
+            self.lines.append(f"{name} = {acc}.tolist()")
+        if len(self.scatters) > 1 and any(len(u) > 1 for u in self.scatters.values()):
+            self.notes.append("several counted lists: each list's updates keep the loop's order")
