@@ -487,6 +487,28 @@ CASES.update({
                                np.random.default_rng(4).integers(0, 4, (9, 7)).tolist(), 4)),
 })
 
+CASES.update({
+    # list.count: a fixed list searched for each element, or each row searched for one value ------------
+    "list_count/bag_of_skus": ("""
+        def quantities(basket, catalogue):
+            return [basket.count(sku) for sku in catalogue]
+    """, "quantities", lambda: (["a1", "b2", "a1", "c3"], ["a1", "b2", "zz", "c3"])),
+    "list_count/sparsity_per_row": ("""
+        def sparsity(rows):
+            out = []
+            for r in rows:
+                out.append(r.count(0) / len(r))
+            return out
+    """, "sparsity", lambda: (np.random.default_rng(0).integers(0, 3, (6, 9)).tolist(),)),
+    "list_count/term_frequencies": ("""
+        def term_freq(doc, vocab_ids):
+            tf = []
+            for t in vocab_ids:
+                tf.append(doc.count(t))
+            return tf
+    """, "term_freq", lambda: ([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], list(range(10)))),
+})
+
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
 

@@ -118,6 +118,27 @@ class CallRules:
                               f"    raise TypeError('perfloop: {ast.unparse(node)} is not a row of numbers per element')")
         return row
 
+    def list_count(self, node: ast.Call) -> Val | None:
+        """`items.count(v)`: how many entries equal v, for a list the loop does not change searched for each
+        element's value (`[basket.count(s) for s in catalogue]`), or each element's row searched for one value.
+        list.count also counts the very object v (a NaN counts itself); numbers and strings compare by value
+        in both. None when it is neither form."""
+        receiver, value = node.func.value, self.expr(node.args[0])
+        if self.depth != 1 or value.row or value.depth > 1:
+            return None
+        if self.invariant(receiver) and value.depth == 1:
+            items = self.as_array(receiver)
+            self.lines.append(f"if np.ndim({items}) != 1 or {items}.dtype.kind not in 'biufU':\n"
+                              f"    raise TypeError('perfloop: {ast.unparse(receiver)} is not a list of numbers or "
+                              "strings')")
+            self.notes.append(f"`{ast.unparse(node)}` → a count of equal entries (a NaN is not equal to itself: "
+                              "list.count counted the same NaN object)")
+            return Val(f"np.count_nonzero({items}[None, :] == {self.atom(value.src)}[:, None], axis=-1)", 1)
+        row = self._whole_rows(receiver) if value.depth == 0 else None
+        if row is None:
+            return None
+        return Val(f"np.count_nonzero({self.atom(row.src)} == {value.src}, axis=-1)", 1)
+
     def row_contains(self, node: ast.Compare) -> Val | None:
         """`v in row` / `v not in row` for a row of the loop's values: any equal entry (None: not that form)."""
         if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.In, ast.NotIn)) or self.depth != 1:
@@ -135,6 +156,10 @@ class CallRules:
         name = dotted(node.func)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "index" and len(node.args) == 1:
             found = self.row_index(node)
+            if found is not None:
+                return found
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "count" and len(node.args) == 1:
+            found = self.list_count(node)
             if found is not None:
                 return found
         if len(node.args) == 1 and name in ROW_CALLS:

@@ -69,7 +69,7 @@ def _refuse_call(call: ast.Call, where: str, appends_to: set[str], pure_calls: s
             return
         if tolist and call.func.attr == "tolist" and not call.args:
             return
-        if tolist and call.func.attr == "index" and len(call.args) == 1 and not call.keywords:
+        if tolist and call.func.attr in ("index", "count") and len(call.args) == 1 and not call.keywords:
             return  # list.index: the translator rewrites it on rows of the loop's values only, else refuses
     if name in pure_calls or (math_calls and name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH):
         return
