@@ -77,7 +77,9 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
         raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
     if result.replay.lists_became_arrays:  # arrays handed on save time the replay does not see
         return
-    if result.knob == "memoize" and outcome.speedup is not None and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
+    if result.knob == "memoize" and "." not in result.replay.function and outcome.speedup is not None \
+            and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
+        # (A method keeps its results on its object, which replay copies afresh for every round: not judged here.)
         # Replay times each call over several rounds, so a remembered result serves every round after the first:
         # a rewrite that is not faster there found no exact key in the arguments (lists, arrays), or computing is
         # as cheap as looking up. Whether the pipeline's arguments repeat, its timed runs decide.

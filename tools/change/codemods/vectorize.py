@@ -226,6 +226,14 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
             rewrite.rule += ", helper inlined"
             rewrite.quiet = True
         if path:
+            rebuilt = _rebuilt_every_pass(rewrite.lines, _stored_by_loops(fn.body, path))
+            if rebuilt:
+                # blind8 (a1, a6): an image or a metric window converted whole on every pass of the outer loop
+                # made the pipeline x3-x5 slower; it would need hoisting past the loop that stays.
+                result.refusals.append(f"{construct(stmt)}: line {stmt.lineno}: `{rebuilt}` would be built again on "
+                                       f"every pass of the outer loop at line {_at_stmt(fn.body, path).lineno}, "
+                                       "where it does not change (a whole array converted per pass)")
+                continue
             rewrite.block = path
             rewrite.rule = f"inner loop, {rewrite.rule}"
             rewrite.notes.append(f"line {stmt.lineno}: an inner loop rewritten inside the outer loop at line "
@@ -233,6 +241,45 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         result.rewrites.append(rewrite)
         result.inexact += inexact
         names |= {line.split(" = ")[0] for line in rewrite.lines}
+
+
+_CONVERSIONS = ("np.asarray", "np.array", "np.frombuffer")
+
+
+def _stored_by_loops(body: list[ast.stmt], path: tuple[int, ...]) -> set[str]:
+    """Names the loops enclosing the block at ``path`` bind or change (their targets and bodies)."""
+    stored: set[str] = set()
+    for depth in range(1, len(path) + 1):
+        stored |= names_stored([_at_stmt(body, path[:depth])])
+    return stored
+
+
+def _rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
+    """The first array conversion among an inner loop's new lines that reads nothing the enclosing loops
+    change (`np.asarray(img)` of the whole image), which would run again on every pass; else None."""
+    tree = ast.parse("\n".join(lines))
+    values = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              for t in node.targets if isinstance(t, ast.Name)}
+
+    def reads(node: ast.AST, seen: frozenset[str] = frozenset()) -> set[str]:
+        """The names `node` reads from outside the new lines (through the names they set)."""
+        found: set[str] = set()
+        for name in names_loaded(node) - {"np"}:
+            if name in values and name not in seen:
+                found |= reads(values[name], seen | {name})
+            elif name not in values:
+                found.add(name)
+        return found
+
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.IfExp))):
+            continue
+        converts = any(isinstance(c, ast.Call) and dotted(c.func) in _CONVERSIONS for c in ast.walk(node.value))
+        converts = converts or (isinstance(node.value, ast.IfExp) and ".detach()" in ast.unparse(node.value))
+        read = reads(node.value) if converts else set()
+        if read and not read & outer:
+            return ast.unparse(node.value)[:80]
+    return None
 
 
 def _at(body: list[ast.stmt], path: tuple[int, ...]) -> list[ast.stmt]:
