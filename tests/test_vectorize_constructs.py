@@ -1034,7 +1034,7 @@ def test_an_inner_loop_is_vectorised_inside_an_outer_loop_that_stays(tmp_path, n
     body = result.files["mod.py"].split(f"def {function}(", 1)[1]
     # Only the outer loops are left (band_records: the loop over the bands writes the row dict, so it stays too;
     # column_stats: the comprehension over the whole table stays, as converting the table on every column's
-    # pass would cost more than it saves: `_rebuilt_every_pass`).
+    # pass would cost more than it saves: `loops.rebuilt_every_pass`).
     assert body.count("for ") == (2 if name in ("band_energy_records", "column_stats_cache") else 1) \
         and "while " not in body, body
     assert any("outer loop at line" in note for note in result.notes), result.notes

@@ -194,3 +194,34 @@ def _is_bytes(node: ast.AST) -> bool:
         name = dotted(node.func)
         return name in _BYTES_CALLS or (isinstance(node.func, ast.Attribute) and node.func.attr in _BYTES_METHODS)
     return False
+
+
+_CONVERSIONS = ("np.asarray", "np.array", "np.frombuffer")
+
+
+def rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
+    """The first array conversion among an inner loop's new lines that reads nothing the enclosing loops
+    change (`np.asarray(img)` of the whole image), which would run again on every pass; else None."""
+    tree = ast.parse("\n".join(lines))
+    values = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              for t in node.targets if isinstance(t, ast.Name)}
+
+    def reads(node: ast.AST, seen: frozenset[str] = frozenset()) -> set[str]:
+        """The names `node` reads from outside the new lines (through the names they set)."""
+        found: set[str] = set()
+        for name in names_loaded(node) - {"np"}:
+            if name in values and name not in seen:
+                found |= reads(values[name], seen | {name})
+            elif name not in values:
+                found.add(name)
+        return found
+
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.IfExp))):
+            continue
+        converts = any(isinstance(c, ast.Call) and dotted(c.func) in _CONVERSIONS for c in ast.walk(node.value))
+        converts = converts or (isinstance(node.value, ast.IfExp) and ".detach()" in ast.unparse(node.value))
+        read = reads(node.value) if converts else set()
+        if read and not read & outer:
+            return ast.unparse(node.value)[:80]
+    return None

@@ -39,6 +39,7 @@ from perfloop.tools.change.codemods.loops import (
     is_number_literal,
     names_loaded,
     names_stored,
+    rebuilt_every_pass,
     without_guards,
 )
 from perfloop.tools.change.codemods.restate import grids_as_rows, slots_as_appends
@@ -226,7 +227,7 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
             rewrite.rule += ", helper inlined"
             rewrite.quiet = True
         if path:
-            rebuilt = _rebuilt_every_pass(rewrite.lines, _stored_by_loops(fn.body, path))
+            rebuilt = rebuilt_every_pass(rewrite.lines, _stored_by_loops(fn.body, path))
             if rebuilt:
                 # blind8 (a1, a6): an image or a metric window converted whole on every pass of the outer loop
                 # made the pipeline x3-x5 slower; it would need hoisting past the loop that stays.
@@ -243,43 +244,12 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         names |= {line.split(" = ")[0] for line in rewrite.lines}
 
 
-_CONVERSIONS = ("np.asarray", "np.array", "np.frombuffer")
-
-
 def _stored_by_loops(body: list[ast.stmt], path: tuple[int, ...]) -> set[str]:
     """Names the loops enclosing the block at ``path`` bind or change (their targets and bodies)."""
     stored: set[str] = set()
     for depth in range(1, len(path) + 1):
         stored |= names_stored([_at_stmt(body, path[:depth])])
     return stored
-
-
-def _rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
-    """The first array conversion among an inner loop's new lines that reads nothing the enclosing loops
-    change (`np.asarray(img)` of the whole image), which would run again on every pass; else None."""
-    tree = ast.parse("\n".join(lines))
-    values = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-              for t in node.targets if isinstance(t, ast.Name)}
-
-    def reads(node: ast.AST, seen: frozenset[str] = frozenset()) -> set[str]:
-        """The names `node` reads from outside the new lines (through the names they set)."""
-        found: set[str] = set()
-        for name in names_loaded(node) - {"np"}:
-            if name in values and name not in seen:
-                found |= reads(values[name], seen | {name})
-            elif name not in values:
-                found.add(name)
-        return found
-
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.IfExp))):
-            continue
-        converts = any(isinstance(c, ast.Call) and dotted(c.func) in _CONVERSIONS for c in ast.walk(node.value))
-        converts = converts or (isinstance(node.value, ast.IfExp) and ".detach()" in ast.unparse(node.value))
-        read = reads(node.value) if converts else set()
-        if read and not read & outer:
-            return ast.unparse(node.value)[:80]
-    return None
 
 
 def _at(body: list[ast.stmt], path: tuple[int, ...]) -> list[ast.stmt]:
