@@ -100,19 +100,7 @@ def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]
     A call of a name the target defines no function for may be a call of an instance of one of its
     classes (`self.align(rec, t)`, `self.transform(img)` with a Compose of transform objects): the
     `__call__` methods the target defines are followed then."""
-    seen: set[str] = set()
-    todo = [node]
-    while todo:
-        for name in _called_names(todo.pop()):
-            if name == short:
-                return True
-            if name not in seen:
-                seen.add(name)
-                todo.extend(defined.get(name, ()))
-                if name not in defined and "__call__" not in seen:
-                    seen.add("__call__")
-                    todo.extend(defined.get("__call__", ()))
-    return False
+    return any(short in _called_names(fn) for fn in _reachable(node, defined))
 
 
 def _is_draw(reason: str) -> bool:
@@ -206,23 +194,22 @@ class Determinism:
                 raise
 
     def _check_node(self, node: ast.AST, fn: ast.FunctionDef, label: str, local: set[str]) -> None:
-        if True:
-            where = f"{label} ({self.file}:{getattr(node, 'lineno', fn.lineno)})"
-            if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
-                raise NotApplicable(f"{where}: `{type(node).__name__.lower()}`: the sample may depend on more than "
-                                    "its index")
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-                if isinstance(node.ctx, ast.Store):
-                    raise NotApplicable(f"{where}: writes self.{node.attr}: computing a sample changes the dataset")
-                if node.attr in self.generators:
-                    raise NotApplicable(f"{where}: uses self.{node.attr}, a random generator "
-                                        f"({self.generators[node.attr]}() in __init__): a cached sample would repeat "
-                                        "the first epoch's draw")
-                if node.attr in self.changing:
-                    raise NotApplicable(f"{where}: reads self.{node.attr}, which {self.changing[node.attr]}() "
-                                        "changes: the sample may differ between epochs")
-            if isinstance(node, ast.Call):
-                self._call(node, where, local)
+        where = f"{label} ({self.file}:{getattr(node, 'lineno', fn.lineno)})"
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
+            raise NotApplicable(f"{where}: `{type(node).__name__.lower()}`: the sample may depend on more than "
+                                "its index")
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            if isinstance(node.ctx, ast.Store):
+                raise NotApplicable(f"{where}: writes self.{node.attr}: computing a sample changes the dataset")
+            if node.attr in self.generators:
+                raise NotApplicable(f"{where}: uses self.{node.attr}, a random generator "
+                                    f"({self.generators[node.attr]}() in __init__): a cached sample would repeat "
+                                    "the first epoch's draw")
+            if node.attr in self.changing:
+                raise NotApplicable(f"{where}: reads self.{node.attr}, which {self.changing[node.attr]}() "
+                                    "changes: the sample may differ between epochs")
+        if isinstance(node, ast.Call):
+            self._call(node, where, local)
 
     def _call(self, call: ast.Call, where: str, local: set[str]) -> None:
         name = dotted(call.func)

@@ -54,6 +54,7 @@ from perfloop.tools.change.codemods.hot_function import (
     qualname_of,
     sampled_helpers,
 )
+from perfloop.tools.change.codemods.imports import after_imports_text
 from perfloop.tools.change.codemods.invariance import (
     Calls,
     apart,
@@ -504,11 +505,4 @@ def _with_lookup_helper(text: str) -> str:
     """`text` with LOOKUP_HELPER defined after its imports (once)."""
     if f"def {LOOKUP_HELPER}(" in text:
         return text
-    tree = ast.parse(text)
-    at = 0
-    for k, node in enumerate(tree.body):
-        docstring = k == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or docstring:
-            at = node.end_lineno
-    lines = text.splitlines(keepends=True)
-    return "".join(lines[:at] + ["\n\n", LOOKUP_SOURCE] + lines[at:])
+    return after_imports_text(text, LOOKUP_SOURCE)

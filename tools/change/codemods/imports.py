@@ -1,4 +1,4 @@
-"""Add a plain `import <module>` to a file's text, where a reader expects it."""
+"""Add to a file's text where a reader expects it: a plain `import <module>`, a helper after the imports."""
 from __future__ import annotations
 
 import ast
@@ -15,6 +15,19 @@ def add_import(text: str, module: str) -> str:
     lines = text.splitlines(keepends=True)
     at = first.lineno - 1 if first is not None else 0
     return "".join(lines[:at] + [f"import {module}\n"] + lines[at:])
+
+
+def after_imports_text(text: str, block: str) -> str:
+    """`text` with `block` (a helper's source) inserted after the module's docstring and its last top-level
+    import, set off by blank lines."""
+    tree = ast.parse(text)
+    at = 0
+    for k, node in enumerate(tree.body):
+        docstring = k == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or docstring:
+            at = node.end_lineno
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:at] + ["\n\n", block] + lines[at:])
 
 
 def import_paths(modules) -> dict[str, str]:

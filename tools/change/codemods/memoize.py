@@ -33,7 +33,7 @@ import re
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
 from perfloop.tools.change.codemods.hot_function import load_hot_function, qualname_of, sampled_helpers
-from perfloop.tools.change.codemods.imports import add_import
+from perfloop.tools.change.codemods.imports import add_import, after_imports_text
 from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL
 from perfloop.tools.change.codemods.loops import dotted
 
@@ -46,8 +46,9 @@ MEMO = "_{name}_memo"
 HELPERS = ("_memo_key", "_memo_copy")
 """Module-level helpers the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
-# Builtins that compute from their arguments only.
-PURE_BUILTINS = frozenset({
+# Builtins that compute from their arguments only (broader than loop_checks.PURE_BUILTINS, which lists what the
+# element-wise translator reads).
+COMPUTING_BUILTINS = frozenset({
     "abs", "all", "any", "bool", "bytes", "chr", "dict", "divmod", "enumerate", "filter", "float", "format",
     "frozenset", "hash", "int", "isinstance", "len", "list", "map", "max", "min", "ord", "pow", "range", "repr",
     "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "iter", "next",
@@ -178,7 +179,7 @@ class _Purity:
             if name in self.module_level:
                 inner = self.refusal(self.module_level[name])
                 return f"calls {name}(), which is not pure ({inner})" if inner else None
-            if name in PURE_BUILTINS or name in own:
+            if name in COMPUTING_BUILTINS or name in own:
                 return None if name not in own else f"calls `{name}`, a value perfloop cannot read the code of"
             return f"calls {name}(), which perfloop cannot read"
         base = call.func.value if isinstance(call.func, ast.Attribute) else None
@@ -239,7 +240,7 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
         indent + line if line.strip() else line for line in body.splitlines(keepends=True))
     new = "".join(lines[:end]).rstrip("\n") + "\n" + wrapper + "".join(lines[end:])
     if "def _memo_key(" not in new:
-        new = _after_imports(new, HELPER_SOURCE)
+        new = after_imports_text(new, HELPER_SOURCE)
     new = add_import(new, "copy")
     ast.parse(new)
     qualname = qualname_of(tree, fn)
@@ -279,20 +280,6 @@ def _forward(args: ast.arguments, method: bool) -> _Forward:
         keys.append(f"frozenset({args.kwarg.arg}.items())")
         passed.append(f"**{args.kwarg.arg}")
     return _Forward(", ".join(keys), ", ".join(passed))
-
-
-def _after_imports(text: str, block: str) -> str:
-    """Insert `block` after the module's docstring and imports (before the first other statement)."""
-    tree = ast.parse(text)
-    last = 0
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is tree.body[0]):
-            last = node.end_lineno
-            continue
-        break
-    lines = text.splitlines(keepends=True)
-    return "".join(lines[:last]) + "\n\n" + block + "\n" + "".join(lines[last:])
 
 
 __all__ = ["memoize_pure_helper"]
