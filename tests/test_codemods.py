@@ -1,6 +1,7 @@
 """Codemods on real files in a temporary target folder: exact text out, parseable, one change."""
 
 import ast
+import configparser
 import json
 import subprocess
 import sys
@@ -130,6 +131,56 @@ def test_toml_nested_table_is_edited_in_place(tmp_path):
     assert result.notes == ["dropped the comment '# restart each epoch' on line 6 of train.toml, which described "
                             "the old value"]
     assert tomllib.loads(new_text)["data"]["loader"]["persistent_workers"] is True
+
+
+INI_CONFIG = """\
+[DEFAULT]
+seed = 7
+
+[small]
+num_workers = 0
+
+[large]
+batch_size = 64
+num_workers = 0
+shuffle = yes
+"""
+
+
+@pytest.mark.parametrize("expression", [
+    'cfg.getint("large", "num_workers")',
+    'cfg["large"].getint("num_workers")',
+    'int(cfg["large"]["num_workers"])',
+    'cfg.get("large", "num_workers")',
+])
+def test_ini_option_the_call_reads_is_edited_in_place(tmp_path, expression):
+    """blind8 a4_taxi_trip_csv read its loader options with configparser ("cannot edit taxi.ini" before): the
+    section the call names is edited (no section name says which is for training, so only the call decides),
+    the other section's same-named key and every other byte stay."""
+    train = TRAIN_READS_CONFIG.replace("import yaml\n", "import configparser\n").replace(
+        'cfg = yaml.safe_load(open("configs/train.yaml"))',
+        'cfg = configparser.ConfigParser()\ncfg.read("train.ini")').replace('cfg["data"]["num_workers"]', expression)
+    ctx = make_context(tmp_path, {"train.py": train, "train.ini": INI_CONFIG}, "train.ini",
+                       params={"value": 3})
+    result = apply_codemod("set_num_workers", ctx)
+    assert result.files["train.ini"] == INI_CONFIG.replace("num_workers = 0\nshuffle", "num_workers = 3\nshuffle")
+    parser = configparser.ConfigParser()
+    parser.read_string(result.files["train.ini"])
+    assert parser.getint("large", "num_workers") == 3 and parser.getint("small", "num_workers") == 0
+    assert result.location == "train.ini:9" and result.summary.endswith("(large.num_workers)")
+
+
+def test_ini_bools_and_comments_read_as_configparser_reads_them(tmp_path):
+    config = "[data]\n; how the loader runs\npin_memory = no\nnum_workers = 2\n"
+    train = TRAIN_READS_CONFIG.replace('num_workers=cfg["data"]["num_workers"]',
+                                       'num_workers=2, pin_memory=cfg.getboolean("data", "pin_memory")')
+    ctx = make_context(tmp_path, {"train.py": train, "train.ini": config}, "train.ini",
+                       kwargs={"num_workers": 2, "pin_memory": False})
+    result = apply_codemod("set_pin_memory", ctx)
+    assert result.files["train.ini"] == config.replace("pin_memory = no", "pin_memory = true")
+    parser = configparser.ConfigParser()
+    parser.read_string(result.files["train.ini"])
+    assert parser.getboolean("data", "pin_memory") is True
 
 
 def test_persistent_workers_are_refused_for_a_loader_built_every_epoch(tmp_path):

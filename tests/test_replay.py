@@ -408,11 +408,15 @@ def test_replay_calls_see_the_pipelines_argv_where_a_training_main_parses_it(tmp
 def test_calls_of_a_method_in_a_package_of_the_target_are_restored(tmp_path):
     """blind7 code_bpe_merges: the hot method lived in codelm/bpe.py; its object pickles as codelm.bpe.CodeBPE,
     which the replay child could not import ("No module named 'codelm'"), so no call was replayed. The child
-    runs in the target folder, as the pipeline did, and imports the package from there."""
+    runs in the target folder, as the pipeline did, and imports the package from there. blind8 a5_ehr_visit_collate:
+    the package's module imported a sibling relatively (`from .cohort import ...`), which failed in the child
+    ("attempted relative import with no known parent package") until each version ran as the package's module."""
     repo = make_repo(tmp_path / "repo")
     (repo / "kit").mkdir()
     (repo / "kit" / "__init__.py").write_text("")
+    (repo / "kit" / "power.py").write_text("def square(value):\n    return value ** 2\n")
     (repo / "kit" / "energy.py").write_text(
+        "from .power import square\n\n\n"
         "class Energy:\n"
         "    def __init__(self, width):\n"
         "        self.width = width\n\n"
@@ -421,7 +425,7 @@ def test_calls_of_a_method_in_a_package_of_the_target_are_restored(tmp_path):
         "        for i in range(len(values)):\n"
         "            total = 0.0\n"
         "            for j in range(self.width):\n"
-        "                total += values[(i + j) % len(values)] ** 2\n"
+        "                total += square(values[(i + j) % len(values)])\n"
         "            out.append(total)\n"
         "        return out\n")
     train = (repo / "train.py").read_text()

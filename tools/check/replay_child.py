@@ -20,6 +20,7 @@ def load(source: str, path: str, name: str, argv=None) -> types.ModuleType:
     """Execute `source` as module `name`, with the pipeline's sys.argv, minus a flat script's driver code."""
     module = types.ModuleType(name)
     module.__file__ = path
+    module.__package__ = package_of(path)
     sys.modules[name] = module
     saved, sys.argv = sys.argv, list(argv or [path])
     try:
@@ -27,6 +28,19 @@ def load(source: str, path: str, name: str, argv=None) -> types.ModuleType:
     finally:
         sys.argv = saved
     return module
+
+
+def package_of(path: str) -> str:
+    """The dotted package a file under the working directory sits in ('ehr' for ehr/data.py, '' at top level).
+
+    The pipeline imported it from here as that package's module, so its relative imports
+    (`from .cohort import parent_code`) resolve against the same package in the replay.
+    """
+    relative = os.path.relpath(os.path.abspath(path), os.getcwd())
+    folder = os.path.dirname(relative)
+    if not folder or folder.startswith(os.pardir) or not all(part.isidentifier() for part in folder.split(os.sep)):
+        return ""
+    return folder.replace(os.sep, ".")
 
 
 def definitions_only(source: str):

@@ -54,9 +54,14 @@ class CallSite:
                 return self.key_hint(expr.value, before, depth) + [str(index.value.evaluated_value)]
         if isinstance(expr, cst.Call) and expr.args:
             first = expr.args[0].value
-            if (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get"
-                    and isinstance(first, cst.SimpleString)):
-                return self.key_hint(expr.func.value, before, depth) + [str(first.evaluated_value)]
+            getter = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else None
+            if getter in ("get", "getint", "getfloat", "getboolean") and isinstance(first, cst.SimpleString):
+                keys = [str(first.evaluated_value)]
+                second = expr.args[1].value if len(expr.args) > 1 else None
+                if isinstance(second, cst.SimpleString) and expr.args[1].keyword is None:
+                    # configparser: parser.getint("data", "num_workers") reads section data, option num_workers.
+                    keys.append(str(second.evaluated_value))
+                return self.key_hint(expr.func.value, before, depth) + keys
             if isinstance(expr.func, cst.Name) and expr.func.value in ("int", "bool"):
                 return self.key_hint(first, before, depth)
         if isinstance(expr, cst.Name):

@@ -1,10 +1,15 @@
-"""Change one value in a YAML, JSON or TOML config as a targeted text edit.
+"""Change one value in a YAML, JSON, TOML or INI config as a targeted text edit.
 
 A comment that trails the edited value on its line (``num_workers: 0  # main-process loading
 keeps tracebacks readable``) was written about the old value, so it goes with it: the edit
 drops it, and ``ConfigEdit.note`` says which comment on which line. Every other byte stays.
+
+An INI file (``configparser``) is read as sections of scalars: ``[DEFAULT]`` is a section like
+any other here (the edit goes where the key is written), keys keep their case, and a value is an
+int, a float or a bool where it reads as one (``getint``/``getfloat``/``getboolean`` would), else text.
 """
 
+import configparser
 import json
 import re
 import tomllib
@@ -15,7 +20,7 @@ import yaml
 
 from perfloop.tools.change.codemods.base import NotApplicable
 
-FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
+FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml", ".ini": "ini", ".cfg": "ini"}
 
 # Scalar value tokens each format may hold for a loader option; anything else
 # (arrays, tables, multi-line strings) is left for a human to edit.
@@ -25,15 +30,19 @@ _VALUE = {
     "json": r'''-?[0-9][0-9.eE+-]*|true|false|null|"(?:[^"\\\n]|\\.)*"''',
     "toml": r"[+-]?[0-9][0-9_.eE+-]*|true|false|[+-]?inf|[+-]?nan"
     r"""|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'""",
+    "ini": r"[^\s#;][^\r\n#;]*?",
 }
-_SEPARATOR = {"yaml": r"[ \t]*:[ \t]+", "json": r"[ \t]*:[ \t]*", "toml": r"[ \t]*=[ \t]*"}
-_VALUE_END = r"(?=[ \t]*(?:#|,|\}|\]|\r?$))"
+_SEPARATOR = {"yaml": r"[ \t]*:[ \t]+", "json": r"[ \t]*:[ \t]*", "toml": r"[ \t]*=[ \t]*", "ini": r"[ \t]*[=:][ \t]*"}
+_VALUE_END = {"ini": r"(?=[ \t]*(?:[#;]|\r?$))"}
+_VALUE_END_DEFAULT = r"(?=[ \t]*(?:#|,|\}|\]|\r?$))"
 # A comment right after the value token, to the end of its line (JSON has none).
-_TRAILING_COMMENT = {"yaml": re.compile(r"[ \t]+(#[^\r\n]*)"), "toml": re.compile(r"[ \t]*(#[^\r\n]*)")}
+_TRAILING_COMMENT = {"yaml": re.compile(r"[ \t]+(#[^\r\n]*)"), "toml": re.compile(r"[ \t]*(#[^\r\n]*)"),
+                     "ini": re.compile(r"[ \t]+([#;][^\r\n]*)")}
+_INI_BOOLEANS = {**{word: True for word in ("true", "yes", "on")}, **{word: False for word in ("false", "no", "off")}}
 
 
 def config_format(config_path: str) -> str:
-    """Return "yaml", "json" or "toml" for a config path, by its suffix."""
+    """Return "yaml", "json", "toml" or "ini" for a config path, by its suffix."""
     suffix = PurePath(config_path).suffix.lower()
     if suffix not in FORMATS:
         raise NotApplicable(
@@ -46,7 +55,7 @@ def parse_config(text: str, fmt: str, config_path: str) -> object:
     """Parse a config file's text, or say it cannot be read."""
     try:
         return load_config(text, fmt)
-    except (ValueError, yaml.YAMLError) as error:  # JSON and TOML errors are ValueErrors
+    except (ValueError, yaml.YAMLError, configparser.Error) as error:  # JSON and TOML errors are ValueErrors
         raise NotApplicable(f"cannot parse {config_path}: {error}") from error
 
 
@@ -56,7 +65,27 @@ def load_config(text: str, fmt: str) -> object:
         return yaml.safe_load(text)
     if fmt == "json":
         return json.loads(text)
+    if fmt == "ini":
+        return load_ini(text)
     return tomllib.loads(text)
+
+
+def load_ini(text: str) -> dict:
+    """Parse INI text as {section: {key: scalar}}, keys in their written case, [DEFAULT] as its own section."""
+    parser = configparser.ConfigParser(default_section="\0none", interpolation=None, inline_comment_prefixes=("#", ";"))
+    parser.optionxform = str
+    parser.read_string(text)
+    return {section: {key: _ini_scalar(raw) for key, raw in parser[section].items()} for section in parser.sections()}
+
+
+def _ini_scalar(raw: str) -> object:
+    """An INI value as configparser's typed getters would read it: int, float, bool, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return _INI_BOOLEANS.get(raw.lower(), raw)
 
 
 def render_value(value: object, fmt: str) -> str:
@@ -64,9 +93,11 @@ def render_value(value: object, fmt: str) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
-        if fmt == "toml":
-            raise NotApplicable("TOML has no null value")
+        if fmt in ("toml", "ini"):
+            raise NotApplicable(f"{fmt.upper()} has no null value")
         return "null"
+    if fmt == "ini" and isinstance(value, (int, float, str)):
+        return str(value)
     if isinstance(value, (int, float, str)):
         return json.dumps(value)
     raise NotApplicable(f"cannot write {value!r} as a {fmt} scalar")
@@ -132,7 +163,7 @@ def edit_config(text: str, fmt: str, path: tuple, value: object) -> ConfigEdit:
     name = re.escape(str(path[-1]))
     pattern = re.compile(
         rf"""(?:(?<![\w-]){name}|"{name}"|'{name}')"""
-        rf"{_SEPARATOR[fmt]}(?P<value>{_VALUE[fmt]}){_VALUE_END}",
+        rf"{_SEPARATOR[fmt]}(?P<value>{_VALUE[fmt]}){_VALUE_END.get(fmt, _VALUE_END_DEFAULT)}",
         re.MULTILINE,
     )
     for match in pattern.finditer(text):
@@ -141,7 +172,7 @@ def edit_config(text: str, fmt: str, path: tuple, value: object) -> ConfigEdit:
         new_text = text[: match.start("value")] + token + text[rest:]
         try:
             reparsed = load_config(new_text, fmt)
-        except (ValueError, yaml.YAMLError):
+        except (ValueError, yaml.YAMLError, configparser.Error):
             continue  # the spot was inside something else, e.g. a string
         if _same(reparsed, expected):
             return ConfigEdit(new_text, text.count("\n", 0, match.start("value")) + 1,
