@@ -99,8 +99,9 @@ def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]
 
     A call of a name the target defines no function for may be a call of an instance of one of its
     classes (`self.align(rec, t)`, `self.transform(img)` with a Compose of transform objects): the
-    `__call__` methods the target defines are followed then."""
-    return any(short in _called_names(fn) for fn in _reachable(node, defined))
+    `__call__` methods the target defines are followed then, so a hot `Compose.__call__` is reached by
+    `self.transform(img)` although no code names `__call__`."""
+    return any(short in _called_names(fn) or (fn is not node and fn.name == short) for fn in _reachable(node, defined))
 
 
 def _is_draw(reason: str) -> bool:
