@@ -204,6 +204,27 @@ def test_replay_says_layout_changed_for_a_list_that_became_a_tensor(tmp_path):
     assert replay(tmp_path, "data.py", "item", (tmp_path / "data.py").read_text(), doubled, calls).verdict == "different"
 
 
+def test_calls_too_short_for_the_clock_are_timed_as_runs_and_a_slower_rewrite_is_told(tmp_path):
+    """blind8 a3_birdcall_mfcc: a `dot` of two short lists, vectorised, was x0.27 on its 8 captured calls, but
+    each call took microseconds, too little in all to read, so a pipeline run found it out. Such calls are timed
+    as runs of repeated calls: the slow-down is read, and a rewrite that is as fast stays unjudged."""
+    old = "def dot(a, b):\n    return sum(x * y for x, y in zip(a, b))\n"
+    slow = "import numpy as np\n\n\ndef dot(a, b):\n    return float(np.dot(np.asarray(a), np.asarray(b)))\n"
+    (tmp_path / "features.py").write_text(old)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    for k in range(8):
+        a, b = [0.5 * (k + j) for j in range(5)], [0.25 * j for j in range(5)]
+        (calls / f"call-1-{k}.pkl").write_bytes(pickle.dumps({"args": (a, b), "kwargs": {}}))
+    outcome = replay(tmp_path, "features.py", "dot", old, slow, calls)
+    assert outcome.verdict == "identical", outcome.reason
+    from perfloop.tools.check.replay import MIN_TIMED_S
+    assert outcome.old_s + outcome.new_s < MIN_TIMED_S <= outcome.timed_s  # the check alone was too short to read
+    assert outcome.clearly_slower() is not None and outcome.speedup < 0.8, outcome
+    same = replay(tmp_path, "features.py", "dot", old, old.replace("x * y", "y * x"), calls)
+    assert same.timed_enough() and same.clearly_slower() is None, same
+
+
 def test_a_rewrite_clearly_slower_on_the_captured_calls_is_not_run(monkeypatch, tmp_path):
     """A vectorised helper called on small inputs can lose to the loop (numpy's per-call cost): replay's own
     timing (old and new alternating per call) stops it before a pipeline run, past jitter and over enough time."""

@@ -61,6 +61,13 @@ class ReplayResult(BaseModel):
     old_best_s: float = Field(0.0, description="The old version's fastest time on each matching call, summed, over "
                                                "repeated alternating rounds after the check (0: not timed).")
     new_best_s: float = Field(0.0, description="The same for the new version.")
+    timed_s: float = Field(0.0, description="Seconds spent in those timed rounds, both versions (short calls are "
+                                            "timed as runs of repeated calls, so this passes MIN_TIMED_S where "
+                                            "the checking pass alone does not).")
+
+    def timed_enough(self) -> bool:
+        """Whether the calls were timed long enough in all for their speed-up to be read."""
+        return self.old_s + self.new_s >= MIN_TIMED_S or self.timed_s >= MIN_TIMED_S
 
     def _timed(self) -> tuple[float, float]:
         """(old, new) seconds on the calls: the fastest of repeated rounds where they ran (the checking pass
@@ -80,7 +87,7 @@ class ReplayResult(BaseModel):
         more than run-to-run jitter (old and new alternate per call, so the machine's load falls on both),
         over enough time to tell; None otherwise."""
         speedup = self.speedup
-        if not self.ok or speedup is None or speedup >= SLOWER_THAN or self.old_s + self.new_s < MIN_TIMED_S:
+        if not self.ok or speedup is None or speedup >= SLOWER_THAN or not self.timed_enough():
             return None
         old, new = self._timed()
         return (f"the rewrite is slower on the {self.num_calls} captured calls: x{speedup:.2f} "
@@ -92,7 +99,7 @@ class ReplayResult(BaseModel):
         wait_share * function_share * (1 - 1 / speedup) of the step. The speed-up is read SPEEDUP_SLACK times
         more favourably than measured (a few calls, a busy machine). Only over enough timed calls."""
         speedup = self.speedup
-        if not self.ok or speedup is None or self.old_s + self.new_s < MIN_TIMED_S:
+        if not self.ok or speedup is None or not self.timed_enough():
             return None
         ceiling = wait_share * function_share * max(0.0, 1.0 - 1.0 / (speedup * SPEEDUP_SLACK))
         if ceiling * 100 >= min_gain_pct:
@@ -175,7 +182,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
     common = dict(num_calls=report["num_calls"], num_identical=report["identical"],
                   num_within_tolerance=report["within_tolerance"], skipped=report["skipped"],
                   old_s=report["old_s"], new_s=report["new_s"], old_best_s=report.get("old_best_s", 0.0),
-                  new_best_s=report.get("new_best_s", 0.0))
+                  new_best_s=report.get("new_best_s", 0.0), timed_s=report.get("timed_s", 0.0))
     if report["mismatch"]:
         return ReplayResult(ok=False, verdict="different",
                             reason=f"replay of {function}: {report['mismatch']}", **common)
