@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import math
 import re
 import textwrap
@@ -521,6 +522,72 @@ def test_a_module_of_the_target_called_through_its_import_is_read_not_refused(tm
         sys.modules.pop("codec", None), sys.modules.pop("audio", None), sys.modules.pop("audio.codec", None)
         old, new = load(old_text)["Clips"]([bytes([k, 2 * k, 255]) for k in range(5)]), \
             load(result.files["data.py"])["Clips"]([bytes([k, 2 * k, 255]) for k in range(5)])
+        for _ in range(2):
+            assert all(same(old[i], new[i]) for i in range(5))
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+TABLES = """
+BOROUGHS = ("Bronx", "Brooklyn", "Manhattan", "Queens")
+ZONES = [{"id": k, "borough": BOROUGHS[k % 4]} for k in range(12)]
+RATES = {"std": 1.0, "jfk": 2.5}
+CHANGING = ["a", "b"]
+
+
+def register(name):
+    CHANGING.append(name)
+"""
+
+
+@pytest.mark.parametrize("imported, expression, refused", [
+    ("from tables import BOROUGHS", "BOROUGHS.index(rec['b'])", None),
+    ("from tables import ZONES", "[z['id'] for z in ZONES].count(rec['z'])", None),
+    ("from tables import RATES as R", "R.get(rec['r'], 0.0)", None),
+    ("from tables import CHANGING", "CHANGING.index('a')", "calls `CHANGING.index()` of another package"),
+    ("from tables import RATES", "RATES.pop(rec['r'], 0.0)", "calls `RATES.pop()` of another package"),
+])
+def test_reads_of_a_table_the_target_defines_once_are_not_another_package(tmp_path, imported, expression, refused):
+    """blind8 a4_taxi_trip_csv: the whole sample's cache stopped at `BOROUGHS.index(b)`, a tuple of its own
+    zones module, refused as "another package". A read-only method of a table the target binds once at module
+    level to a literal, comprehension or builtin constructor, and never changes anywhere, is a read; a table some
+    function appends to, or a method that is not a known read, stays refused."""
+    (tmp_path / "tables.py").write_text(TABLES)
+    source = f'''
+        import json
+        import torch
+        {imported}
+
+
+        class Trips(torch.utils.data.Dataset):
+            def __init__(self, lines):
+                self.lines = lines
+
+            def __len__(self):
+                return len(self.lines)
+
+            def __getitem__(self, i):
+                rec = json.loads(self.lines[i])
+                return torch.tensor([float({expression}), rec['fare']])
+    '''
+    old_text, result = rewrite(tmp_path, source, "Trips.__getitem__")
+    # Refused: only the part before it (the parsed record) is cached, and the note says why.
+    assert ("_cached_first_part" in result.files["data.py"]) == bool(refused), result.notes
+    assert not refused or any("is not cached" in note for note in result.notes), result.notes
+    if refused:  # asked for the whole sample, the walk names the call
+        from perfloop.tools.change.codemods.determinism import Determinism
+        tree = ast.parse(old_text)
+        cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+        checker = Determinism(cls, "data.py", {"data.py": tree, "tables.py": ast.parse(TABLES)})
+        with pytest.raises(NotApplicable, match=re.escape(refused)):
+            checker.check(next(n for n in cls.body if getattr(n, "name", "") == "__getitem__"), "Trips.__getitem__")
+        return
+    lines = [json.dumps({"b": "Queens", "z": k % 12, "r": "jfk" if k % 2 else "x", "fare": 3.5 * k}) for k in range(5)]
+    import sys
+    sys.path.insert(0, str(tmp_path))
+    try:
+        sys.modules.pop("tables", None)
+        old, new = load(old_text)["Trips"](lines), load(result.files["data.py"])["Trips"](lines)
         for _ in range(2):
             assert all(same(old[i], new[i]) for i in range(5))
     finally:

@@ -131,6 +131,59 @@ def _called_names(node: ast.AST) -> set[str]:
     return {dotted(c.func).split(".")[-1] for c in ast.walk(node) if isinstance(c, ast.Call)}
 
 
+# Methods of lists, tuples, dicts, sets and strings that read and never change their object.
+READ_METHODS = frozenset({
+    "index", "count", "get", "keys", "values", "items", "copy", "startswith", "endswith", "find", "rfind",
+    "split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "join", "format", "replace",
+    "partition", "rpartition", "isdigit", "isalpha", "isalnum", "isspace", "issubset", "issuperset",
+    "isdisjoint", "union", "intersection", "difference", "__contains__", "__getitem__", "__len__",
+})
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+                       "discard", "sort", "reverse", "popitem", "__setitem__", "__delitem__"})
+_BUILDERS = frozenset({"tuple", "list", "dict", "set", "frozenset", "sorted", "str", "range", "enumerate", "zip"})
+
+
+def constant_table(name: str, import_paths: dict[str, str], modules: dict[str, ast.Module]) -> ast.expr | None:
+    """The value of the module-level table `name` stands for, where it is one the target defines once and never
+    changes; else None.
+
+    `name` is imported from one of the target's modules (`from zones import BOROUGHS`, relatively too). The
+    table is bound once at that module's top level to a literal, a comprehension or a builtin constructor of
+    them (`tuple(...)`, `{z["id"]: z for z in ZONES}`), and no code of the target stores into it, deletes
+    from it, calls a changing method on it (`.append`, `.update`, ...) or declares it `global`."""
+    path = import_paths.get(name)
+    if path is None:
+        return None
+    module, _, bound = path.rpartition(".")
+    trees = [tree for file, tree in modules.items()
+             if not module or file.removesuffix(".py").replace("/", ".").endswith(module)]
+    values = [node.value for tree in trees for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+              and node.value is not None and any(isinstance(t, ast.Name) and t.id == bound
+                                                 for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    if len(values) != 1 or not _table_literal(values[0]):
+        return None
+    for tree in modules.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global) and bound in node.names:
+                return None
+            target = node.value if isinstance(node, (ast.Subscript, ast.Attribute)) else None
+            if isinstance(target, ast.Name) and target.id in (name, bound) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                return None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in (name, bound):
+                return None
+    return values[0]
+
+
+def _table_literal(value: ast.expr) -> bool:
+    """A literal container or string, a comprehension, or a builtin constructor (`tuple(...)`) of such values."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id in _BUILDERS and not value.keywords \
+            and all(_table_literal(arg) or isinstance(arg, ast.Name) for arg in value.args)
+    return isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
+                              ast.SetComp, ast.GeneratorExp))
+
+
 class Determinism:
     """Walk `__getitem__` and what it calls in the target's files; refuse anything that may differ per access."""
 
@@ -251,6 +304,9 @@ class Determinism:
             if name.startswith(("open", "np.load", "torch.load")) or attr in ("read", "open"):
                 self.notes.append(f"{where}: reads a file; a cached sample assumes the file does not change")
             return
+        if isinstance(base, ast.Name) and attr in READ_METHODS and constant_table(base.id, self.import_paths,
+                                                                                  self.modules) is not None:
+            return  # `BOROUGHS.index(b)`: a read of a table the target defines once and never changes
         raise NotApplicable(f"{where}: calls `{ast.unparse(call.func)}()` of another package, whose code "
                             "perfloop does not read")
 
