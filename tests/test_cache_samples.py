@@ -489,11 +489,13 @@ CODEC = '''
     ("import codec", "codec.decode", None),
     ("import codec as cd", "cd.decode", None),
     ("from audio import codec", "codec.decode", None),
+    ("from . import codec", "codec.decode", None),  # data.py inside the package audio/, as audio.data
+    ("from .codec import decode as dec", "dec", None),
     ("import codec", "codec.noisy", "random draw `np.random.normal()`"),
 ])
 def test_a_module_of_the_target_called_through_its_import_is_read_not_refused(tmp_path, imported, call, refused):
     """`g711.decode(...)` of the pipeline's own g711.py was refused as "another package"."""
-    package = tmp_path / "audio" if imported.startswith("from audio") else tmp_path
+    package = tmp_path / "audio" if imported.startswith(("from audio", "from .")) else tmp_path
     package.mkdir(exist_ok=True)
     (package / "codec.py").write_text(textwrap.dedent(CODEC))
     source = f'''
@@ -514,6 +516,15 @@ def test_a_module_of_the_target_called_through_its_import_is_read_not_refused(tm
     if refused:
         with pytest.raises(NotApplicable, match=re.escape(refused)):
             rewrite(tmp_path, source, "Clips.__getitem__")
+        return
+    if imported.startswith("from ."):  # blind8 b3: a package importing its siblings relatively
+        (package / "__init__.py").write_text("")
+        text = textwrap.dedent(source)
+        (package / "data.py").write_text(text)
+        line = next(i for i, l in enumerate(text.splitlines(), 1) if "def __getitem__(" in l)
+        ctx = CodemodContext(root=tmp_path, profile=hot("Clips.__getitem__", "audio/data.py", line))
+        result = apply_codemod("cache_samples", ctx)
+        assert "_cached_first_part" not in result.files["audio/data.py"], result.notes  # the whole sample
         return
     old_text, result = rewrite(tmp_path, source, "Clips.__getitem__")
     import sys

@@ -414,13 +414,17 @@ class Determinism:
         `from a import b`), each with its module-level functions."""
         by_dotted = {path.removesuffix(".py").replace("/", "."): tree for path, tree in self.modules.items()}
         found: dict[str, dict[str, ast.FunctionDef]] = {}
-        for tree in self.modules.values():
+        for file, tree in self.modules.items():
             for node in tree.body:
                 pairs = []
                 if isinstance(node, ast.Import):
                     pairs = [(alias.asname or alias.name, alias.name) for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                     pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):  # `from . import codec` in audio/data.py: audio.codec
+                    package = file.removesuffix(".py").split("/")[:-node.level]
+                    prefix = ".".join(package + ([node.module] if node.module else []))
+                    pairs = [(alias.asname or alias.name, f"{prefix}.{alias.name}".lstrip(".")) for alias in node.names]
                 for bound, name in pairs:
                     module = by_dotted.get(name)
                     if module is not None:
