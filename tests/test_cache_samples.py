@@ -467,7 +467,8 @@ def test_a_per_sample_path_spread_over_helpers_is_diagnosed_as_a_transform(tmp_p
     # Computing every sample at construction is offered before the first-access cache; its codemod refuses it
     # with fewer than two workers, where the first-access cache is never worse. Per-call speed-ups come first:
     # tried after a kept cache, they would be timed from the second epoch, where the cache already serves.
-    assert [r.id for r in found["transform_hotspot"].remedies][:4] == ["vectorize_loops", "memoize_transform_helper",
+    assert [r.id for r in found["transform_hotspot"].remedies][:5] == ["vectorize_loops", "index_lookup_transform",
+                                                                       "memoize_transform_helper",
                                                                        "precompute_transformed_samples",
                                                                        "cache_transformed_samples"]
 

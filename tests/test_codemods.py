@@ -425,7 +425,7 @@ def test_unknown_codemod_id_lists_the_known_ones(tmp_path):
                              "zero_copy_conversion", "cache_decoded_records", "cache_samples",
                              "allow_tf32", "autocast_forward", "pinned_non_blocking_copies", "defer_host_syncs",
                              "raise_gc_threshold", "hoist_step_invariants",
-                             "hoist_loop_invariants", "memoize_pure_helper"}
+                             "hoist_loop_invariants", "memoize_pure_helper", "index_lookup_tables"}
 
 
 def test_every_knowledge_base_codemod_is_registered():

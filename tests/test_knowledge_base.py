@@ -644,7 +644,8 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
     # contends with the loop (hidden_input_contention) or that is the collate (slow_collate); the
     # sample cache, for every per-sample cost that depends on the index alone; and reading
     # .tolist() lists as arrays, in a conversion or a collate; moving what a loop of the hot function recomputes,
-    # and remembering a pure helper's results per argument, wherever per-sample or collate work is slow.
+    # remembering a pure helper's results per argument, and answering `.index(v)` on a fixed list from a dict,
+    # wherever per-sample or collate work is slow.
     from perfloop.agent.nodes.schedule import same_edit
     from perfloop.agent.state import RemedyRef
 
@@ -674,7 +675,11 @@ def test_a_codemod_offered_by_two_entries_is_one_edit_to_the_loop():
                       "memoize_pure_helper []": ["decode_heavy_samples/memoize_decode_helper",
                                                  "per_sample_tokenization/memoize_tokenizer_helper",
                                                  "slow_collate/memoize_collate_helper",
-                                                 "transform_hotspot/memoize_transform_helper"]}
+                                                 "transform_hotspot/memoize_transform_helper"],
+                      "index_lookup_tables []": ["decode_heavy_samples/index_lookup_decode",
+                                                 "per_sample_tokenization/index_lookup_tokenizer",
+                                                 "slow_collate/index_lookup_collate",
+                                                 "transform_hotspot/index_lookup_transform"]}
     for refs in shared.values():
         for ref in refs:
             entry, remedy = ref.split("/")

@@ -19,6 +19,7 @@ from perfloop.tools.change.codemods.gpu import allow_tf32, autocast_forward, pin
 from perfloop.tools.change.codemods.hoist import hoist_loop_invariants, hoist_step_invariants
 from perfloop.tools.change.codemods.host_syncs import defer_host_syncs
 from perfloop.tools.change.codemods.list_tensors import tensor_of_lists
+from perfloop.tools.change.codemods.lookup_index import index_lookup_tables
 from perfloop.tools.change.codemods.memoize import memoize_pure_helper
 from perfloop.tools.change.codemods.model_side import (
     enable_torch_compile,
@@ -57,6 +58,7 @@ REGISTRY: dict[str, Callable[[CodemodContext], CodemodResult]] = {
     "hoist_step_invariants": hoist_step_invariants,
     "hoist_loop_invariants": hoist_loop_invariants,
     "memoize_pure_helper": memoize_pure_helper,
+    "index_lookup_tables": index_lookup_tables,
 }
 
 

@@ -1,0 +1,155 @@
+"""index_lookup_tables on real files: `.index(v)` on lists the target never changes, answered from a dict."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from perfloop.tools.change.codemods import CodemodContext, NotApplicable, apply_codemod
+from tests.conftest import hot
+
+# Three differently written pipelines: a vocabulary on self used through a helper method, a module-level tuple
+# imported from the target's own module, and a list built with sorted() indexed in a comprehension.
+BASKETS = '''
+    import torch
+
+
+    class Baskets(torch.utils.data.Dataset):
+        def __init__(self, orders, products):
+            self.orders = orders
+            self.vocab = [p["name"] for p in products]
+
+        def __len__(self):
+            return len(self.orders)
+
+        def encode(self, name):
+            return self.vocab.index(name) + 1
+
+        def __getitem__(self, i):
+            ids = [self.encode(p) for p in self.orders[i]]
+            return torch.tensor(ids + [0] * (6 - len(ids)))
+'''
+ZONES = '''
+    import torch
+    from zones import ZONE_NAMES
+
+
+    def encode_trip(trip):
+        start = ZONE_NAMES.index(trip[0])
+        end = ZONE_NAMES.index(trip[1])
+        return torch.tensor([start, end, len(ZONE_NAMES)])
+
+
+    class Trips(torch.utils.data.Dataset):
+        def __init__(self, trips):
+            self.trips = trips
+
+        def __len__(self):
+            return len(self.trips)
+
+        def __getitem__(self, i):
+            return encode_trip(self.trips[i])
+'''
+CODES = '''
+    import torch
+
+
+    class Codes(torch.utils.data.Dataset):
+        def __init__(self, rows, codes):
+            self.rows = rows
+            self.codes = sorted(set(codes))
+
+        def __len__(self):
+            return len(self.rows)
+
+        def __getitem__(self, i):
+            hits = [self.codes.index(c) if c in self.codes else -1 for c in self.rows[i]]
+            return torch.tensor(hits)
+'''
+PIPELINES = {
+    "baskets": (BASKETS, "Baskets.__getitem__", lambda ns: ns["Baskets"](
+        [[f"p{(7 * i + k) % 40}" for k in range(1 + i % 5)] for i in range(12)], [{"name": f"p{k}"} for k in range(40)])),
+    "zones": (ZONES, "encode_trip", lambda ns: ns["Trips"]([(f"z{k % 30}", f"z{(5 * k) % 30}") for k in range(12)])),
+    "codes": (CODES, "Codes.__getitem__", lambda ns: ns["Codes"](
+        [[f"c{(3 * i + k) % 25}" for k in range(4)] for i in range(12)], [f"c{k}" for k in range(20)] * 2)),
+}
+
+
+def _write(tmp_path, source: str) -> str:
+    text = textwrap.dedent(source)
+    (tmp_path / "data.py").write_text(text)
+    (tmp_path / "zones.py").write_text("ZONE_NAMES = tuple(f'z{k}' for k in range(30))\n")
+    return text
+
+
+def _apply(tmp_path, text: str, hot_name: str):
+    line = next(n for n, l in enumerate(text.splitlines(), 1) if f"def {hot_name.split('.')[-1]}(" in l)
+    return apply_codemod("index_lookup_tables", CodemodContext(root=tmp_path, profile=hot(hot_name, "data.py", line)))
+
+
+def _load(text: str, tmp_path) -> dict:
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        sys.modules.pop("zones", None)
+        namespace: dict = {}
+        exec(compile(text, "data.py", "exec"), namespace)
+        return namespace
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_index_calls_on_lists_made_once_are_answered_from_a_dict_with_the_same_samples(tmp_path, name):
+    source, hot_name, build = PIPELINES[name]
+    text = _write(tmp_path, source)
+    result = _apply(tmp_path, text, hot_name)
+    new = result.files["data.py"]
+    assert "_index_of(" in new and ".index(" not in new.split("def _index_of(")[0].split("_INDEX_TABLES")[0]
+    ast.parse(new)
+    old_ds, new_ds = build(_load(text, tmp_path)), build(_load(new, tmp_path))
+    for _ in range(2):
+        for i in range(len(old_ds)):
+            assert old_ds[i].tolist() == new_ds[i].tolist()
+
+
+def test_the_helper_keeps_first_positions_and_the_old_errors():
+    namespace: dict = {}
+    from perfloop.tools.change.codemods.lookup_index import HELPER_SOURCE
+    exec(HELPER_SOURCE, namespace)
+    index_of = namespace["_index_of"]
+    items = ["a", "b", "a", 1, 2.0, True, ("t", 1)] + [f"x{k}" for k in range(10)]
+    for value in ["a", "b", 1, 2, 2.0, True, ("t", 1), "x9"]:
+        assert index_of(items, value) == items.index(value), value
+    for missing in ["zz", [1], 3.5]:  # a value the dict cannot hold (a list) goes to list.index too
+        with pytest.raises(ValueError):
+            index_of(items, missing)
+    unhashable = [[k] for k in range(12)]
+    assert index_of(unhashable, [7]) == 7  # items a dict cannot hold: scanned as before
+
+
+@pytest.mark.parametrize("change, refused", [
+    ("self.vocab.append('extra')", "may change or share .vocab"),
+    ("v = self.vocab", "may change or share .vocab"),
+    ("self.vocab = list(self.vocab)", "is not bound once, in __init__"),
+])
+def test_a_list_the_target_may_change_or_share_keeps_its_scan(tmp_path, change, refused):
+    text = textwrap.dedent(BASKETS).replace("    def __len__(self):\n",
+                                            f"    def grow(self):\n        {change}\n\n    def __len__(self):\n")
+    assert change in text
+    (tmp_path / "data.py").write_text(text)
+    with pytest.raises(NotApplicable, match=refused):
+        _apply(tmp_path, text, "Baskets.__getitem__")
+
+
+def test_a_list_passed_in_from_outside_or_a_string_keeps_its_scan(tmp_path):
+    shared = textwrap.dedent(BASKETS).replace('self.vocab = [p["name"] for p in products]', "self.vocab = products")
+    (tmp_path / "data.py").write_text(shared)
+    with pytest.raises(NotApplicable, match="not bound once, in __init__, to a new list or tuple"):
+        _apply(tmp_path, shared, "Baskets.__getitem__")
+    text = textwrap.dedent(BASKETS).replace('self.vocab = [p["name"] for p in products]', 'self.vocab = "abcdef"')
+    (tmp_path / "data.py").write_text(text)
+    with pytest.raises(NotApplicable, match="str.index is a substring search|new list or tuple"):
+        _apply(tmp_path, text, "Baskets.__getitem__")

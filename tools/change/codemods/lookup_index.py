@@ -1,0 +1,208 @@
+"""Answer `vocab.index(v)` on a list the target never changes from a dict built once: `index_lookup_tables`.
+
+Per-sample code often encodes a token, a product or a category by its position in a vocabulary kept
+as a list: `self.product_vocab.index(name) + 1`, `DEPARTMENTS.index(d)`. Each call scans the list
+from the front, so a sample with k items against a vocabulary of n costs k * n / 2 comparisons. The
+codemod routes each such call through `_index_of(items, value)`, a module-level helper that builds a
+dict of first positions once per list (the first occurrence wins, as `list.index` finds it) and
+answers from it; a value the dict cannot hold, or does not have, goes to `items.index(value)` as
+before, so the answer and the ValueError for a missing value are the old ones. Lists of up to
+SMALL items are scanned as before (a scan that short costs less than the lookup).
+
+A call is rewritten only where the list is one the target makes once and never changes:
+- `self.<attr>.index(v)` in a method of a class whose `__init__` binds `self.<attr>` once to a new
+  list or tuple (a literal, a comprehension, `list(...)`, `tuple(...)`, `sorted(...)`), no other
+  method binds it, and every mention of `.<attr>` anywhere in the target's files only reads it:
+  `.index`/`.count` calls on it, subscripts, `in` tests, loops over it, or an argument of a reading
+  builtin (`len`, `enumerate`, `sorted`, ...). Bound to another name, handed to other code or
+  changed anywhere: refused, naming the mention;
+- `NAME.index(v)` where NAME is a module-level table the target binds once to such a list and never
+  changes (`determinism.constant_table`), in the hot file or imported from the target's own module.
+
+Where it looks: the profile's hot function, the helpers sampled under it in its file, and the
+methods of the hot function's class. The pipeline runs decide the rest (every batch compared).
+"""
+from __future__ import annotations
+
+import ast
+
+from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
+from perfloop.tools.change.codemods.determinism import constant_table
+from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files, sampled_helpers
+from perfloop.tools.change.codemods.imports import after_imports_text, import_paths
+
+HELPER = "_index_of"
+SMALL = 8
+"""Lists this short are scanned as before."""
+MAX_TABLES = 64
+"""Lists remembered at once (each keeps its list alive); past that, new lists are scanned as before."""
+
+HELPER_SOURCE = f'''_INDEX_TABLES = {{}}
+
+
+def {HELPER}(items, value):
+    """`items.index(value)` from a dict of first positions built once per list (added by perfloop: the list is
+    one the target makes once and never changes). A value the dict cannot hold or does not have, and a short
+    list, go to `items.index` as before: the same answer, the same ValueError."""
+    if len(items) <= {SMALL}:
+        return items.index(value)
+    entry = _INDEX_TABLES.get(id(items))
+    if entry is None or entry[0] is not items:
+        if len(_INDEX_TABLES) >= {MAX_TABLES}:
+            return items.index(value)
+        table = {{}}
+        try:
+            for position, item in enumerate(items):
+                table.setdefault(item, position)
+        except TypeError:  # an item a dict cannot hold: scanned as before
+            table = None
+        entry = _INDEX_TABLES[id(items)] = (items, table)
+    if entry[1] is not None:
+        try:
+            position = entry[1].get(value)
+        except TypeError:
+            position = None
+        if position is not None:
+            return position
+    return items.index(value)
+'''
+
+_READ_METHODS = frozenset({"index", "count", "__len__", "__getitem__", "__contains__", "copy"})
+_READING_BUILTINS = frozenset({
+    "len", "enumerate", "sorted", "list", "tuple", "set", "frozenset", "zip", "iter", "reversed", "max", "min",
+    "sum", "any", "all", "dict", "str", "repr", "print", "bool",
+})
+_FRESH_BUILDERS = frozenset({"list", "tuple", "sorted"})
+
+
+def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
+    """Route `.index(v)` calls on never-changing lists of the per-sample path through `_index_of`."""
+    file, text, tree, hot = load_hot_function(ctx)
+    modules = {f: ast.parse((ctx.root / f).read_text()) for f in python_files(ctx.root) if f != file}
+    modules[file] = tree
+    owner = next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and hot in c.body), None)
+    scanned = [hot, *sampled_helpers(ctx, file, tree)]
+    if owner is not None:
+        scanned += [n for n in owner.body if isinstance(n, ast.FunctionDef)]
+    classes = {id(n): c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in c.body}
+    paths = import_paths([tree])
+    paths.update((n.id, f"{file.removesuffix('.py').replace('/', '.')}.{n.id}")
+                 for stmt in tree.body if isinstance(stmt, ast.Assign) for n in stmt.targets if isinstance(n, ast.Name))
+    sites, refusals, seen = [], [], set()
+    for fn in scanned:
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for call in ast.walk(fn):
+            if not _index_call(call):
+                continue
+            reason = _refusal(call.func.value, classes.get(id(fn)), modules, paths)
+            if reason is None:
+                sites.append(call)
+            else:
+                refusals.append(f"line {call.lineno} `{ast.unparse(call)}`: {reason}")
+    if not sites:
+        raise NotApplicable("index_lookup_tables: no `.index(v)` on a list the target never changes in the "
+                            f"per-sample path of {file}" + (": " + "; ".join(refusals[:4]) if refusals else ""))
+    new = _splice(text, sites)
+    if f"def {HELPER}(" not in text:
+        new = after_imports_text(new, HELPER_SOURCE)
+    ast.parse(new)
+    lists = sorted({ast.unparse(call.func.value) for call in sites})
+    return CodemodResult(
+        files={file: new},
+        summary=f"answer {', '.join(f'{name}.index()' for name in lists)} from a dict of first positions built once "
+                f"({len(sites)} call(s) in {file})",
+        knob="list.index", old_value="a scan of the list per call", new_value="a dict lookup",
+        location=f"{file}:{sites[0].lineno}",
+        notes=[f"{name} is made once and never changed by the target's code" for name in lists]
+        + [f"not rewritten: {r}" for r in refusals[:4]],
+    )
+
+
+def _index_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "index" \
+        and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)
+
+
+def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Module], paths: dict) -> str | None:
+    """Why `base.index(v)` keeps its scan, or None when `base` is a list the target makes once and never changes."""
+    if isinstance(base, ast.Name):
+        value = constant_table(base.id, paths, modules)
+        if value is None or not _fresh(value):
+            return f"{base.id} is not a module-level list or tuple the target makes once and never changes"
+        return None
+    if not (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self"):
+        return "not a list on self or a module-level table"
+    if cls is None:
+        return "not in a method"
+    attr = base.attr
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    binds = [(method, node) for method in cls.body if isinstance(method, ast.FunctionDef)
+             for node in ast.walk(method) if isinstance(node, ast.Assign) and any(_self_attr(t, attr) for t in node.targets)]
+    if len(binds) != 1 or binds[0][0] is not init or len(binds[0][1].targets) != 1 or not _fresh(binds[0][1].value):
+        return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
+    return _only_read(attr, binds[0][1].targets[0], modules)
+
+
+def _self_attr(node: ast.AST, attr: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
+        and node.value.id == "self"
+
+
+def _fresh(value: ast.expr) -> bool:
+    """A new list or tuple: a literal, a comprehension, or list(...)/tuple(...)/sorted(...)."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id in _FRESH_BUILDERS
+    return isinstance(value, (ast.List, ast.Tuple, ast.ListComp))
+
+
+def _only_read(attr: str, binding: ast.AST, modules: dict[str, ast.Module]) -> str | None:
+    """Why some mention of `.attr` in the target may change or share the list, or None when each one only reads."""
+    for file, tree in modules.items():
+        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr == attr) or node is binding:
+                continue
+            parent = parents.get(id(node))
+            if not _reading(node, parent, parents):
+                where = parent if isinstance(parent, (ast.expr, ast.stmt)) else node
+                return f"{file}:{node.lineno} `{ast.unparse(where)[:60]}` may change or share .{attr}"
+    return None
+
+
+def _reading(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool:
+    if not isinstance(node.ctx, ast.Load):
+        return False
+    if isinstance(parent, ast.Attribute) and parent.attr in _READ_METHODS:
+        return isinstance(parents.get(id(parent)), ast.Call)
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Compare):
+        return node in parent.comparators and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+    if isinstance(parent, (ast.For, ast.comprehension)):
+        return parent.iter is node
+    if isinstance(parent, ast.Call):
+        return isinstance(parent.func, ast.Name) and parent.func.id in _READING_BUILTINS and node in parent.args
+    return False
+
+
+def _splice(text: str, sites: list[ast.Call]) -> str:
+    """`text` with each `base.index(value)` call written `_index_of(base, value)`."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def at(lineno: int, col: int) -> int:
+        return offsets[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode())
+
+    out = text
+    for call in sorted(sites, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        start, end = at(call.lineno, call.col_offset), at(call.end_lineno, call.end_col_offset)
+        base, value = (ast.get_source_segment(text, n) for n in (call.func.value, call.args[0]))
+        out = out[:start] + f"{HELPER}({base}, {value})" + out[end:]
+    return out
+
+
+__all__ = ["index_lookup_tables"]
