@@ -509,6 +509,41 @@ CASES.update({
     """, "term_freq", lambda: ([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], list(range(10)))),
 })
 
+CASES.update({
+    # NaN and infinity tests per element (math.isnan/isinf/isfinite → np.isnan/...; blind8 b5 was refused on them) ---
+    "nan_tests/median_fill_per_gene": ("""
+        import math
+
+        def normalise(counts, medians):
+            out = []
+            for c, med in zip(counts, medians):
+                if math.isnan(med) or med == 0:
+                    out.append(0.0)
+                else:
+                    out.append(c / med)
+            return out
+    """, "normalise", lambda: (np.random.default_rng(0).random(9).tolist(),
+                               [0.5, float("nan"), 0.0, 2.0, float("nan"), 1.5, 0.25, 3.0, 1.0])),
+    "nan_tests/finite_mask_comprehension": ("""
+        import math
+
+        def clean(values, fill):
+            return [v if math.isfinite(v) else fill for v in values]
+    """, "clean", lambda: ([1.0, float("inf"), -2.5, float("nan"), float("-inf"), 0.0], -1.0)),
+    "nan_tests/count_infinite_and_sign": ("""
+        import math
+
+        def summary(values):
+            n_inf = 0
+            signs = []
+            for v in values:
+                if math.isinf(v):
+                    n_inf += 1
+                signs.append(math.copysign(1.0, v))
+            return n_inf, signs
+    """, "summary", lambda: ([1.0, float("inf"), -0.0, 0.0, float("-inf"), -3.0],)),
+})
+
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 HEADER_EXTRA = "import statistics\nimport torch\n\n"
 

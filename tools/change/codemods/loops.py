@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 # math.<f> -> np.<f>; the first set gives the same correctly rounded result, the
 # second may differ from libm in the last bit, so it needs a tolerance.
-EXACT_MATH = {"sqrt": "sqrt", "fabs": "abs"}
+EXACT_MATH = {"sqrt": "sqrt", "fabs": "abs", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "copysign": "copysign"}
 INEXACT_MATH = {name: name for name in (
     "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sinh",
     "cosh", "asin", "acos", "atan", "atan2", "hypot")} | {"pow": "power"}

@@ -503,8 +503,9 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
         rule += f", {t.guards} `continue` guard(s) as masks"
         t.notes.append("`if cond: continue` guards become masks: the rest of the body is computed for every "
                        "element under np.errstate(all='ignore') and the skipped elements' values are left out")
-    return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule=rule, list_outputs=sorted(appended),
-                       remove=remove, notes=t.notes, quiet=bool(t.guards)), t.inexact
+    lines = _with_hoists(t)  # np.where computes both sides for every element (c / med where med == 0): quiet too
+    return LoopRewrite(start=k, end=k, lines=lines, rule=rule, list_outputs=sorted(appended), remove=remove,
+                       notes=t.notes, quiet=bool(t.guards) or any("np.where(" in line for line in lines)), t.inexact
 
 
 def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
