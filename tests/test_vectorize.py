@@ -305,7 +305,7 @@ REFUSED = {
         def f(xs):
             out = []
             for v in xs:
-                out.append(v * np.random.normal())
+                out.append(v * np.random.normal() if v > 0.0 else v)  # only some elements draw
             return out
     """,
 }

@@ -9,6 +9,7 @@ import ast
 
 from perfloop.tools.change.codemods.axes import ROW_CALLS
 from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.draws import array_draw, is_draw
 from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, Val, dotted
 
 
@@ -118,6 +119,18 @@ class CallRules:
                               f"    raise TypeError('perfloop: {ast.unparse(node)} is not a row of numbers per element')")
         return row
 
+    def array_draw(self, node: ast.Call) -> Val:
+        """The loop's one draw per element, as one array draw of the loop's length (the same numbers in order)."""
+        if self.depth != 1 or self.mask is not None:
+            raise NotApplicable(f"line {node.lineno}: a draw inside an inner axis or under a mask is not vectorised")
+        if self.drawn is None:
+            line, self.drawn = array_draw(node, self.draw_axis, self.fresh("draws"))
+            self.lines.append(line)
+            self.notes.append(f"`{ast.unparse(node)}` once per element → one array draw of the loop's length: numpy "
+                              "fills it with the same numbers in the same order (replay compares both versions from "
+                              "the same random state)")
+        return self.drawn
+
     def list_count(self, node: ast.Call) -> Val | None:
         """`items.count(v)`: how many entries equal v, for a list the loop does not change searched for each
         element's value (`[basket.count(s) for s in catalogue]`), or each element's row searched for one value.
@@ -154,6 +167,8 @@ class CallRules:
 
     def call(self, node: ast.Call) -> Val:
         name = dotted(node.func)
+        if self.draw is not None and (node.lineno, node.col_offset) == self.draw and is_draw(node):
+            return self.array_draw(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "index" and len(node.args) == 1:
             found = self.row_index(node)
             if found is not None:

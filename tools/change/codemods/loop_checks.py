@@ -34,14 +34,15 @@ LOOP_CALLS = "only arithmetic, abs/min/max/float, sum/sorted/statistics.median o
 
 def refuse_effects(node: ast.AST, appends_to: set[str] = frozenset(), *, pure_calls: set[str] = PURE_BUILTINS,
                    math_calls: bool = True, tolist: bool = False, subscript_writes: bool = False,
-                   calls_allowed: str = LOOP_CALLS) -> None:
+                   calls_allowed: str = LOOP_CALLS, draw: ast.Call | None = None) -> None:
     """Refuse early exits, random draws and side effects anywhere under `node`: the one refusal of loop rewrites.
 
     The element-wise translator and the gather rewrite both ask it; they differ only in what
     they let through: which calls are pure (``pure_calls``, ``math.*``, an argument-less
     ``.tolist()``), appends to the lists a loop builds, and writes to subscripts (a gather's
-    own output).
+    own output), and the loop's one draw per element that `draws.sole_draw` found (``draw``, by position).
     """
+    at = (draw.lineno, draw.col_offset) if draw is not None else None
     for sub in ast.walk(node):
         where = f"line {getattr(sub, 'lineno', '?')}"
         if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)):
@@ -50,7 +51,7 @@ def refuse_effects(node: ast.AST, appends_to: set[str] = frozenset(), *, pure_ca
         if isinstance(sub, (ast.Global, ast.Nonlocal, ast.NamedExpr, ast.Delete, ast.With, ast.Try,
                             ast.While)):
             raise NotApplicable(f"{where}: `{type(sub).__name__}` inside the loop is not an element-wise computation")
-        if isinstance(sub, ast.Call):
+        if isinstance(sub, ast.Call) and (getattr(sub, "lineno", None), getattr(sub, "col_offset", None)) != at:
             _refuse_call(sub, where, appends_to, pure_calls, math_calls, tolist, calls_allowed)
         for target in _targets(sub):
             if isinstance(target, (ast.Name, ast.Tuple)) or (subscript_writes and isinstance(target, ast.Subscript)):

@@ -65,6 +65,16 @@ class Translator(AxisRules, CallRules, CountRules):
         self.bytes_names: set[str] = set()  # names known to hold bytes (annotation or what set them)
         self.scatter_names: dict[str, str] = {}  # list made before the loop -> its numpy dtype (counts, histograms)
         self.scatters: dict[str, list[tuple[list[Val], Val, str | None]]] = {}  # name -> (indices, term, keep)
+        self.draw: tuple[int, int] | None = None  # where the loop's one draw per element is (draws.py)
+        self.draw_axis = ""  # a value along the loop's axis: the array draw takes its length
+        self.drawn: Val | None = None
+
+    def arm_draw(self, draw: ast.Call | None, target: ast.AST) -> None:
+        """Let the loop's one unconditional draw per element through (`draws.sole_draw`), drawn as one array along
+        the axis of the loop's first target name."""
+        first = next((n.id for n in ast.walk(target) if isinstance(n, ast.Name) and n.id in self.env), None)
+        if draw is not None and first is not None and self.env[first].depth == 1:
+            self.draw, self.draw_axis = (draw.lineno, draw.col_offset), self.env[first].src
 
     # names and hoisting -------------------------------------------------------------
     def fresh(self, base: str) -> str:

@@ -11,13 +11,8 @@ import copy
 import re
 
 from perfloop.contracts.tolerances import FP32
-from perfloop.tools.change.codemods.base import (
-    CodemodContext,
-    CodemodResult,
-    NotApplicable,
-    ReplayTarget,
-    Tolerance,
-)
+from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
+from perfloop.tools.change.codemods.draws import sole_draw
 from perfloop.tools.change.codemods.gather import gather_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
     functions,
@@ -466,12 +461,14 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
         between = body[inits[name][0] + 1:k]
         if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
-    refuse_effects(_as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True)
+    draw = sole_draw(loop, loop.body)
+    refuse_effects(_as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True, draw=draw)
     t = Translator(names, exact, float_context([loop] + [inits[n][1] for n in accs]))
     t.bytes_names = set(held)
     t.scatter_names = scattered
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
+    t.arm_draw(draw, loop.target)
     appended: dict[str, Val] = {}
     found = t.loop_body(loop.body, accs, lists, appended)
     if not found and not appended and not t.scatters:
@@ -577,11 +574,12 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
         def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
             if len(node.generators) != 1 or node.generators[0].is_async:
                 raise NotApplicable(f"line {node.lineno}: comprehensions with several `for` are not vectorised")
-            refuse_effects(_outer_iter_once(node), set(), pure_calls=_PURE, tolist=True)
+            draw = sole_draw(node, [node.elt])
+            refuse_effects(_outer_iter_once(node), set(), pure_calls=_PURE, tolist=True, draw=draw)
             gen = node.generators[0]
-            t.env = {}
-            t.carried = names_stored([gen.target])
+            t.env, t.carried = {}, names_stored([gen.target])
             t.bind_outer(gen.target, gen.iter)
+            t.arm_draw(draw, gen.target)
             value = t.expr(node.elt)
             if value.depth != 1:
                 raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary with its loop")
