@@ -530,6 +530,13 @@ CASES.update({
         def clean(values, fill):
             return [v if math.isfinite(v) else fill for v in values]
     """, "clean", lambda: ([1.0, float("inf"), -2.5, float("nan"), float("-inf"), 0.0], -1.0)),
+    "nan_tests/names_imported_from_math": ("""
+        from math import isnan as is_missing, sqrt
+
+        def scaled(values, total):
+            norm = sqrt(total)
+            return [0.0 if is_missing(v) else v / norm + sqrt(abs(v)) for v in values]
+    """, "scaled", lambda: ([1.0, float("nan"), -4.0, 0.25, float("nan")], 9.0)),
     "nan_tests/count_infinite_and_sign": ("""
         import math
 

@@ -209,3 +209,27 @@ def _subst(name: str, expr: ast.expr, env: dict[str, ast.expr], own: set[str]) -
             return node
 
     return Subst().visit(copy.deepcopy(expr))
+
+
+def with_math_names(fn: ast.FunctionDef, module: ast.Module) -> ast.FunctionDef:
+    """`fn` with calls of names imported from math (`from math import isnan, log as ln`) spelled `math.isnan(...)`,
+    `math.log(...)`, the form the translator maps to numpy; `fn` itself where there are none. A name the function
+    binds itself is left alone; a rewrite that keeps such a call in Python gains `import math` (splice_loops)."""
+    aliases = {alias.asname or alias.name: alias.name for node in module.body
+               if isinstance(node, ast.ImportFrom) and node.module == "math" and not node.level
+               for alias in node.names if alias.name != "*"}
+    own = names_stored(fn.body) | {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    aliases = {k: v for k, v in aliases.items() if k not in own}
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in aliases for n in ast.walk(fn)):
+        return fn
+
+    class Spell(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)
+            if isinstance(node.func, ast.Name) and node.func.id in aliases:
+                node.func = ast.copy_location(ast.Attribute(value=ast.Name(id="math", ctx=ast.Load()),
+                                                            attr=aliases[node.func.id], ctx=ast.Load()), node.func)
+            return node
+
+    return Spell().visit(copy.deepcopy(fn))
+

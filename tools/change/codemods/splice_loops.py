@@ -11,6 +11,7 @@ import libcst as cst
 
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.hot_function import functions
+from perfloop.tools.change.codemods.imports import add_import
 from perfloop.tools.change.codemods.loops import LoopRewrite
 
 
@@ -63,8 +64,10 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
                 return updated
             return updated.with_changes(body=updated.body.with_changes(body=edit_block(list(updated.body.body), ())))
 
-    edited = module.visit(Edit())
-    return _import_numpy(edited).code
+    edited = _import_numpy(module.visit(Edit())).code
+    if any("math." in line for r in rewrites for line in r.lines):  # a call kept in Python (with_math_names)
+        edited = add_import(edited, "math")
+    return edited
 
 
 def _quiet(lines: list[str]) -> list[str]:

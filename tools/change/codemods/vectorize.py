@@ -21,7 +21,7 @@ from perfloop.tools.change.codemods.hot_function import (
     qualname_of,
     sampled_helpers,
 )
-from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers
+from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers, with_math_names
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, RANDOM_CALL, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
@@ -160,7 +160,7 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
     comprehension or generator statement, with its line) and why; the codemod's notes carry it
     to the audit log.
     """
-    original = fn
+    original = fn = with_math_names(fn, module) if module is not None else fn
     inline_notes: list[str] = []
     why_not: dict[str, str] = {}
     if module is not None:
@@ -591,7 +591,9 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
 
     new_stmt = Replace().visit(copy.deepcopy(stmt))
     t.lines.append(ast.unparse(new_stmt))
-    return LoopRewrite(start=k, end=k, lines=_with_hoists(t), rule="comprehension", notes=t.notes), t.inexact
+    lines = _with_hoists(t)
+    return LoopRewrite(start=k, end=k, lines=lines, rule="comprehension", notes=t.notes,
+                       quiet=any("np.where(" in line for line in lines)), t.inexact
 
 
 # writing ----------------------------------------------------------------------------
