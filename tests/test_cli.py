@@ -105,7 +105,7 @@ def test_profile_json_changes_nothing(tiny_repo):
 @pytest.mark.serial
 def test_compute_bound_names_compute_and_only_tries_model_side_remedies(tmp_path):
     target = make_repo(tmp_path / "repo", pipeline="compute")
-    done = perfloop("run", str(target), "--auto-approve", "--json")
+    done = perfloop("run", str(target), "--auto-approve", "--json", "--ab-runs", "2", "--max-ab-runs", "2", *FAST)
     assert done.returncode == 0, done.stderr
     summary = last_json(done.stdout)
     assert summary["bottleneck"] == "compute_bound"

@@ -24,7 +24,10 @@ from tests.conftest import git, make_repo, perfloop, user_view
 
 # Serial: each case must reach an accepted commit, a speed decision a second busy worker can flip.
 pytestmark = [pytest.mark.slow, pytest.mark.serial]
-RUN = ["--auto-approve", "--json", "--max-iters", "1"]
+# Short windows and two timed runs a side: the planted transform's x10 clears any noise floor, and the cases
+# test what a kill or a crash leaves behind, not the timing (CI time: this module was 160 s of the serial phase).
+RUN = ["--auto-approve", "--json", "--max-iters", "1", "--steps", "8", "--warmup-steps", "2", "--noise-runs", "2",
+       "--ab-runs", "2", "--max-ab-runs", "2"]
 
 
 def _repo(root: Path) -> Path:

@@ -51,7 +51,9 @@ def test_a_prefetcher_threads_builds_are_profiled_and_name_the_loop(prefetched):
     raw = record.thread_builds
     assert raw["profiled"] >= 2 and raw["builds"] >= 3 * raw["profiled"]  # one build in four
     flagged = [fetch for fetch in record.main_fetches if fetch.profiled]
-    assert len(flagged) == raw["profiled"]
+    # The thread runs ahead of the loop: a profiled build may end between the profile's snapshot and the
+    # record's list of fetches, both written as the run ends (seen once on a loaded machine: 6 against 5).
+    assert raw["profiled"] <= len(flagged) <= raw["profiled"] + 1
     profile = build_profile(prefetched, [], COMMAND, CONTENTION, SETTINGS)
     top = profile.hot_functions[0]
     source = (CONTENTION / "train.py").read_text().splitlines()
