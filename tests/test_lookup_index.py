@@ -67,10 +67,31 @@ CODES = '''
             hits = [self.codes.index(c) if c in self.codes else -1 for c in self.rows[i]]
             return torch.tensor(hits)
 '''
+TOKENS = '''
+    import torch
+
+
+    class Tokens(torch.utils.data.Dataset):
+        def __init__(self, texts):
+            self.texts = texts
+            self.itos = ["<pad>", "<unk>"]
+            for text in texts:
+                for word in text.split():
+                    if word not in self.itos:
+                        self.itos.append(word)
+
+        def __len__(self):
+            return len(self.texts)
+
+        def __getitem__(self, i):
+            return torch.tensor([self.itos.index(w) for w in self.texts[i].split()])
+'''
 PIPELINES = {
     "baskets": (BASKETS, "Baskets.__getitem__", lambda ns: ns["Baskets"](
         [[f"p{(7 * i + k) % 40}" for k in range(1 + i % 5)] for i in range(12)], [{"name": f"p{k}"} for k in range(40)])),
     "zones": (ZONES, "encode_trip", lambda ns: ns["Trips"]([(f"z{k % 30}", f"z{(5 * k) % 30}") for k in range(12)])),
+    "vocab_filled_in_init": (TOKENS, "Tokens.__getitem__", lambda ns: ns["Tokens"](
+        [" ".join(f"w{(i * 7 + k * 3) % 23}" for k in range(5)) for i in range(12)])),
     "codes": (CODES, "Codes.__getitem__", lambda ns: ns["Codes"](
         [[f"c{(3 * i + k) % 25}" for k in range(4)] for i in range(12)], [f"c{k}" for k in range(20)] * 2)),
 }

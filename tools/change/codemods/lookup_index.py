@@ -11,8 +11,9 @@ SMALL items are scanned as before (a scan that short costs less than the lookup)
 
 A call is rewritten only where the list is one the target makes once and never changes:
 - `self.<attr>.index(v)` in a method of a class whose `__init__` binds `self.<attr>` once to a new
-  list or tuple (a literal, a comprehension, `list(...)`, `tuple(...)`, `sorted(...)`), no other
-  method binds it, and every mention of `.<attr>` anywhere in the target's files only reads it:
+  list or tuple (a literal, a comprehension, `list(...)`, `tuple(...)`, `sorted(...)`; `__init__`
+  may go on filling it, `self.vocab.append(w)`), no other method binds it, and every mention of
+  `.<attr>` outside `__init__`, anywhere in the target's files, only reads it:
   `.index`/`.count` calls on it, subscripts, `in` tests, loops over it, or an argument of a reading
   builtin (`len`, `enumerate`, `sorted`, ...). Bound to another name, handed to other code or
   changed anywhere: refused, naming the mention;
@@ -142,7 +143,8 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
              for node in ast.walk(method) if isinstance(node, ast.Assign) and any(_self_attr(t, attr) for t in node.targets)]
     if len(binds) != 1 or binds[0][0] is not init or len(binds[0][1].targets) != 1 or not _fresh(binds[0][1].value):
         return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
-    return _only_read(attr, binds[0][1].targets[0], modules)
+    # __init__ may still fill it (`self.vocab = []`, then appends): it ends before any sample is made.
+    return _only_read(attr, {id(n) for n in ast.walk(init)}, modules)
 
 
 def _self_attr(node: ast.AST, attr: str) -> bool:
@@ -157,12 +159,13 @@ def _fresh(value: ast.expr) -> bool:
     return isinstance(value, (ast.List, ast.Tuple, ast.ListComp))
 
 
-def _only_read(attr: str, binding: ast.AST, modules: dict[str, ast.Module]) -> str | None:
-    """Why some mention of `.attr` in the target may change or share the list, or None when each one only reads."""
+def _only_read(attr: str, building: set[int], modules: dict[str, ast.Module]) -> str | None:
+    """Why some mention of `.attr` in the target may change or share the list, or None when each one only reads
+    (mentions inside the nodes of `building`, the class's `__init__`, may do anything)."""
     for file, tree in modules.items():
         parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Attribute) and node.attr == attr) or node is binding:
+            if not (isinstance(node, ast.Attribute) and node.attr == attr) or id(node) in building:
                 continue
             parent = parents.get(id(node))
             if not _reading(node, parent, parents):
