@@ -86,12 +86,34 @@ TOKENS = '''
         def __getitem__(self, i):
             return torch.tensor([self.itos.index(w) for w in self.texts[i].split()])
 '''
+STOPWORDS = '''
+    import torch
+
+    STOP = ["a", "an", "the", "of", "to", "in", "on", "and", "or", "is", "for", "with"]
+
+
+    class Titles(torch.utils.data.Dataset):
+        def __init__(self, titles, vocab):
+            self.titles = titles
+            self.vocab = list(vocab)
+
+        def __len__(self):
+            return len(self.titles)
+
+        def __getitem__(self, i):
+            words = [w for w in self.titles[i].lower().split() if w not in STOP]
+            ids = [self.vocab.index(w) if w in self.vocab else -1 for w in words]
+            return torch.tensor(ids)
+'''
 PIPELINES = {
     "baskets": (BASKETS, "Baskets.__getitem__", lambda ns: ns["Baskets"](
         [[f"p{(7 * i + k) % 40}" for k in range(1 + i % 5)] for i in range(12)], [{"name": f"p{k}"} for k in range(40)])),
     "zones": (ZONES, "encode_trip", lambda ns: ns["Trips"]([(f"z{k % 30}", f"z{(5 * k) % 30}") for k in range(12)])),
     "vocab_filled_in_init": (TOKENS, "Tokens.__getitem__", lambda ns: ns["Tokens"](
         [" ".join(f"w{(i * 7 + k * 3) % 23}" for k in range(5)) for i in range(12)])),
+    "stopwords_and_membership": (STOPWORDS, "Titles.__getitem__", lambda ns: ns["Titles"](
+        [" ".join(["the", f"w{i % 9}", "of", f"w{(3 * i) % 13}", "AND", "x"]) for i in range(12)],
+        [f"w{k}" for k in range(11)])),
     "codes": (CODES, "Codes.__getitem__", lambda ns: ns["Codes"](
         [[f"c{(3 * i + k) % 25}" for k in range(4)] for i in range(12)], [f"c{k}" for k in range(20)] * 2)),
 }
@@ -128,7 +150,9 @@ def test_index_calls_on_lists_made_once_are_answered_from_a_dict_with_the_same_s
     text = _write(tmp_path, source)
     result = _apply(tmp_path, text, hot_name)
     new = result.files["data.py"]
-    assert "_index_of(" in new and ".index(" not in new.split("def _index_of(")[0].split("_INDEX_TABLES")[0]
+    head, body = new.split("def _is_listed(")[0], new.split("def _is_listed(")[1]
+    assert "_index_of(" in body and ".index(" not in body.split("\n\n\n", 1)[1], body
+    assert name not in ("codes", "stopwords_and_membership") or "_is_listed(" in body.split("\n\n\n", 1)[1]
     ast.parse(new)
     old_ds, new_ds = build(_load(text, tmp_path)), build(_load(new, tmp_path))
     for _ in range(2):
@@ -136,19 +160,36 @@ def test_index_calls_on_lists_made_once_are_answered_from_a_dict_with_the_same_s
             assert old_ds[i].tolist() == new_ds[i].tolist()
 
 
-def test_the_helper_keeps_first_positions_and_the_old_errors():
+def test_the_helpers_answer_as_the_list_does_and_raise_its_errors():
+    """First positions, numbers equal across types (1, 1.0, True; -0.0 and 0.0), NaN by identity, numpy scalars,
+    values a dict cannot hold; an IntEnum hashes by its name, so a list holding one is searched as before."""
+    import enum
+
+    import numpy as np
+
+    class Level(enum.IntEnum):
+        LOW = 3
+
     namespace: dict = {}
     from perfloop.tools.change.codemods.lookup_index import HELPER_SOURCE
     exec(HELPER_SOURCE, namespace)
-    index_of = namespace["_index_of"]
-    items = ["a", "b", "a", 1, 2.0, True, ("t", 1)] + [f"x{k}" for k in range(10)]
-    for value in ["a", "b", 1, 2, 2.0, True, ("t", 1), "x9"]:
-        assert index_of(items, value) == items.index(value), value
-    for missing in ["zz", [1], 3.5]:  # a value the dict cannot hold (a list) goes to list.index too
-        with pytest.raises(ValueError):
-            index_of(items, missing)
+    index_of, listed = namespace["_index_of"], namespace["_is_listed"]
+    nan = float("nan")
+    for items in (["a", "b", "a", 1, 2.0, True, ("t", 1), -0.0, nan] + [f"x{k}" for k in range(10)],
+                  [Level.LOW, 1, "a"] + list(range(10, 20))):
+        for value in ["a", "b", 1, 2, 2.0, True, ("t", 1), "x9", 0.0, nan, float("nan"), np.float64(2.0),
+                      np.int64(1), np.str_("x3"), Level.LOW, 3, "zz", [1], 3.5]:
+            try:
+                expected = items.index(value)
+            except ValueError:
+                expected = ValueError
+            try:
+                got = index_of(items, value)
+            except ValueError:
+                got = ValueError
+            assert got == expected and listed(items, value) == (value in items), (items[0], value)
     unhashable = [[k] for k in range(12)]
-    assert index_of(unhashable, [7]) == 7  # items a dict cannot hold: scanned as before
+    assert index_of(unhashable, [7]) == 7 and listed(unhashable, [7])  # items a dict cannot hold: scanned
 
 
 @pytest.mark.parametrize("change, refused", [

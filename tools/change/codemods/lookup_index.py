@@ -1,13 +1,17 @@
-"""Answer `vocab.index(v)` on a list the target never changes from a dict built once: `index_lookup_tables`.
+"""Answer `vocab.index(v)` and `v in vocab` on a list the target never changes from a dict built once.
 
 Per-sample code often encodes a token, a product or a category by its position in a vocabulary kept
 as a list: `self.product_vocab.index(name) + 1`, `DEPARTMENTS.index(d)`. Each call scans the list
 from the front, so a sample with k items against a vocabulary of n costs k * n / 2 comparisons. The
-codemod routes each such call through `_index_of(items, value)`, a module-level helper that builds a
-dict of first positions once per list (the first occurrence wins, as `list.index` finds it) and
-answers from it; a value the dict cannot hold, or does not have, goes to `items.index(value)` as
-before, so the answer and the ValueError for a missing value are the old ones. Lists of up to
-SMALL items are scanned as before (a scan that short costs less than the lookup).
+codemod (`index_lookup_tables`) routes each such call through `_index_of(items, value)`, a module-level
+helper that builds a dict of first positions once per list (the first occurrence wins, as `list.index`
+finds it) and answers from it; a value the dict does not have goes to `items.index(value)` as before,
+so the answer and the ValueError for a missing value are the old ones. A membership test, `w not in
+self.stopwords`, goes through `_is_listed(items, value)` the same way. The dict is used only where
+its hashes agree with ==: every item and the value a str, int, float, bool, bytes, None (exactly
+those types: an IntEnum hashes by name), a numpy number or string scalar, or a tuple of them; else
+the list is searched as before. Lists of up to SMALL items are scanned as before (a scan that short
+costs less than the lookup).
 
 A call is rewritten only where the list is one the target makes once and never changes:
 - `self.<attr>.index(v)` in a method of a class whose `__init__` binds `self.<attr>` once to a new
@@ -33,39 +37,69 @@ from perfloop.tools.change.codemods.hot_function import load_hot_function, pytho
 from perfloop.tools.change.codemods.imports import after_imports_text, import_paths
 
 HELPER = "_index_of"
+CONTAINS = "_is_listed"
 SMALL = 8
 """Lists this short are scanned as before."""
 MAX_TABLES = 64
 """Lists remembered at once (each keeps its list alive); past that, new lists are scanned as before."""
 
 HELPER_SOURCE = f'''_INDEX_TABLES = {{}}
+_PLAIN_TYPES = frozenset({{str, int, float, bool, bytes, type(None)}})
 
 
-def {HELPER}(items, value):
-    """`items.index(value)` from a dict of first positions built once per list (added by perfloop: the list is
-    one the target makes once and never changes). A value the dict cannot hold or does not have, and a short
-    list, go to `items.index` as before: the same answer, the same ValueError."""
+def _plain(value):
+    """Whether a dict finds `value` exactly where == would: a str, int, float, bool, bytes or None (not a subclass:
+    an IntEnum hashes by its name), a numpy number or string scalar, or a tuple of them."""
+    kind = type(value)
+    if kind in _PLAIN_TYPES:
+        return True
+    if kind is tuple:
+        return all(_plain(v) for v in value)
+    return kind.__module__ == "numpy" and getattr(value, "ndim", None) == 0 and value.dtype.kind in "biufU"
+
+
+def _first_positions(items):
+    """A dict of each item's first position in `items`, kept while `items` lives, or None where a dict would not
+    answer as the list does: a short list, an item that is not `_plain` (its hash might not agree with ==), or too
+    many lists remembered (added by perfloop: the lists are ones the target makes once
+    and never changes)."""
     if len(items) <= {SMALL}:
-        return items.index(value)
+        return None
     entry = _INDEX_TABLES.get(id(items))
     if entry is None or entry[0] is not items:
         if len(_INDEX_TABLES) >= {MAX_TABLES}:
-            return items.index(value)
+            return None
         table = {{}}
-        try:
-            for position, item in enumerate(items):
-                table.setdefault(item, position)
-        except TypeError:  # an item a dict cannot hold: scanned as before
-            table = None
+        for position, item in enumerate(items):
+            if not _plain(item):
+                table = None
+                break
+            table.setdefault(item, position)
         entry = _INDEX_TABLES[id(items)] = (items, table)
-    if entry[1] is not None:
+    return entry[1]
+
+
+def {HELPER}(items, value):
+    """`items.index(value)`, answered from `_first_positions`; a value it does not have goes to `items.index` as
+    before: the same answer, the same ValueError."""
+    table = _first_positions(items)
+    if table is not None:
         try:
-            position = entry[1].get(value)
+            position = table.get(value)
         except TypeError:
             position = None
         if position is not None:
             return position
     return items.index(value)
+
+
+def {CONTAINS}(items, value):
+    """`value in items`, answered from `_first_positions` for a `_plain` value (the dict then holds every item equal
+    to it); anything else is searched in the list as before."""
+    table = _first_positions(items)
+    if table is not None and _plain(value):
+        return value in table
+    return value in items
 '''
 
 _READ_METHODS = frozenset({"index", "count", "__len__", "__getitem__", "__contains__", "copy"})
@@ -91,29 +125,30 @@ def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
                  for stmt in tree.body if isinstance(stmt, ast.Assign) for n in stmt.targets if isinstance(n, ast.Name))
     sites, refusals, seen = [], [], set()
     for fn in scanned:
-        if id(fn) in seen:
+        if id(fn) in seen or fn.name == "__init__":  # a list __init__ builds changes while it runs
             continue
         seen.add(id(fn))
-        for call in ast.walk(fn):
-            if not _index_call(call):
+        for node in ast.walk(fn):
+            base = _site_list(node)
+            if base is None:
                 continue
-            reason = _refusal(call.func.value, classes.get(id(fn)), modules, paths)
+            reason = _refusal(base, classes.get(id(fn)), modules, paths)
             if reason is None:
-                sites.append(call)
+                sites.append(node)
             else:
-                refusals.append(f"line {call.lineno} `{ast.unparse(call)}`: {reason}")
+                refusals.append(f"line {node.lineno} `{ast.unparse(node)}`: {reason}")
     if not sites:
-        raise NotApplicable("index_lookup_tables: no `.index(v)` on a list the target never changes in the "
-                            f"per-sample path of {file}" + (": " + "; ".join(refusals[:4]) if refusals else ""))
+        raise NotApplicable("index_lookup_tables: no `.index(v)` or `v in` on a list the target never changes in "
+                            f"the per-sample path of {file}" + (": " + "; ".join(refusals[:4]) if refusals else ""))
     new = _splice(text, sites)
     if f"def {HELPER}(" not in text:
         new = after_imports_text(new, HELPER_SOURCE)
     ast.parse(new)
-    lists = sorted({ast.unparse(call.func.value) for call in sites})
+    lists = sorted({ast.unparse(_site_list(site)) for site in sites})
     return CodemodResult(
         files={file: new},
-        summary=f"answer {', '.join(f'{name}.index()' for name in lists)} from a dict of first positions built once "
-                f"({len(sites)} call(s) in {file})",
+        summary=f"answer `.index(v)` and `v in` on {', '.join(lists)} from a dict of first positions built once "
+                f"({len(sites)} site(s) in {file})",
         knob="list.index", old_value="a scan of the list per call", new_value="a dict lookup",
         location=f"{file}:{sites[0].lineno}",
         notes=[f"{name} is made once and never changed by the target's code" for name in lists]
@@ -121,9 +156,14 @@ def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
     )
 
 
-def _index_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "index" \
-        and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)
+def _site_list(node: ast.AST) -> ast.expr | None:
+    """The list of `X.index(v)` (one argument) or of `v in X` / `v not in X` (one comparison), else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "index" \
+            and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred):
+        return node.func.value
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+        return node.comparators[0]
+    return None
 
 
 def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Module], paths: dict) -> str | None:
@@ -190,8 +230,9 @@ def _reading(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool
     return False
 
 
-def _splice(text: str, sites: list[ast.Call]) -> str:
-    """`text` with each `base.index(value)` call written `_index_of(base, value)`."""
+def _splice(text: str, sites: list[ast.AST]) -> str:
+    """`text` with each `X.index(v)` written `_index_of(X, v)`, and each `v in X` `_is_listed(X, v)` (`v not in X`:
+    `(not _is_listed(X, v))`)."""
     lines = text.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
@@ -201,10 +242,16 @@ def _splice(text: str, sites: list[ast.Call]) -> str:
         return offsets[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode())
 
     out = text
-    for call in sorted(sites, key=lambda c: (c.lineno, c.col_offset), reverse=True):
-        start, end = at(call.lineno, call.col_offset), at(call.end_lineno, call.end_col_offset)
-        base, value = (ast.get_source_segment(text, n) for n in (call.func.value, call.args[0]))
-        out = out[:start] + f"{HELPER}({base}, {value})" + out[end:]
+    for site in sorted(sites, key=lambda c: (c.lineno, c.col_offset), reverse=True):
+        start, end = at(site.lineno, site.col_offset), at(site.end_lineno, site.end_col_offset)
+        if isinstance(site, ast.Call):
+            base, value = (ast.get_source_segment(text, n) for n in (site.func.value, site.args[0]))
+            new = f"{HELPER}({base}, {value})"
+        else:
+            base, value = (ast.get_source_segment(text, n) for n in (site.comparators[0], site.left))
+            new = f"{CONTAINS}({base}, {value})"
+            new = f"(not {new})" if isinstance(site.ops[0], ast.NotIn) else new
+        out = out[:start] + new + out[end:]
     return out
 
 
