@@ -172,6 +172,8 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
         value = constant_table(base.id, paths, modules)
         if value is None or not _fresh(value):
             return f"{base.id} is not a module-level list or tuple the target makes once and never changes"
+        if isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) <= SMALL:
+            return f"{base.id} holds {len(value.elts)} items, searched as fast as looked up"
         return None
     if not (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self"):
         return "not a list on self or a module-level table"
