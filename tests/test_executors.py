@@ -257,10 +257,11 @@ def test_remedies_at_once_is_for_unattended_cluster_runs(tmp_path):
 
 @pytest.mark.serial  # a speed decision decides it
 def test_the_remedies_for_one_head_are_verified_side_by_side_and_the_fastest_accepted_kept(tmp_path, ray_cluster):
-    """The real diagnose, schedule, optimize and verify with remedies_at_once 4 on two nodes: each remedy a
+    """The real diagnose, schedule, optimize and verify with remedies_at_once 5 on two nodes: each remedy a
     block, one commit (the fastest accepted), a verdict in the history for every remedy tried. (Of the
-    transform's first four remedies, the memo is refused at replay (lists have no key) and the construction
-    fill with no workers: the vectoriser and the first-access cache remain.)"""
+    transform's first five remedies, the index lookups find no `.index` on a fixed list, the memo is refused at
+    replay (lists have no key) and the construction fill with no workers: the vectoriser and the first-access
+    cache remain.)"""
     from perfloop.agent.executors import verify_node as verify
     from perfloop.agent.nodes.diagnose import diagnose
     from perfloop.agent.nodes.optimize import optimize
@@ -277,7 +278,7 @@ def test_the_remedies_for_one_head_are_verified_side_by_side_and_the_fastest_acc
                          overrides={"steps": 6, "warmup_steps": 2, "noise_runs": 2, "ab_runs": 2, "max_ab_runs": 3})
     run_id = new_run_id()
     state = LoopState(run_id=run_id, target=target, state_dir=str(Workspace(target.repo_root, run_id).state_dir),
-                      settings=_ray_settings(cluster).model_copy(update={"remedies_at_once": 4, "max_iters": 4}))
+                      settings=_ray_settings(cluster).model_copy(update={"remedies_at_once": 5, "max_iters": 5}))
     for node in (prepare, profile, diagnose, schedule):
         state = state.model_copy(update=node(state))
     chosen = [state.next_remedy, *state.also_remedies]

@@ -150,7 +150,7 @@ def test_index_calls_on_lists_made_once_are_answered_from_a_dict_with_the_same_s
     text = _write(tmp_path, source)
     result = _apply(tmp_path, text, hot_name)
     new = result.files["data.py"]
-    head, body = new.split("def _is_listed(")[0], new.split("def _is_listed(")[1]
+    body = new.split("def _is_listed(")[1]
     assert "_index_of(" in body and ".index(" not in body.split("\n\n\n", 1)[1], body
     assert name not in ("codes", "stopwords_and_membership") or "_is_listed(" in body.split("\n\n\n", 1)[1]
     ast.parse(new)

@@ -108,6 +108,36 @@ def test_a_methods_results_are_remembered_per_object_with_keyword_only_arguments
     assert other.ids("abc") == (0, 0, 0)
 
 
+SHADOWING = """
+    import hashlib
+
+
+    def stable_bucket(key, n_buckets):
+        return int(hashlib.md5(key.encode("utf-8")).hexdigest()[:12], 16) % n_buckets
+
+
+    class Table:
+        def lookup(self, memo_key, memo_table=0, *, memo_value=1):
+            return (memo_key * 2, memo_table, memo_value)
+"""
+
+
+@pytest.mark.parametrize("function, calls", [
+    ("stable_bucket", [(("city=paris", 64), {}), (("city=oslo", 64), {}), (("city=paris", 64), {})]),
+    ("Table.lookup", [((3,), {}), ((3, 5), {"memo_value": 7}), ((3,), {})]),
+])
+def test_parameters_named_like_the_wrappers_own_locals_reach_the_original(tmp_path, function, calls):
+    """blind9 b5_churn_hashed_rows: `stable_bucket(key, n_buckets)` was called with the memo key in place of its
+    `key` (the wrapper bound a local of that name), which replay caught. The wrapper's locals are named apart."""
+    old, new, _ = memoize(tmp_path, SHADOWING, function)
+    if "." in function:
+        old_f, new_f = old["Table"]().lookup, new["Table"]().lookup
+    else:
+        old_f, new_f = old[function], new[function]
+    for args, kwargs in calls:
+        assert old_f(*args, **kwargs) == new_f(*args, **kwargs)
+
+
 def test_keys_are_exact_so_equal_but_different_arguments_are_not_confused(tmp_path):
     old, new, _ = memoize(tmp_path, NUMERIC, "bucket")
     edges = (0.5, 1.5)

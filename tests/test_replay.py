@@ -186,6 +186,22 @@ def test_integers_that_come_back_as_floats_are_different_not_a_layout_change():
     assert compare([0.5, 1.5], np.asarray([0.5, 1.5], dtype=np.float32), None, None)[0] == "layout_changed"
 
 
+def test_ragged_lists_of_numbers_are_compared_item_by_item(tmp_path):
+    """blind9 a4_clickstream_sessions: a function returning sessions of different lengths crashed the replay child
+    (numpy refused the ragged list), so its memo was never judged. Ragged rows are compared item by item."""
+    source = "def sessions(times, gap):\n    out, cur = [], [times[0]]\n    for a, b in zip(times, times[1:]):\n" \
+             "        if b - a > gap:\n            out.append(cur)\n            cur = []\n        cur.append(b)\n" \
+             "    out.append(cur)\n    return out\n"
+    (tmp_path / "clicks.py").write_text(source)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (calls / "call-1-0.pkl").write_bytes(pickle.dumps({"args": ([1, 2, 3, 10, 11, 30], 5), "kwargs": {}}))
+    same = replay(tmp_path, "clicks.py", "sessions", source, source.replace("b - a > gap", "gap < b - a"), calls)
+    assert same.ok and same.verdict == "identical", same.reason
+    wrong = replay(tmp_path, "clicks.py", "sessions", source, source.replace("b - a > gap", "b - a >= gap + 4"), calls)
+    assert not wrong.ok and wrong.verdict in ("different", "layout_changed"), wrong.reason  # 2 sessions, not 3
+
+
 def test_replay_says_layout_changed_for_a_list_that_became_a_tensor(tmp_path):
     import pickle
 

@@ -154,8 +154,15 @@ def flatten(value, path="out"):
     if torch is not None and isinstance(value, torch.Tensor):
         yield path, ("tensor", str(value.dtype), tuple(value.shape)), value.detach().cpu().double().numpy()
         return
-    if isinstance(value, np.ndarray) or (isinstance(value, list) and _numeric_list(value)):
-        array = np.asarray(value)
+    array = None
+    if isinstance(value, np.ndarray):
+        array = value
+    elif isinstance(value, list) and _numeric_list(value):
+        try:
+            array = np.asarray(value)
+        except ValueError:  # ragged rows (sessions of different lengths): compared item by item below
+            array = None
+    if array is not None:
         # An ndarray keeps its exact dtype; a list of Python numbers only its kind (int/float).
         dtype = array.dtype.str if isinstance(value, np.ndarray) else array.dtype.kind
         yield path, (type(value).__name__, dtype, array.shape), \
@@ -191,7 +198,10 @@ def as_arrays(value):
     import numpy as np
 
     if isinstance(value, list) and value and _numeric_list(value):
-        return np.asarray(value)
+        try:
+            return np.asarray(value)
+        except ValueError:  # ragged rows stay a list
+            return value
     if isinstance(value, tuple):
         return tuple(as_arrays(v) for v in value)
     return value

@@ -212,29 +212,33 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
     params = ast.unparse(fn.args)
     forward = _forward(fn.args, method=cls is not None)
     indent = re.match(r"\s*", header).group(0)
+    # The wrapper's own locals, named apart from its parameters (a parameter called `key` once took the memo key's
+    # place in the call it passes on).
+    taken = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    key, value, table = (_apart(stem, taken) for stem in ("memo_key", "memo_value", "memo_table"))
     if cls is None:
         store, call, lookup = f"{memo} = {{}}\n\n\n", uncached, memo
         fetch = ""
     else:
         # Remembered per object: its own dict, set on first use (a class with __slots__ is computed as before).
-        store, call, lookup = "", f"self.{uncached}", "memo"
-        fetch = f"        memo = self.__dict__.setdefault({memo!r}, {{}})\n"
+        store, call, lookup = "", f"self.{uncached}", table
+        fetch = f"        {table} = self.__dict__.setdefault({memo!r}, {{}})\n"
     body = (
         f"def {name}({params}):\n"
         f'    """{name} with its results remembered per argument (added by perfloop: it computes from its arguments\n'
         f'    alone; results are handed out as copies, arguments without an exact key are computed as before)."""\n'
         f"    try:\n"
-        f"        key = _memo_key(({forward.key},))\n"
+        f"        {key} = _memo_key(({forward.key},))\n"
         f"{fetch}"
         f"    except (TypeError, AttributeError):\n"
         f"        return {call}({forward.call})\n"
-        f"    if key in {lookup}:\n"
-        f"        return _memo_copy({lookup}[key])\n"
-        f"    value = {call}({forward.call})\n"
+        f"    if {key} in {lookup}:\n"
+        f"        return _memo_copy({lookup}[{key}])\n"
+        f"    {value} = {call}({forward.call})\n"
         f"    if len({lookup}) < {MAX_ENTRIES}:\n"
-        f"        {lookup}[key] = value\n"
-        f"        return _memo_copy(value)\n"
-        f"    return value\n"
+        f"        {lookup}[{key}] = {value}\n"
+        f"        return _memo_copy({value})\n"
+        f"    return {value}\n"
     )
     wrapper = "\n" + ("\n\n" if cls is None else "") + store + "".join(
         indent + line if line.strip() else line for line in body.splitlines(keepends=True))
@@ -256,6 +260,14 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
                f"at most {MAX_ENTRIES} results kept; arguments other than str/bytes/int/bool/None/float and tuples "
                "of them are computed every time"],
     )
+
+
+def _apart(stem: str, taken: set[str]) -> str:
+    """`stem`, or `stem_2`, ... : a name none of `taken` is."""
+    name, k = stem, 2
+    while name in taken:
+        name, k = f"{stem}_{k}", k + 1
+    return name
 
 
 class _Forward:
