@@ -16,8 +16,15 @@ import ast
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.hot_function import functions, python_files
 from perfloop.tools.change.codemods.imports import import_paths
-from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, IMPURE_CALL, PURE_MODULES, RANDOM_CALL
+from perfloop.tools.change.codemods.loop_checks import (
+    GENERATOR_CALL,
+    IMPURE_CALL,
+    PURE_MODULES,
+    RANDOM_CALL,
+    is_random_call,
+)
 from perfloop.tools.change.codemods.loops import dotted
+from perfloop.tools.change.codemods.memoize import MUTATING_METHODS
 
 
 def carried_draws(root) -> str | None:
@@ -138,8 +145,8 @@ READ_METHODS = frozenset({
     "partition", "rpartition", "isdigit", "isalpha", "isalnum", "isspace", "issubset", "issuperset",
     "isdisjoint", "union", "intersection", "difference", "__contains__", "__getitem__", "__len__",
 })
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
-                       "discard", "sort", "reverse", "popitem", "__setitem__", "__delitem__"})
+# Calls that change a table: the memo's changing methods, and item assignment spelled as a call.
+_MUTATORS = MUTATING_METHODS | {"__setitem__", "__delitem__"}
 _BUILDERS = frozenset({"tuple", "list", "dict", "set", "frozenset", "sorted", "str", "range", "enumerate", "zip"})
 
 
@@ -268,7 +275,7 @@ class Determinism:
     def _call(self, call: ast.Call, where: str, local: set[str]) -> None:
         name = dotted(call.func)
         attr = call.func.attr if isinstance(call.func, ast.Attribute) else name
-        if RANDOM_CALL.search(name) or ".random." in f".{name}." or RANDOM_CALL.search(attr.rstrip("_")):
+        if is_random_call(name) or RANDOM_CALL.search(attr.rstrip("_")):
             raise NotApplicable(f"{where}: random draw `{ast.unparse(call.func)}()`: a cached sample would "
                                 "repeat the first epoch's draw")
         if IMPURE_CALL.search(name):

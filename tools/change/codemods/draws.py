@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 
+from perfloop.tools.change.codemods.loop_checks import is_random_call
 from perfloop.tools.change.codemods.loops import Val, dotted, names_loaded
 
 # Distribution methods (numpy Generator and legacy np.random) and how many parameters they take before `size`.
@@ -50,7 +51,7 @@ def sole_draw(loop: ast.AST, body: list[ast.AST]) -> ast.Call | None:
     """The loop's one unconditional draw per element (see the module's rules), else None.
 
     `body` is what runs per element: a `for` loop's statements, or a comprehension's element expression."""
-    draws = [n for part in body for n in ast.walk(part) if isinstance(n, ast.Call) and _draws_anything(n)]
+    draws = [n for part in body for n in ast.walk(part) if isinstance(n, ast.Call) and is_random_call(dotted(n.func))]
     if len(draws) != 1 or not is_draw(draws[0]):
         return None
     if any(isinstance(n, ast.Continue) for part in body for n in ast.walk(part)):
@@ -65,13 +66,6 @@ def sole_draw(loop: ast.AST, body: list[ast.AST]) -> ast.Call | None:
     if names_loaded(draws[0].func.value) & bound or any(names_loaded(a) & bound for a in draws[0].args):
         return None
     return draws[0]
-
-
-def _draws_anything(call: ast.Call) -> bool:
-    from perfloop.tools.change.codemods.loop_checks import RANDOM_CALL
-
-    name = dotted(call.func)
-    return bool(RANDOM_CALL.search(name)) or ".random." in f".{name}."
 
 
 def array_draw(call: ast.Call, axis: str, name: str) -> tuple[str, Val]:

@@ -15,7 +15,7 @@ import ast
 
 from perfloop.tools.change.codemods.hot_function import functions
 from perfloop.tools.change.codemods.imports import import_paths
-from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, IMPURE_CALL, PURE_MODULES, RANDOM_CALL
+from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, IMPURE_CALL, PURE_MODULES, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.reorder import (
     FRESH_ATTRS,
@@ -134,7 +134,7 @@ class Calls:
         name = dotted(call.func)
         shown = ast.unparse(call.func)[:40]
         attr = call.func.attr if isinstance(call.func, ast.Attribute) else name
-        if RANDOM_CALL.search(name) or ".random." in f".{name}." or IMPURE_CALL.search(name) \
+        if is_random_call(name) or IMPURE_CALL.search(name) \
                 or GENERATOR_CALL.search(name):
             return f"`{shown}()` draws random numbers or reads the clock"
         if any(k.arg == "out" for k in call.keywords) or WRITES_INTO.search(name):

@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
-from perfloop.tools.change.codemods.determinism import constant_table
+from perfloop.tools.change.codemods.determinism import READ_METHODS, constant_table
 from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files, sampled_helpers
 from perfloop.tools.change.codemods.imports import after_imports_text, import_paths
 
@@ -102,7 +102,6 @@ def {CONTAINS}(items, value):
     return value in items
 '''
 
-_READ_METHODS = frozenset({"index", "count", "__len__", "__getitem__", "__contains__", "copy"})
 _READING_BUILTINS = frozenset({
     "len", "enumerate", "sorted", "list", "tuple", "set", "frozenset", "zip", "iter", "reversed", "max", "min",
     "sum", "any", "all", "dict", "str", "repr", "print", "bool",
@@ -219,7 +218,7 @@ def _only_read(attr: str, building: set[int], modules: dict[str, ast.Module]) ->
 def _reading(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool:
     if not isinstance(node.ctx, ast.Load):
         return False
-    if isinstance(parent, ast.Attribute) and parent.attr in _READ_METHODS:
+    if isinstance(parent, ast.Attribute) and parent.attr in READ_METHODS:
         return isinstance(parents.get(id(parent)), ast.Call)
     if isinstance(parent, ast.Subscript) and parent.value is node:
         return isinstance(parent.ctx, ast.Load)

@@ -12,6 +12,12 @@ RANDOM_CALL = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|unif
                      r"permutation|permuted|random_sample|exponential|standard_exponential|lognormal|laplace|"
                      r"binomial|geometric|rayleigh|dirichlet|randrange|getrandbits|triangular|expovariate|"
                      r"normalvariate|gammavariate|betavariate|cauchy|log_normal)$")
+
+
+def is_random_call(name: str) -> bool:
+    """Whether a call's dotted name is a random draw: a distribution's name, or anything under a `random` module."""
+    return bool(RANDOM_CALL.search(name)) or ".random." in f".{name}."
+
 # Modules whose functions compute from their arguments only (their random parts are refused by name).
 # A call is judged by the module its name was imported from (`from datetime import date as D`: `D.fromisoformat`
 # is `datetime.date.fromisoformat`); the clock's readers (`now`, `today`, ...) are refused by name (IMPURE_CALL).
@@ -62,7 +68,7 @@ def refuse_effects(node: ast.AST, appends_to: set[str] = frozenset(), *, pure_ca
 def _refuse_call(call: ast.Call, where: str, appends_to: set[str], pure_calls: set[str], math_calls: bool,
                  tolist: bool, calls_allowed: str) -> None:
     name = dotted(call.func)
-    if RANDOM_CALL.search(name) or ".random." in f".{name}":
+    if is_random_call(name):
         raise NotApplicable(f"{where}: random draw {name}() inside the loop; vectorising would change "
                             "the order of draws")
     if isinstance(call.func, ast.Attribute):

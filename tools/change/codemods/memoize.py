@@ -34,7 +34,7 @@ import re
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
 from perfloop.tools.change.codemods.hot_function import load_hot_function, qualname_of, sampled_helpers
 from perfloop.tools.change.codemods.imports import add_import, after_imports_text
-from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL
+from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
 
 MAX_ENTRIES = 1 << 18
@@ -171,7 +171,7 @@ class _Purity:
     def _call(self, call: ast.Call, own: set[str], made: set[str]) -> str | None:
         name = dotted(call.func)
         attr = call.func.attr if isinstance(call.func, ast.Attribute) else name
-        if RANDOM_CALL.search(name) or ".random." in f".{name}." or RANDOM_CALL.search(attr):
+        if is_random_call(name) or RANDOM_CALL.search(attr):
             return f"random draw `{ast.unparse(call.func)}()`"
         if IMPURE_CALL.search(name) or name in ("open", "print", "input", "exec", "eval", "setattr", "delattr"):
             return f"`{ast.unparse(call.func)}()` is not a computation on its arguments"

@@ -22,7 +22,7 @@ from perfloop.tools.change.codemods.hot_function import (
     sampled_helpers,
 )
 from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers, with_math_names
-from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, RANDOM_CALL, refuse_effects
+from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, is_random_call, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
     LoopRewrite,
@@ -395,8 +395,7 @@ def _listed_once(iterable: ast.AST) -> ast.AST:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
                 and not node.args and not node.keywords:
             for sub in ast.walk(node.func.value):
-                if isinstance(sub, ast.Call) and (RANDOM_CALL.search(dotted(sub.func)) or ".random." in
-                                                  f".{dotted(sub.func)}"):
+                if isinstance(sub, ast.Call) and is_random_call(dotted(sub.func)):
                     return node  # the check refuses it with its usual words
             return ast.copy_location(ast.Call(func=ast.Attribute(value=ast.Name(id="_listed", ctx=ast.Load()),
                                                                  attr="tolist", ctx=ast.Load()),
