@@ -296,3 +296,113 @@ def test_replay_on_real_captured_calls_decides_whether_the_pipeline_runs(tmp_pat
         with pytest.raises(NotApplicable, match=r"their arguments have no exact key .* so the pipeline was not run"):
             proposer._replayed(ctx, result, repo)
         assert recorded[-1].ok and recorded[-1].speedup < proposer.MEMO_MIN_REPLAY_SPEEDUP
+
+
+def _facts(hot_ref: tuple[str, str, int], *helpers: tuple[str, str, int]):
+    from perfloop.contracts.code import FunctionRef
+    from perfloop.tools.change.codemods import ProfileFacts
+
+    return ProfileFacts(hot_function=FunctionRef(name=hot_ref[0], file=hot_ref[1], line=hot_ref[2]),
+                        hot_helpers=[FunctionRef(name=n, file=f, line=l) for n, f, l in helpers])
+
+
+PER_WORD = {
+    "data.py": """
+        from pieces import wordpiece
+
+
+        def tokenize(text):
+            words = text.lower().split()
+            if len(words) > 3:
+                del words[len(words) // 2]
+            return [piece for word in words for piece in wordpiece(word)]
+    """,
+    "pieces.py": """
+        VOCAB = {"un", "##aff", "##able", "run", "##ning", "the", "a"}
+
+
+        def wordpiece(word):
+            out, start = [], 0
+            while start < len(word):
+                end = len(word)
+                while end > start:
+                    piece = word[start:end] if start == 0 else "##" + word[start:end]
+                    if piece in VOCAB:
+                        out.append(piece)
+                        break
+                    end -= 1
+                if end == start:
+                    return ["[UNK]"]
+                start = end
+            return out
+    """,
+}
+
+
+def test_the_helper_called_per_element_is_remembered_before_its_caller_even_in_another_file(tmp_path):
+    """A whole (augmented) text never repeats; the words under it do: the per-word helper, in its own module,
+    is chosen over the hot function that loops over the words, and with it skipped the caller is next."""
+    for name, source in PER_WORD.items():
+        (tmp_path / name).write_text(textwrap.dedent(source))
+    facts = _facts(("tokenize", "data.py", 5), ("wordpiece", "pieces.py", 5))
+    result = apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=facts))
+    assert list(result.files) == ["pieces.py"] and result.replay.function == "wordpiece"
+    namespace = {}
+    exec(compile(result.files["pieces.py"], "pieces", "exec"), namespace)
+    assert namespace["wordpiece"]("unaffable") == ["un", "##aff", "##able"] == namespace["wordpiece"]("unaffable")
+    assert len(namespace["_wordpiece_memo"]) == 1
+    again = apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=facts,
+                                                                 params={"skip": ["wordpiece"]}))
+    assert list(again.files) == ["data.py"] and again.replay.function == "tokenize"
+    with pytest.raises(NotApplicable, match=r"wordpiece: tried before, and replay refused it; tokenize: "):
+        apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=facts,
+                                                            params={"skip": ["wordpiece", "tokenize"]}))
+
+
+def test_per_element_first_reads_loops_comprehensions_and_map():
+    import ast
+
+    from perfloop.tools.change.codemods.memoize import called_per_element, per_element_first
+
+    tree = ast.parse(textwrap.dedent("""
+        def outer(rows):
+            head = clean(rows[0])
+            cells = [parse(cell) for cell in rows if keep(cell)]
+            while cells:
+                cells.pop().strip()
+            return list(map(fold, cells)), {k: value(k) for k in cells}
+        def clean(x): return x
+        def parse(x): return x
+        def fold(x): return x
+    """))
+    outer, clean, parse, fold = tree.body
+    assert called_per_element(outer) == {"parse", "keep", "pop", "strip", "fold", "value"}
+    order = per_element_first([("f", outer), ("f", clean), ("f", parse), ("f", fold)])
+    assert [fn.name for _, fn in order] == ["parse", "fold", "outer", "clean"]
+
+
+def test_a_memo_replay_refuses_gives_way_to_the_next_function_of_the_path(tmp_path):
+    """Real capture and replay on the tokenizer pipeline: the per-character `_is_control` comes first (called in
+    normalize's loop), replays no faster remembered than computed and is refused; the proposer asks again with it
+    skipped and gets normalize, whose whole texts replay far faster, with the first refusal in its notes."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.proposers import codemod as proposer
+    from perfloop.tools.contract.target import load_target
+    from perfloop.tools.measure.profiler import ProbeSettings
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo", "tokenizer")
+    text = (repo / "train.py").read_text()
+    line = {name: next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(f"def {name}("))
+            for name in ("normalize", "_is_control")}
+    facts = _facts(("normalize", "train.py", line["normalize"]), ("_is_control", "train.py", line["_is_control"]))
+    recorded = []
+    ctx = NS(record=recorded.append, next_run=lambda label: tmp_path / f"{label}-{len(recorded)}",
+             protected=lambda tree: ProbeSettings(), workspace=NS(candidate_tree=repo, reset_candidate=lambda: None),
+             state=NS(profile=None, target=load_target(repo)))
+    result = proposer._replayed_choice(ctx, "memoize_pure_helper", CodemodContext(root=repo, profile=facts), repo)
+    assert [r.function for r in recorded] == ["_is_control", "normalize"]
+    assert recorded[0].speedup < proposer.MEMO_MIN_REPLAY_SPEEDUP <= recorded[1].speedup
+    assert result.replay.function == "normalize"
+    assert any(note.startswith("_is_control tried first: replay of _is_control: x") for note in result.notes)

@@ -114,6 +114,37 @@ def _batch_build_shares(profile: Profile | None, file: str, function: str) -> tu
     return listed.share, wait
 
 
+MEMO_TRIES = 3
+"""Functions of one per-sample path a memo remedy tries in turn where replay refuses the one before."""
+
+
+def _replayed_choice(ctx: RunContext, codemod: str, codemod_ctx: CodemodContext, root) -> CodemodResult:
+    """Run the codemod and replay its rewrite; where replay refuses a memo of one function, ask the codemod again
+    with that function skipped (MEMO_TRIES in all), so a caller whose arguments never repeat gives way to the
+    per-element helper under it. The refusals of the functions tried first go into the result's notes."""
+    tried: list[str] = []
+    while True:
+        try:
+            result = apply_codemod(codemod, codemod_ctx)
+        except NotApplicable as none_left:
+            if not tried:
+                raise
+            raise NotApplicable("; ".join(tried) + f"; no other function to try: {none_left}") from None
+        if result.replay is None:
+            return result
+        try:
+            _replayed(ctx, result, root)
+            result.notes.extend(tried)
+            return result
+        except NotApplicable as refusal:
+            if result.knob != "memoize" or len(tried) + 1 >= MEMO_TRIES:
+                raise NotApplicable("; ".join([*tried, str(refusal)])) from None
+            tried.append(f"{result.replay.function} tried first: {refusal}")
+            codemod_ctx.params["skip"] = [*codemod_ctx.params.get("skip", ()), result.replay.function]
+        finally:
+            ctx.workspace.reset_candidate()  # the capture run's outputs
+
+
 class CodemodProposer:
     """Run the remedy's codemod on the branch head's files (read from the candidate worktree, not written)."""
 
@@ -126,12 +157,7 @@ class CodemodProposer:
         profile = ctx.state.profile
         codemod_ctx = CodemodContext(root=root, config_path=ctx.state.target.config, sites=_sites(profile),
                                      profile=codemod_facts(profile), params=dict(remedy.params))
-        result = apply_codemod(remedy.codemod, codemod_ctx)
-        if result.replay is not None:
-            try:
-                _replayed(ctx, result, root)
-            finally:
-                ws.reset_candidate()  # the capture run's outputs
+        result = _replayed_choice(ctx, remedy.codemod, codemod_ctx, root)
         tolerance = None
         if result.tolerance is not None:  # the change itself needs a tolerance (a reordered reduction)
             tolerance = DeclaredTolerance(atol=result.tolerance.atol, rtol=result.tolerance.rtol,

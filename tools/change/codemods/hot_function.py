@@ -48,6 +48,29 @@ def sampled_helpers(ctx: CodemodContext, file: str, tree: ast.Module) -> list[as
     return found
 
 
+def helpers_in_target(ctx: CodemodContext, sources: dict[str, tuple[str, ast.Module]]
+                      ) -> list[tuple[str, ast.FunctionDef]]:
+    """(file, function) of every helper the profile sampled under the hot function, in any of the target's own
+    files, in the profile's order; ``sources`` (file -> (text, tree)) gains each file read. Files outside the
+    target folder, and functions no longer found, are left out."""
+    found = []
+    for helper in ctx.profile.hot_helpers:
+        path = Path(ctx.root) / helper.file
+        if Path(helper.file).is_absolute() or not path.is_file():
+            continue
+        if helper.file not in sources:
+            try:
+                text = path.read_text()
+                sources[helper.file] = (text, ast.parse(text))
+            except (OSError, SyntaxError, UnicodeDecodeError):
+                continue
+        try:
+            found.append((helper.file, find_function(sources[helper.file][1], helper.defining_name, helper.line)))
+        except NotApplicable:
+            continue
+    return found
+
+
 def find_function(tree: ast.Module, qualname: str, line: int) -> ast.FunctionDef:
     """Find a function by qualified name ("Cls.method" or "func"), the one nearest `line`."""
     parts = qualname.split(".")

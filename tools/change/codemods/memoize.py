@@ -4,9 +4,12 @@ A per-sample path often calls one small function many times with arguments that 
 tokenizer's per-word `wordpiece(word)`, a parser's per-token `parse_field(tok)`, a lookup
 `code_to_features(code)`. When that function computes from its arguments alone, its result for
 an argument it has seen can be handed out again. The codemod picks, among the profile's hot
-function and the helpers it sampled under it in the same file, the first module-level function
-that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in its
-place that looks the arguments up in a dict first.
+function and the helpers it sampled under it in the target's files, the first module-level function
+(or method) that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in
+its place that looks the arguments up in a dict first. Functions another candidate calls per element
+(in a loop or comprehension) come first: their arguments repeat within an epoch, where the caller's
+(a whole, perhaps augmented, text) may never repeat. Where replay refuses the one chosen, the
+proposer asks again with it in ``params["skip"]`` (agent/proposers/codemod.py, MEMO_TRIES).
 
 Safety, by construction and then by evidence:
 - Pure by reading: no random draws, no clock, no `global`/`nonlocal`, no `yield`, no writes to
@@ -30,9 +33,10 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
-from perfloop.tools.change.codemods.hot_function import load_hot_function, qualname_of, sampled_helpers
+from perfloop.tools.change.codemods.hot_function import helpers_in_target, load_hot_function, qualname_of
 from perfloop.tools.change.codemods.imports import add_import, after_imports_text
 from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
@@ -98,23 +102,99 @@ def _memo_copy(value):
 
 
 def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
-    """Remember the results of the first pure function among the hot function and its sampled helpers."""
+    """Remember the results of the first pure function among the hot function and its sampled helpers, those
+    called per element (in a loop or comprehension of another) first; ``params["skip"]`` names functions
+    (qualified names) already tried and refused by replay."""
     file, text, tree, hot = load_hot_function(ctx)
-    candidates = [hot] + [h for h in sampled_helpers(ctx, file, tree) if h is not hot]
-    module_level = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    sources = {file: (text, tree)}
+    candidates = [(file, hot)] + [(f, fn) for f, fn in helpers_in_target(ctx, sources) if fn is not hot]
+    skip = set(ctx.params.get("skip", ()))
     refusals = []
-    for fn in candidates:
-        cls = next((c for c in classes.values() if fn in c.body), None)
-        reason = _refusal(fn, module_level, cls)
+    for where, fn in per_element_first(candidates):
+        where_text, where_tree = sources[where]
+        qualname = qualname_of(where_tree, fn)
+        if qualname in skip:
+            refusals.append(f"{qualname}: tried before, and replay refused it")
+            continue
+        module_level = {node.name: node for node in where_tree.body if isinstance(node, ast.FunctionDef)}
+        cls = next((node for node in where_tree.body if isinstance(node, ast.ClassDef) and fn in node.body), None)
+        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree))
         if reason is None:
-            return _rewrite(file, text, tree, fn, cls)
-        refusals.append(f"{qualname_of(tree, fn)}: {reason}")
-    raise NotApplicable("memoize_pure_helper: no function of the per-sample path in " + file
+            return _rewrite(where, where_text, where_tree, fn, cls)
+        refusals.append(f"{qualname}: {reason}")
+    raise NotApplicable("memoize_pure_helper: no function of the per-sample path in " + ", ".join(sources)
                         + " computes from its arguments alone by what perfloop can read: " + "; ".join(refusals[:4]))
 
 
-def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None) -> str | None:
+def per_element_first(candidates: list[tuple[str, ast.FunctionDef]]) -> list[tuple[str, ast.FunctionDef]]:
+    """The candidates with those another candidate calls per element (inside a loop or a comprehension, or
+    through `map`) moved ahead, each group in its own order: a per-word `wordpiece(word)` repeats its arguments
+    within one epoch, where the `tokenize(text)` that loops over the words sees each text once an epoch (and
+    never again when the text was augmented first)."""
+    looped = [called_per_element(fn) for _, fn in candidates]
+    inner = [any(fn.name in names for other, names in enumerate(looped) if other != k)
+             for k, (_, fn) in enumerate(candidates)]
+    return [c for c, is_inner in zip(candidates, inner) if is_inner] + \
+        [c for c, is_inner in zip(candidates, inner) if not is_inner]
+
+
+def called_per_element(fn: ast.FunctionDef) -> set[str]:
+    """Names of the functions and methods `fn` calls inside a loop body or a comprehension (or maps)."""
+    parts: list[ast.AST] = []
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            parts += node.body + node.orelse
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            parts += [node.elt, *_per_element_parts(node.generators)]
+        elif isinstance(node, ast.DictComp):
+            parts += [node.key, node.value, *_per_element_parts(node.generators)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map" and node.args:
+            parts.append(ast.Call(func=node.args[0], args=[], keywords=[]))
+    names = set()
+    for part in parts:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Call):
+                if isinstance(sub.func, ast.Name):
+                    names.add(sub.func.id)
+                elif isinstance(sub.func, ast.Attribute):
+                    names.add(sub.func.attr)
+    return names
+
+
+def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dict[str, ast.FunctionDef], ast.FunctionDef]]:
+    """Functions `file` imports by name from the target's own modules (`from pieces import wordpiece`,
+    `from .text import clean as tidy`), each with its module's module-level functions; bound name -> pair."""
+    found = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            folder = (Path(root) / file).parent
+            for _ in range(node.level - 1):
+                folder = folder.parent
+        else:
+            folder = Path(root)
+        path = folder.joinpath(*(node.module or "").split(".")).with_suffix(".py") if node.module else None
+        if path is None or not path.is_file():
+            continue
+        try:
+            other = ast.parse(path.read_text())
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        functions = {n.name: n for n in other.body if isinstance(n, ast.FunctionDef)}
+        found.update((alias.asname or alias.name, (functions, functions[alias.name]))
+                     for alias in node.names if alias.name in functions)
+    return found
+
+
+def _per_element_parts(generators: list[ast.comprehension]) -> list[ast.expr]:
+    """What a comprehension evaluates per element: its conditions, and the iterables of its inner `for`s
+    (`for word in words for piece in wordpiece(word)`)."""
+    return [cond for gen in generators for cond in gen.ifs] + [gen.iter for gen in generators[1:]]
+
+
+def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
+             imported: dict | None = None) -> str | None:
     """Why `fn` is not remembered per argument, or None."""
     if module_level.get(fn.name) is not fn and cls is None:
         return "neither a module-level function nor a method of a module-level class"
@@ -133,14 +213,16 @@ def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls:
         return "already remembered"
     if cls is not None and fn.name.startswith("__"):
         return "a special method"
-    return _Purity(module_level, cls).refusal(fn)
+    return _Purity(module_level, cls, imported).refusal(fn)
 
 
 class _Purity:
     """Read a function (and the target's functions it calls in its file) for anything but computing."""
 
-    def __init__(self, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None) -> None:
+    def __init__(self, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
+                 imported: dict | None = None) -> None:
         self.module_level = module_level
+        self.imported = imported or {}
         self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
         self.seen: set[int] = set()
 
@@ -158,10 +240,9 @@ class _Purity:
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
                 for target in targets:
-                    for sub in ast.walk(target):
-                        if isinstance(sub, (ast.Subscript, ast.Attribute)) and not (
-                                isinstance(sub.value, ast.Name) and sub.value.id in made):
-                            return f"{line}: writes `{ast.unparse(sub)}`, which it did not make"
+                    written = _written(target, made)
+                    if written is not None:
+                        return f"{line}: writes `{ast.unparse(written)}`, which it did not make"
             if isinstance(node, ast.Call):
                 reason = self._call(node, own, made)
                 if reason:
@@ -178,6 +259,10 @@ class _Purity:
         if isinstance(call.func, ast.Name):
             if name in self.module_level:
                 inner = self.refusal(self.module_level[name])
+                return f"calls {name}(), which is not pure ({inner})" if inner else None
+            if name in self.imported:  # the target's own function in another module: read there, one level deep
+                functions, imported = self.imported[name]
+                inner = _Purity(functions, None).refusal(imported)
                 return f"calls {name}(), which is not pure ({inner})" if inner else None
             if name in COMPUTING_BUILTINS or name in own:
                 return None if name not in own else f"calls `{name}`, a value perfloop cannot read the code of"
@@ -196,6 +281,21 @@ class _Purity:
         # A method that only reads (text.split(), VOCAB.get(piece), self.vocab.get(...)): a value that changes
         # between calls (a vocabulary that grows elsewhere) shows as a changed batch in verification.
         return None
+
+
+def _written(target: ast.expr, made: set[str]) -> ast.expr | None:
+    """The part of an assignment target that writes into something the function did not make (`x[i]`, `x.a`,
+    `x.a[i]` where `x` is not its own), or None; a slice's index (`words[len(words) // 2]`) is read, not written."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return next((w for w in (_written(e, made) for e in target.elts) if w is not None), None)
+    if isinstance(target, ast.Starred):
+        return _written(target.value, made)
+    if isinstance(target, (ast.Subscript, ast.Attribute)):
+        base = target.value
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            base = base.value
+        return None if isinstance(base, ast.Name) and base.id in made else target
+    return None
 
 
 def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: ast.ClassDef | None) -> CodemodResult:
