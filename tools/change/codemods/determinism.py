@@ -5,8 +5,9 @@
   makes them) and refuses anything that may differ between two accesses of one index: random draws,
   generators kept on `self`, the clock, writes to `self`, attributes another method changes, code of
   other packages it cannot read. `cache_samples` asks it before caching a sample.
-- `carried_draws` says whether every dataset draws from a stream that carries from sample to sample
-  (`set_num_workers` does not split such a dataset over worker processes).
+- `carried_draws` says whether every dataset draws from a stream that carries from sample to sample, or a
+  transform object or collate function the workers run does (`worker_draws`): `set_num_workers` does not
+  split such draws over worker processes.
 - `dataset_class` finds the dataset whose `__getitem__` reaches the profile's hot function.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from perfloop.tools.change.codemods.loop_checks import (
 )
 from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.memoize import MUTATING_METHODS
+from perfloop.tools.change.codemods.worker_draws import callable_draws, init_generators
 
 
 def carried_draws(root) -> str | None:
@@ -43,13 +45,17 @@ def _carried_draws(root) -> str | None:
     torch generators, hands out other draws when the samples are split over worker processes: each
     worker starts its own copy or its own seed. Said only when every dataset class of the target
     draws so, and no function but an `__init__` makes a generator (a generator seeded per index is
-    the same in any process); otherwise None, and verification decides."""
+    the same in any process); otherwise None, and verification decides. Transform objects handed to the
+    pipeline and collate functions that draw so are read first (`worker_draws.callable_draws`)."""
     modules = {}
     for f in python_files(root):
         try:
             modules[f] = ast.parse((root / f).read_text())
         except (SyntaxError, UnicodeDecodeError, OSError):
             return None
+    handed = callable_draws(modules)  # transform objects and collate functions run in the workers too
+    if handed is not None:
+        return handed
     defined: dict[str, list[ast.FunctionDef]] = {}
     for tree in modules.values():
         for node, _ in functions(tree):
@@ -222,16 +228,7 @@ class Determinism:
     def _generators(self) -> dict[str, str]:
         """Attributes `__init__` sets to a random generator (`np.random.default_rng(...)`, `random.Random(...)`,
         `torch.Generator()`, ...): every use of one draws from state that moves on with each sample."""
-        init = self.methods.get("__init__")
-        found = {}
-        for node in ast.walk(init) if init is not None else ():
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                    and GENERATOR_CALL.search(dotted(node.value.func)):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id == "self":
-                        found[target.attr] = dotted(node.value.func)
-        return found
+        return init_generators(self.methods.get("__init__"))
 
     def check(self, fn: ast.FunctionDef, label: str) -> None:
         if label in self.seen:

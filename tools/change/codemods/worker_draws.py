@@ -1,0 +1,166 @@
+"""Draws that DataLoader workers would split, outside a dataset's own `__getitem__`: `callable_draws`.
+
+`determinism.carried_draws` reads each dataset's `__getitem__`. The loader's workers also run the objects and
+functions a dataset is handed (a `Compose` of transforms built in the training script and passed in) and the
+loader's `collate_fn`. Where one of those draws from a stream that carries over from call to call, more (or
+fewer) workers change the samples: each worker process has its own copy of an object's generator, and its own
+seed for the global `random`/`np.random`/torch streams. Two shapes are read:
+
+- **A callable object handed on.** A class of the target with a `__call__` whose `__init__` keeps a generator on
+  `self` (`self.rng = np.random.default_rng(seed)`, `random.Random`, `torch.Generator()`) that a method other
+  than `__init__` uses, or whose `__call__` (or a function of the target it calls) draws from a global stream; an
+  instance of it made as a call's argument, inside a list or tuple (a Compose's chain), or bound to a name that
+  is passed on that way. An instance only called where it was made (a mixup in the training loop, in the main
+  process) is not counted. A class whose bases name a Sampler runs in the main process and is skipped.
+- **A collate function** named by `collate_fn=` (a module-level function, or `functools.partial` of one) that
+  draws from a global stream, itself or through the target's functions it calls.
+
+A generator made inside a call (seeded per index or per batch) draws the same in any process: nothing is said
+then, and verification decides, as it does for any code this reading does not follow.
+"""
+from __future__ import annotations
+
+import ast
+
+from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, is_random_call
+from perfloop.tools.change.codemods.loops import dotted
+
+GLOBAL_STREAMS = ("random.", "np.random.", "numpy.random.", "torch.")
+"""Dotted prefixes of draws from a process-wide stream (each worker seeds its own)."""
+
+
+def callable_draws(modules: dict[str, ast.Module]) -> str | None:
+    """Why more or fewer workers would change what a transform object or collate function draws, or None."""
+    classes = {node.name: (file, node) for file, tree in modules.items() for node in ast.walk(tree)
+               if isinstance(node, ast.ClassDef)}
+    functions = {node.name: (file, node) for file, tree in modules.items() for node in tree.body
+                 if isinstance(node, ast.FunctionDef)}
+    for name in sorted(_handed_on(modules.values()) & set(classes)):
+        file, cls = classes[name]
+        if any("Sampler" in dotted(base) for base in cls.bases):
+            continue
+        reason = _object_draw(cls, functions)
+        if reason:
+            return f"{cls.name} ({file}:{cls.lineno}), handed to the data pipeline, {reason}"
+    for name in sorted(_collate_functions(modules.values()) & set(functions)):
+        file, fn = functions[name]
+        reason = _global_draw(fn, functions)
+        if reason:
+            return f"the collate function {name} ({file}:{fn.lineno}) {reason}"
+    return None
+
+
+def _object_draw(cls: ast.ClassDef, functions: dict) -> str | None:
+    methods = {node.name: node for node in cls.body if isinstance(node, ast.FunctionDef)}
+    call = methods.get("__call__")
+    if call is None:
+        return None
+    kept = init_generators(methods.get("__init__"))
+    for method in (m for name, m in methods.items() if name != "__init__"):
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and node.attr in kept and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self":
+                return (f"draws from self.{node.attr} in {method.name} (line {node.lineno}), a {kept[node.attr]} its "
+                        "__init__ made, whose state carries from call to call")
+    return _global_draw(call, functions)
+
+
+def _global_draw(fn: ast.FunctionDef, functions: dict) -> str | None:
+    """A draw from a process-wide stream in `fn` or the target's module functions it calls; None where any of
+    them makes a generator of its own (seeded per call: the same in any process)."""
+    reached, todo = [fn], [fn]
+    while todo:
+        for call in (c for c in ast.walk(todo.pop()) if isinstance(c, ast.Call)):
+            name = dotted(call.func)
+            if name in functions and all(functions[name][1] is not r for r in reached):
+                reached.append(functions[name][1])
+                todo.append(functions[name][1])
+    calls = [c for r in reached for c in ast.walk(r) if isinstance(c, ast.Call)]
+    if any(GENERATOR_CALL.search(dotted(c.func)) for c in calls):
+        return None
+    for call in calls:
+        name = dotted(call.func)
+        if name.startswith(GLOBAL_STREAMS) and is_random_call(name) and not _given_generator(call):
+            return (f"draws from the process-wide stream with {name}() (line {call.lineno}), which each worker "
+                    "seeds on its own")
+    return None
+
+
+def _given_generator(call: ast.Call) -> bool:
+    """`torch.randperm(n, generator=g)`: a generator passed in, whose own stream decides."""
+    return any(k.arg == "generator" for k in call.keywords)
+
+
+def init_generators(init: ast.FunctionDef | None) -> dict[str, str]:
+    """Attributes `__init__` sets to a random generator: name -> the call that made it."""
+    found = {}
+    for node in ast.walk(init) if init is not None else ():
+        made = _generator_made(node.value) if isinstance(node, ast.Assign) else None
+        if made is None:
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                found[target.attr] = made
+    return found
+
+
+def _generator_made(value: ast.expr) -> str | None:
+    """The generator call a value is made by, through a chain of calls on it (`torch.Generator().manual_seed(s)`)."""
+    while isinstance(value, ast.Call):
+        name = dotted(value.func)
+        if GENERATOR_CALL.search(name):
+            return name
+        value = value.func.value if isinstance(value.func, ast.Attribute) else None
+    return None
+
+
+def _handed_on(trees) -> set[str]:
+    """Class names (last part: `T.Compose` -> Compose) of instances made where they are handed on: as a call's
+    argument, in a list or tuple, or bound to a name that is then passed as an argument or put in a list."""
+    handed, bound = set(), {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1:
+                target = node.targets[0]
+                key = target.id if isinstance(target, ast.Name) else \
+                    target.attr if isinstance(target, ast.Attribute) else None
+                if key:
+                    bound.setdefault(key, set()).add(_class_name(node.value))
+    passed_names = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            values = []
+            if isinstance(node, ast.Call):
+                values = [*node.args, *(k.value for k in node.keywords)]
+            elif isinstance(node, (ast.List, ast.Tuple)):
+                values = list(node.elts)
+            for value in values:
+                if isinstance(value, ast.Call):
+                    handed.add(_class_name(value))
+                elif isinstance(value, (ast.Name, ast.Attribute)):
+                    passed_names.add(value.id if isinstance(value, ast.Name) else value.attr)
+    for name in passed_names:
+        handed |= bound.get(name, set())
+    return handed
+
+
+def _class_name(call: ast.Call) -> str:
+    return dotted(call.func).split(".")[-1]
+
+
+def _collate_functions(trees) -> set[str]:
+    """Module-level function names passed as `collate_fn=` (directly or through `functools.partial`)."""
+    names = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            for keyword in node.keywords:
+                if keyword.arg != "collate_fn":
+                    continue
+                value = keyword.value
+                if isinstance(value, ast.Call) and dotted(value.func).split(".")[-1] == "partial" and value.args:
+                    value = value.args[0]
+                if isinstance(value, (ast.Name, ast.Attribute)):
+                    names.add(dotted(value).split(".")[-1])
+    return names
