@@ -1320,3 +1320,57 @@ def test_a_grid_whose_loop_names_are_read_afterwards_keeps_its_loops_and_is_buil
     exec(compile(result.files["mod.py"], "new", "exec"), new)
     img = np.random.default_rng(5).random((4, 6)).tolist()
     assert old["shade"](img) == new["shade"](img)
+
+
+EARLY_PASSES = {
+    # A grid made whole, then filled slot by slot, where some passes skip their slot.
+    "grid_continue": ("""
+        def despeckle(raw, k):
+            h, w = len(raw), len(raw[0])
+            keep = [[False] * w for _ in range(h)]
+            for y in range(h):
+                for x in range(w):
+                    if not raw[y][x]:
+                        continue
+                    keep[y][x] = sum(raw[y]) >= k
+            return keep
+    """, "despeckle", lambda: ([[v > 0 for v in row] for row in rows(6, 9)], 4)),
+    "slots_continue": ("""
+        def doubled(values):
+            out = [0.0] * len(values)
+            for i in range(len(values)):
+                if values[i] < 0:
+                    continue
+                out[i] = values[i] * 2.0
+            return out
+    """, "doubled", lambda: (signal(50),)),
+    "slots_break": ("""
+        def until_peak(values, peak):
+            out = [-1.0] * len(values)
+            for i in range(len(values)):
+                out[i] = abs(values[i])
+                if values[i] > peak:
+                    break
+            return out
+    """, "until_peak", lambda: (signal(50), 1.5)),
+    # A comprehension that reads a field of each element of a row of tuples.
+    "tuple_field": ("""
+        def first_flags(grid):
+            tests = [[(v > 0.5, v * 2.0, v) for v in row] for row in grid]
+            return [[t[0] for t in row] for row in tests]
+    """, "first_flags", lambda: (rows(5, 7),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EARLY_PASSES))
+def test_slots_a_pass_may_skip_and_fields_of_tuples_are_never_read_as_rows(tmp_path, name):
+    """blind9 a1's rewrite failed replay here: a grid filled slot by slot, where `continue` skipped a slot (it kept
+    the value it was made with), was restated as appends; and `[t[0] for t in row]` over rows of tuples read column 0
+    of the rows instead of field 0 of each tuple. Either the loop stays, or the rewrite gives the same values."""
+    source, function, make_args = EARLY_PASSES[name]
+    try:
+        old, new, _ = vectorise(tmp_path, textwrap.dedent(source), function)
+    except NotApplicable:
+        return
+    args = make_args()
+    assert_same(old(*args), new(*args))

@@ -78,6 +78,11 @@ class AxisRules:
     def subscript(self, node: ast.Subscript) -> Val:
         """`x[i]`, `row[k]`, `table[i][k]`, `sorted(...)[:k]`: an index of an array, of a row, or of a row-valued
         result; a slice whose bounds move with the loop only where it is reduced (`row_call`, loops over it)."""
+        if isinstance(node.value, ast.Name) and node.value.id in self.elements:
+            # `[t[0] for t in row]`: each element of the row is itself a sequence (a tuple per pixel), an axis the
+            # row's array may or may not have; only rows of numbers are read element by element.
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes an element of a row; only rows "
+                                "of numbers are vectorised element by element")
         if self.depth == 1 and (self.is_ragged_slice(node) or self.is_ragged_slice(node.value)):
             node = node if self.is_ragged_slice(node) else node.value
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is a slice whose length varies along the "
@@ -328,9 +333,11 @@ class AxisRules:
             if not isinstance(gen.target, ast.Name):
                 raise NotApplicable(f"line {node.lineno}: the comprehension unpacks `{ast.unparse(gen.target)}`")
             self.env[gen.target.id] = Val(self.row_of(gen.iter).src, 1)
+            self.elements.add(gen.target.id)
             try:
                 value = self.expr(node.elt)
             finally:
+                self.elements.discard(gen.target.id)
                 if saved is None:
                     self.env.pop(gen.target.id, None)
                 else:

@@ -5,7 +5,8 @@ Two shapes that build a list slot by slot are the loops that append, said anothe
   range loops becomes one comprehension over both axes (or rows built by appends), in the source;
 - `slots_as_appends`: `out = [c] * N` filled by `out[i] = e` in a range loop is the loop that
   appends e, in the parsed body the translator reads.
-Each is taken only where every slot is written once, in order, and nothing else reads the list.
+Each is taken only where every slot is written once, in order, and nothing else reads the list: no pass
+of the loop ends early (`continue`, `break`, `return`: `skips_a_pass`), which would leave a slot as made.
 """
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def _grid_edit(text: str, block: list[ast.stmt], k: int,
               and isinstance(s.targets[0].value.value, ast.Name) and isinstance(s.targets[0].value.slice, ast.Name)
               and s.targets[0].value.slice.id == y and isinstance(s.targets[0].slice, ast.Name)
               and s.targets[0].slice.id == x]
-    if len(writes) != 1 or writes[0].lineno != writes[0].end_lineno:
+    if len(writes) != 1 or writes[0].lineno != writes[0].end_lineno or skips_a_pass(inner.body):
         return None
     write = writes[0]
     out = write.targets[0].value.value.id
@@ -126,6 +127,24 @@ def _grid_edit(text: str, block: list[ast.stmt], k: int,
         inner_text += "\n"
     new_inner = f"{inner_indent}{row} = []\n{inner_text}{inner_indent}{out}.append({row})\n"
     return [(stmt.lineno, stmt.lineno, new_init), (inner.lineno, inner.end_lineno, new_inner)]
+
+
+def skips_a_pass(body: list[ast.stmt]) -> bool:
+    """Whether a pass of the loop whose body this is can end before its last statement: a `continue` or `break`
+    of this loop (not of a loop inside it), or a `return`, anywhere. A slot such a pass never writes keeps the
+    value the list was made with, which appends would not give."""
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Continue, ast.Break, ast.Return)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            todo += [n for stmt in node.body + node.orelse for n in ast.walk(stmt) if isinstance(n, ast.Return)]
+            continue
+        todo += list(ast.iter_child_nodes(node))
+    return False
 
 
 def _within(node: ast.AST, outer: ast.AST) -> bool:
@@ -193,7 +212,7 @@ def slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
     writes = [j for j, stmt in enumerate(loop.body) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
               and isinstance(stmt.targets[0], ast.Subscript) and isinstance(stmt.targets[0].value, ast.Name)
               and isinstance(stmt.targets[0].slice, ast.Name) and stmt.targets[0].slice.id == counter]
-    if len(writes) != 1:
+    if len(writes) != 1 or skips_a_pass(loop.body):
         return None
     write = loop.body[writes[0]]
     out = write.targets[0].value.id

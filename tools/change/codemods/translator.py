@@ -68,6 +68,7 @@ class Translator(AxisRules, CallRules, CountRules):
         self.draw: tuple[int, int] | None = None  # where the loop's one draw per element is (draws.py)
         self.draw_axis = ""  # a value along the loop's axis: the array draw takes its length
         self.drawn: Val | None = None
+        self.elements: set[str] = set()  # names bound to the elements of a row in an element-wise comprehension
 
     def arm_draw(self, draw: ast.Call | None, target: ast.AST) -> None:
         """Let the loop's one unconditional draw per element through (`draws.sole_draw`), drawn as one array along
