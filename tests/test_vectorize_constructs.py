@@ -1374,3 +1374,106 @@ def test_slots_a_pass_may_skip_and_fields_of_tuples_are_never_read_as_rows(tmp_p
         return
     args = make_args()
     assert_same(old(*args), new(*args))
+
+
+def test_a_loop_of_a_few_passes_fixed_in_the_code_stays_python(tmp_path):
+    """`range(5)` one-hots and literal tuples: numpy's arrays and calls cost more than five passes of Python (blind9
+    a5's per-atom features ran slower vectorised)."""
+    for source, function in (("""
+        def degree_one_hot(degree):
+            return [1.0 if degree == d else 0.0 for d in range(5)]
+    """, "degree_one_hot"), ("""
+        def ring_flags(size):
+            flags = []
+            for ring in (3, 4, 5, 6):
+                flags.append(size == ring)
+            return flags
+    """, "ring_flags")):
+        with pytest.raises(NotApplicable, match=r"makes \d passes, written in the code: numpy's cost per call"):
+            vectorise(tmp_path, textwrap.dedent(source), function)
+
+
+@pytest.mark.parametrize("source, function, args", [
+    ("""
+        SYMBOLS = [chr(c) for c in range(65, 91)] + ["Cl", "Br"]
+
+        def one_hot(symbol):
+            return [1.0 if symbol == s else 0.0 for s in SYMBOLS]
+    """, "one_hot", ("Cl",)),
+    ("""
+        class Encoder:
+            def __init__(self):
+                self.alphabet = list("ACDEFGHIKLMNPQRSTVWY")
+
+            def encode(self, residue):
+                return [float(residue == a) for a in self.alphabet]
+
+        def encode(residue):
+            return Encoder().encode(residue)
+    """, "encode", ("K",)),
+    ("""
+        LEVELS = list(range(40))
+
+        def thermometer(value):
+            return [1.0 if value >= level else 0.0 for level in LEVELS]
+    """, "thermometer", (17,)),
+])
+def test_a_table_held_by_the_module_or_object_is_compared_as_it_is(tmp_path, source, function, args):
+    """A module constant or an object's list may hold strings (element symbols compared with `==`): it is not cast to
+    float64, which raised on blind9 a5's ELEMENTS; numbers in such a table are still read as float64."""
+    try:
+        old, new, _ = vectorise(tmp_path, textwrap.dedent(source), function)
+    except NotApplicable as refused:
+        assert "thermometer" not in function, refused
+        return
+    assert_same(old(*args), new(*args))
+
+
+def test_helpers_called_per_element_are_left_out_when_asked(tmp_path):
+    """The proposer's second try after replay refused a vectorised path: the per-atom helper stays Python, the loop over
+    the whole batch is still rewritten; asked where no helper is called per element, the codemod says so."""
+    from perfloop.agent.proposers.codemod import _next_params
+    from perfloop.tools.change.codemods import CodemodContext, CodemodResult, ReplayTarget, apply_codemod
+    from tests.conftest import hot
+
+    source = textwrap.dedent("""
+        def bond_weight(row):
+            total = 0.0
+            for v in row:
+                total += v * v
+            return total
+
+        def weights(rows):
+            energies = [bond_weight(r) for r in rows]
+            sums = []
+            for r in rows:
+                sums.append(sum(r))
+            return energies, sums
+    """)
+    (tmp_path / "mod.py").write_text(source)
+    line = next(i for i, l in enumerate(source.splitlines(), 1) if l.startswith("def weights("))
+    ctx = CodemodContext(root=tmp_path, profile=hot("weights", "mod.py", line))
+    both = apply_codemod("vectorize_hot_function", ctx)
+    assert "total = 0.0" not in both.files["mod.py"]
+    alone = apply_codemod("vectorize_hot_function", ctx.model_copy(update={"params": {"per_element": False}}))
+    assert "total = 0.0" in alone.files["mod.py"] and "for v in row" in alone.files["mod.py"]
+    assert "sums.append" not in alone.files["mod.py"]
+    namespace, rows_in = {}, rows(5, 9)
+    exec(compile(alone.files["mod.py"], "new", "exec"), namespace)
+    old_namespace = {}
+    exec(compile(source, "old", "exec"), old_namespace)
+    assert_same(old_namespace["weights"](rows_in), namespace["weights"](rows_in))
+    result = CodemodResult(files={}, summary="", knob="vectorize", old_value="", new_value="", location="",
+                           replay=ReplayTarget(file="mod.py", function="f"))
+    assert _next_params(result, {}, 0) == {"per_element": False}
+    assert _next_params(result, {"per_element": False}, 1) is None
+    memo = result.model_copy(update={"knob": "memoize"})
+    assert _next_params(memo, {}, 0) == {"skip": ["f"]} and _next_params(memo, {"skip": ["f"]}, 2) is None
+    flat = textwrap.dedent("""
+        def weights(rows):
+            return [sum(r) for r in rows]
+    """)
+    (tmp_path / "mod.py").write_text(flat)
+    with pytest.raises(NotApplicable, match="no function of the per-sample path is called per element"):
+        apply_codemod("vectorize_hot_function", ctx.model_copy(update={
+            "params": {"per_element": False}, "profile": hot("weights", "mod.py", 2)}))

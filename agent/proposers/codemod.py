@@ -118,10 +118,21 @@ MEMO_TRIES = 3
 """Functions of one per-sample path a memo remedy tries in turn where replay refuses the one before."""
 
 
+def _next_params(result: CodemodResult, params: dict, tried: int) -> dict | None:
+    """What to ask the codemod for after replay refused `result`, or None: a memo skips the function it chose (up to
+    MEMO_TRIES in all); a vectorised path leaves out, once, the functions called per element (numpy on one element's
+    short row can cost more than the Python it replaces, and a wrong one spoils the whole)."""
+    if result.knob == "memoize" and tried + 1 < MEMO_TRIES:
+        return {"skip": [*params.get("skip", ()), result.replay.function]}
+    if result.knob == "vectorize" and params.get("per_element", True) is True:
+        return {"per_element": False}
+    return None
+
+
 def _replayed_choice(ctx: RunContext, codemod: str, codemod_ctx: CodemodContext, root) -> CodemodResult:
-    """Run the codemod and replay its rewrite; where replay refuses a memo of one function, ask the codemod again
-    with that function skipped (MEMO_TRIES in all), so a caller whose arguments never repeat gives way to the
-    per-element helper under it. The refusals of the functions tried first go into the result's notes."""
+    """Run the codemod and replay its rewrite; where replay refuses it, ask the codemod again as `_next_params` says
+    (a memo's next function, a vectorised path without its per-element helpers). The refusals of what was tried
+    first go into the result's notes, and into the refusal where nothing passes."""
     tried: list[str] = []
     while True:
         try:
@@ -137,10 +148,11 @@ def _replayed_choice(ctx: RunContext, codemod: str, codemod_ctx: CodemodContext,
             result.notes.extend(tried)
             return result
         except NotApplicable as refusal:
-            if result.knob != "memoize" or len(tried) + 1 >= MEMO_TRIES:
+            again = _next_params(result, codemod_ctx.params, len(tried))
+            if again is None:
                 raise NotApplicable("; ".join([*tried, str(refusal)])) from None
             tried.append(f"{result.replay.function} tried first: {refusal}")
-            codemod_ctx.params["skip"] = [*codemod_ctx.params.get("skip", ()), result.replay.function]
+            codemod_ctx.params.update(again)
         finally:
             ctx.workspace.reset_candidate()  # the capture run's outputs
 

@@ -33,6 +33,22 @@ def is_tolist(node: ast.AST) -> bool:
         and not node.args and not node.keywords
 
 
+SHORT_LOOP = 16
+"""A loop of at most this many passes, fixed in the code (`range(5)`, a literal tuple), stays Python: the arrays
+and calls numpy needs cost more than it saves."""
+
+
+def literal_passes(iterable: ast.AST) -> int | None:
+    """Passes of a loop whose length the code fixes: `range(<ints>)`, a literal list or tuple; None otherwise."""
+    if isinstance(iterable, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in iterable.elts):
+        return len(iterable.elts)
+    if isinstance(iterable, ast.Call) and dotted(iterable.func) == "range" and not iterable.keywords \
+            and 1 <= len(iterable.args) <= 3 and all(isinstance(a, ast.Constant) and type(a.value) is int
+                                                     for a in iterable.args):
+        return len(range(*(a.value for a in iterable.args)))
+    return None
+
+
 class AxisRules:
     """Loop headers and row axes of one loop's translation (mixed into `Translator`)."""
 
@@ -237,6 +253,10 @@ class AxisRules:
         """Bind the loop target(s) of a depth-1 loop or comprehension to 1-D arrays."""
         call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
         name = dotted(call.func) if call else ""
+        passes = literal_passes(iterable)
+        if passes is not None and passes <= SHORT_LOOP:
+            raise NotApplicable(f"line {iterable.lineno}: `{ast.unparse(iterable)}` makes {passes} passes, written in "
+                                f"the code: numpy's cost per call is more than {SHORT_LOOP} passes of Python")
         if name == "range" and isinstance(target, ast.Name):
             bounds = [ast.unparse(a) for a in call.args]
             if names_loaded(call) & (set(self.env) | self.carried):

@@ -109,3 +109,48 @@ def python_files(root: Path) -> list[str]:
 def is_docstring_stmt(stmt: ast.stmt) -> bool:
     """Whether ``stmt`` is a docstring (a bare string constant), in a module's or a function's body."""
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def called_per_element(fn: ast.FunctionDef) -> set[str]:
+    """Names of the functions and methods `fn` calls inside a loop body or a comprehension (or maps)."""
+    parts: list[ast.AST] = []
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            parts += node.body + node.orelse
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            parts += [node.elt, *_per_element_parts(node.generators)]
+        elif isinstance(node, ast.DictComp):
+            parts += [node.key, node.value, *_per_element_parts(node.generators)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map" and node.args:
+            parts.append(ast.Call(func=node.args[0], args=[], keywords=[]))
+    names = set()
+    for part in parts:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Call):
+                if isinstance(sub.func, ast.Name):
+                    names.add(sub.func.id)
+                elif isinstance(sub.func, ast.Attribute):
+                    names.add(sub.func.attr)
+    return names
+
+
+def _per_element_parts(generators: list[ast.comprehension]) -> list[ast.expr]:
+    """What a comprehension evaluates per element: its conditions, and the iterables of its inner `for`s
+    (`for word in words for piece in wordpiece(word)`)."""
+    return [cond for gen in generators for cond in gen.ifs] + [gen.iter for gen in generators[1:]]
+
+
+def per_element_left_out(candidates: list[ast.FunctionDef], per_element: bool) -> list[ast.FunctionDef]:
+    """The candidates, less those another candidate calls per element (in a loop or comprehension) where
+    ``per_element`` is False: numpy on one element's short row can cost more than the Python it replaces, so where
+    replay refused the whole rewrite the proposer asks again with only the loops over whole samples or batches."""
+    if per_element is True:
+        return candidates
+    if per_element is not False:
+        raise ValueError(f"vectorize_hot_function: params per_element must be true or false, got {per_element!r}")
+    called = set().union(*(called_per_element(c) for c in candidates))
+    kept = [c for c in candidates if c is candidates[0] or c.name not in called]
+    if len(kept) == len(candidates):
+        raise NotApplicable("no function of the per-sample path is called per element by another: nothing to leave "
+                            "out of the rewrite replay refused")
+    return kept

@@ -36,7 +36,12 @@ import re
 from pathlib import Path
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
-from perfloop.tools.change.codemods.hot_function import helpers_in_target, load_hot_function, qualname_of
+from perfloop.tools.change.codemods.hot_function import (
+    called_per_element,
+    helpers_in_target,
+    load_hot_function,
+    qualname_of,
+)
 from perfloop.tools.change.codemods.imports import add_import, after_imports_text
 from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
@@ -138,29 +143,6 @@ def per_element_first(candidates: list[tuple[str, ast.FunctionDef]]) -> list[tup
         [c for c, is_inner in zip(candidates, inner) if not is_inner]
 
 
-def called_per_element(fn: ast.FunctionDef) -> set[str]:
-    """Names of the functions and methods `fn` calls inside a loop body or a comprehension (or maps)."""
-    parts: list[ast.AST] = []
-    for node in ast.walk(fn):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            parts += node.body + node.orelse
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            parts += [node.elt, *_per_element_parts(node.generators)]
-        elif isinstance(node, ast.DictComp):
-            parts += [node.key, node.value, *_per_element_parts(node.generators)]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map" and node.args:
-            parts.append(ast.Call(func=node.args[0], args=[], keywords=[]))
-    names = set()
-    for part in parts:
-        for sub in ast.walk(part):
-            if isinstance(sub, ast.Call):
-                if isinstance(sub.func, ast.Name):
-                    names.add(sub.func.id)
-                elif isinstance(sub.func, ast.Attribute):
-                    names.add(sub.func.attr)
-    return names
-
-
 def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dict[str, ast.FunctionDef], ast.FunctionDef]]:
     """Functions `file` imports by name from the target's own modules (`from pieces import wordpiece`,
     `from .text import clean as tidy`), each with its module's module-level functions; bound name -> pair."""
@@ -185,12 +167,6 @@ def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dic
         found.update((alias.asname or alias.name, (functions, functions[alias.name]))
                      for alias in node.names if alias.name in functions)
     return found
-
-
-def _per_element_parts(generators: list[ast.comprehension]) -> list[ast.expr]:
-    """What a comprehension evaluates per element: its conditions, and the iterables of its inner `for`s
-    (`for word in words for piece in wordpiece(word)`)."""
-    return [cond for gen in generators for cond in gen.ifs] + [gen.iter for gen in generators[1:]]
 
 
 def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,

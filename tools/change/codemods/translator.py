@@ -96,7 +96,6 @@ class Translator(AxisRules, CallRules, CountRules):
             key = re.search(r"\[['\"](\w+)['\"]\]$", text)
             base = key.group(1) if key else text.split(".")[-1].split("[")[0]
             name = self.fresh(f"{base}_arr")
-            dtype = ", dtype=np.float64" if self.float_ctx else ""
             if text in self.bytes_names:
                 # Iterating bytes gives Python ints: the bytes as uint8, widened so that arithmetic does not wrap.
                 self.hoists.append((name, f"np.frombuffer({text}, dtype=np.uint8).astype("
@@ -106,8 +105,13 @@ class Translator(AxisRules, CallRules, CountRules):
                 source = self.fresh(f"{base}_source")
                 self.hoists.append((source, ast.unparse(_listed(node))))
                 self.hoists.append((name, _float64_values(source)))
+            elif self.float_ctx and _held_table(node):
+                # Numbers are read as float64, as Python's float arithmetic computes; a table the module or the object
+                # holds (`ELEMENTS`, `self.symbols`) may be of strings compared with `==`, where a cast would raise.
+                self.hoists.append((name, f"np.asarray({text})"))
+                self.hoists.append((name, f"{name}.astype(np.float64) if {name}.dtype.kind in 'biuf' else {name}"))
             else:
-                self.hoists.append((name, f"np.asarray({text}{dtype})"))
+                self.hoists.append((name, f"np.asarray({text}{', dtype=np.float64' if self.float_ctx else ''})"))
             self.hoisted[text] = name
         return self.hoisted[text]
 
@@ -541,6 +545,11 @@ class Translator(AxisRules, CallRules, CountRules):
         test = self.expr(stmt.test)
         return [(acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth)))
                 for acc, kind, term in found]
+
+
+def _held_table(node: ast.AST) -> bool:
+    """A module constant (`ELEMENTS`, by its upper-case name) or an attribute of an object (`self.symbols`)."""
+    return (isinstance(node, ast.Name) and node.id.isupper()) or isinstance(node, ast.Attribute)
 
 
 def _listed(node: ast.AST) -> ast.AST | None:

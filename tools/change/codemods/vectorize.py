@@ -17,6 +17,7 @@ from perfloop.tools.change.codemods.gather import gather_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
     functions,
     load_hot_function,
+    per_element_left_out,
     python_files,
     qualname_of,
     sampled_helpers,
@@ -70,6 +71,7 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     # A loop that only dispatches (`for t in self.transforms: x = t(x)`) calls its work by no name: the
     # functions the profile sampled under it are candidates too.
     candidates += [h for h in sampled_helpers(ctx, file, tree) if all(h is not c for c in candidates)]
+    candidates = per_element_left_out(candidates, ctx.params.get("per_element", True))
     refusals: list[str] = []
     done: list[tuple[ast.FunctionDef, FunctionRewrite]] = []
     for candidate in candidates:
