@@ -406,3 +406,65 @@ def test_a_memo_replay_refuses_gives_way_to_the_next_function_of_the_path(tmp_pa
     assert recorded[0].speedup < proposer.MEMO_MIN_REPLAY_SPEEDUP <= recorded[1].speedup
     assert result.replay.function == "normalize"
     assert any(note.startswith("_is_control tried first: replay of _is_control: x") for note in result.notes)
+
+
+BERT_STYLE = """
+    import unicodedata
+
+
+    class Basic:
+        def __init__(self, lower=True):
+            self.lower = lower
+
+        def tokenize(self, text):
+            text = unicodedata.normalize("NFD", text.lower() if self.lower else text)
+            return "".join(c for c in text if unicodedata.category(c) != "Mn").split()
+
+
+    class Pieces:
+        def __init__(self, vocab):
+            self.vocab = vocab
+
+        def tokenize(self, word):
+            out, start = [], 0
+            while start < len(word):
+                end = len(word)
+                while end > start and (word[start:end] if start == 0 else "##" + word[start:end]) not in self.vocab:
+                    end -= 1
+                if end == start:
+                    return ["[UNK]"]
+                out.append(word[start:end] if start == 0 else "##" + word[start:end])
+                start = end
+            return out
+
+
+    class Full:
+        def __init__(self, vocab):
+            self.basic_tokenizer = Basic()
+            self.wordpiece_tokenizer = Pieces(vocab)
+
+        def tokenize(self, text):
+            split = []
+            for token in self.basic_tokenizer.tokenize(text):
+                for sub in self.wordpiece_tokenizer.tokenize(token):
+                    split.append(sub)
+            return split
+"""
+
+
+def test_the_per_word_method_is_told_from_the_per_text_one_of_the_same_name(tmp_path):
+    """google-research BERT's FullTokenizer: `self.basic_tokenizer.tokenize(text)` runs once per text (the iterable
+    of the outer loop), `self.wordpiece_tokenizer.tokenize(token)` once per word; all three are `tokenize`. The
+    attribute `__init__` binds to each class tells them apart: the per-word method is remembered first."""
+    source = textwrap.dedent(BERT_STYLE)
+    (tmp_path / "tok.py").write_text(source)
+    defs = [i for i, l in enumerate(source.splitlines(), 1) if l.strip().startswith("def tokenize(")]
+    facts = _facts(("Full.tokenize", "tok.py", defs[2]), ("Basic.tokenize", "tok.py", defs[0]),
+                   ("Pieces.tokenize", "tok.py", defs[1]))
+    result = apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=facts))
+    assert result.replay.function == "Pieces.tokenize", result.summary
+    namespace = {}
+    exec(compile(result.files["tok.py"], "tok", "exec"), namespace)
+    full = namespace["Full"]({"un", "##aff", "##able", "caf", "##e"})
+    assert full.tokenize("Unaffable CAFÉ unaffable") == ["un", "##aff", "##able", "caf", "##e", "un", "##aff", "##able"]
+    assert len(full.wordpiece_tokenizer.__dict__["_tokenize_memo"]) == 2

@@ -111,8 +111,9 @@ def is_docstring_stmt(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
-def called_per_element(fn: ast.FunctionDef) -> set[str]:
-    """Names of the functions and methods `fn` calls inside a loop body or a comprehension (or maps)."""
+def called_per_element(fn: ast.FunctionDef, spelled: bool = False) -> set[str]:
+    """Names of the functions and methods `fn` calls inside a loop body or a comprehension (or maps); with
+    ``spelled``, each call as written (`self.wordpiece.tokenize`, `wordpiece`) instead of its last name."""
     parts: list[ast.AST] = []
     for node in ast.walk(fn):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
@@ -126,12 +127,23 @@ def called_per_element(fn: ast.FunctionDef) -> set[str]:
     names = set()
     for part in parts:
         for sub in ast.walk(part):
-            if isinstance(sub, ast.Call):
+            if isinstance(sub, ast.Call) and spelled:
+                names.add(_spelled(sub.func))
+            elif isinstance(sub, ast.Call):
                 if isinstance(sub.func, ast.Name):
                     names.add(sub.func.id)
                 elif isinstance(sub.func, ast.Attribute):
                     names.add(sub.func.attr)
     return names
+
+
+def _spelled(func: ast.expr) -> str:
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    parts.insert(0, func.id if isinstance(func, ast.Name) else "?")
+    return ".".join(parts)
 
 
 def _per_element_parts(generators: list[ast.comprehension]) -> list[ast.expr]:

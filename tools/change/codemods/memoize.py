@@ -115,7 +115,7 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
     candidates = [(file, hot)] + [(f, fn) for f, fn in helpers_in_target(ctx, sources) if fn is not hot]
     skip = set(ctx.params.get("skip", ()))
     refusals = []
-    for where, fn in per_element_first(candidates):
+    for where, fn in per_element_first(candidates, [tree for _, tree in sources.values()]):
         where_text, where_tree = sources[where]
         qualname = qualname_of(where_tree, fn)
         if qualname in skip:
@@ -131,16 +131,53 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
                         + " computes from its arguments alone by what perfloop can read: " + "; ".join(refusals[:4]))
 
 
-def per_element_first(candidates: list[tuple[str, ast.FunctionDef]]) -> list[tuple[str, ast.FunctionDef]]:
+def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
+                      trees: list[ast.Module] = ()) -> list[tuple[str, ast.FunctionDef]]:
     """The candidates with those another candidate calls per element (inside a loop or a comprehension, or
     through `map`) moved ahead, each group in its own order: a per-word `wordpiece(word)` repeats its arguments
     within one epoch, where the `tokenize(text)` that loops over the words sees each text once an epoch (and
-    never again when the text was augmented first)."""
-    looped = [called_per_element(fn) for _, fn in candidates]
-    inner = [any(fn.name in names for other, names in enumerate(looped) if other != k)
+    never again when the text was augmented first).
+
+    A method is known by how it is called: `self.m(...)` from its own class, `self.<attr>.m(...)` where an
+    `__init__` of ``trees`` sets `self.<attr> = C(...)` of its class (BERT's `self.wordpiece_tokenizer.tokenize`
+    is per word, `self.basic_tokenizer.tokenize` is not, though both are `tokenize`), and by its name alone on
+    anything else (a local object, a module)."""
+    owner, attrs = _classes_and_attributes(trees)
+    looped = [called_per_element(fn, spelled=True) for _, fn in candidates]
+
+    def called(fn: ast.FunctionDef, call: str) -> bool:
+        cls = owner.get(id(fn))
+        if cls is None:
+            return call == fn.name or (call.endswith("." + fn.name) and not call.startswith("self."))
+        if call.startswith("self."):
+            return call == f"self.{fn.name}" or any(call == f"self.{a}.{fn.name}" for a in attrs.get(cls, ()))
+        return call.rsplit(".", 1)[-1] == fn.name
+
+    inner = [any(called(fn, call) for other, calls in enumerate(looped) if other != k for call in calls)
              for k, (_, fn) in enumerate(candidates)]
     return [c for c, is_inner in zip(candidates, inner) if is_inner] + \
         [c for c, is_inner in zip(candidates, inner) if not is_inner]
+
+
+def _classes_and_attributes(trees) -> tuple[dict[int, str], dict[str, set[str]]]:
+    """(id of each method -> its class's name, class name -> the attributes an `__init__` sets to one of it)."""
+    owner: dict[int, str] = {}
+    attrs: dict[str, set[str]] = {}
+    for tree in trees:
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            for item in cls.body:
+                if isinstance(item, ast.FunctionDef):
+                    owner[id(item)] = cls.name
+            init = next((i for i in cls.body if isinstance(i, ast.FunctionDef) and i.name == "__init__"), None)
+            for node in ast.walk(init) if init is not None else ():
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
+                        and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name) \
+                        and node.targets[0].value.id == "self":
+                    made = node.value.func
+                    name = made.attr if isinstance(made, ast.Attribute) else getattr(made, "id", None)
+                    if name:
+                        attrs.setdefault(name, set()).add(node.targets[0].attr)
+    return owner, attrs
 
 
 def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dict[str, ast.FunctionDef], ast.FunctionDef]]:
