@@ -48,7 +48,7 @@ from perfloop.tools.change.codemods.loops import dotted
 
 MAX_ENTRIES = 1 << 18
 """Results kept per function; arguments first seen after that are computed every time."""
-UNCACHED = "_{name}_uncached"
+UNCACHED = "_{name}_uncached"  # the name without its leading underscores: `_stats` gives `_stats_uncached`
 """What the original function is renamed to."""
 MEMO = "_{name}_memo"
 """The module-level dict of remembered results."""
@@ -62,6 +62,9 @@ COMPUTING_BUILTINS = frozenset({
     "frozenset", "hash", "int", "isinstance", "len", "list", "map", "max", "min", "ord", "pow", "range", "repr",
     "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "iter", "next",
 })
+# Containers of the standard library a function makes for itself (`queue = deque([seed])`), by the names
+# `from collections import ...` binds; changing one is allowed only on a value the function made.
+CONTAINERS = frozenset({"deque", "Counter", "defaultdict", "OrderedDict"})
 # Methods that change the object they are called on: allowed only on values the function made itself.
 MUTATING_METHODS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "add", "discard",
@@ -222,7 +225,7 @@ def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls:
     if any(not isinstance(d, ast.Constant) for d in args.defaults + [d for d in args.kw_defaults if d]):
         return "a default that is not a constant (shared between calls)"
     names = {n.name for n in (cls.body if cls is not None else module_level.values()) if isinstance(n, ast.FunctionDef)}
-    if UNCACHED.format(name=fn.name) in names:
+    if UNCACHED.format(name=fn.name.lstrip("_")) in names:
         return "already remembered"
     if cls is not None and fn.name.startswith("__"):
         return "a special method"
@@ -277,7 +280,7 @@ class _Purity:
                 functions, imported = self.imported[name]
                 inner = _Purity(functions, None).refusal(imported)
                 return f"calls {name}(), which is not pure ({inner})" if inner else None
-            if name in COMPUTING_BUILTINS or name in own:
+            if name in COMPUTING_BUILTINS or name in CONTAINERS or name in own:
                 return None if name not in own else f"calls `{name}`, a value perfloop cannot read the code of"
             return f"calls {name}(), which perfloop cannot read"
         base = call.func.value if isinstance(call.func, ast.Attribute) else None
@@ -313,7 +316,9 @@ def _written(target: ast.expr, made: set[str]) -> ast.expr | None:
 
 def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: ast.ClassDef | None) -> CodemodResult:
     name = fn.name
-    uncached, memo = UNCACHED.format(name=name), MEMO.format(name=name)
+    # `_stats` becomes `_stats_uncached`, not `__stats_uncached`, which a class body would mangle.
+    base = name.lstrip("_") or name
+    uncached, memo = UNCACHED.format(name=base), MEMO.format(name=base)
     lines = text.splitlines(keepends=True)
     start = fn.lineno - 1
     header = lines[start]
