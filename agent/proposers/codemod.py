@@ -77,6 +77,11 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
         raise NotApplicable(f"function-level replay failed, so the pipeline was not run: {outcome.reason}")
     if result.replay.lists_became_arrays:  # arrays handed on save time the replay does not see
         return
+    if result.knob == "memoize" and outcome.num_calls and not outcome.keyed_calls:
+        # A method's memo is not timed here (its object is copied afresh each round), but keys are keys.
+        raise NotApplicable(f"replay of {result.replay.function}: none of the {outcome.num_calls} captured calls "
+                            "passes arguments a memo can key exactly (str, bytes, int, float, bool, None and tuples "
+                            "of them; lists, arrays and tensors are computed every time), so the pipeline was not run")
     if result.knob == "memoize" and "." not in result.replay.function and outcome.speedup is not None \
             and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
         # (A method keeps its results on its object, which replay copies afresh for every round: not judged here.)

@@ -61,6 +61,8 @@ class ReplayResult(BaseModel):
     old_best_s: float = Field(0.0, description="The old version's fastest time on each matching call, summed, over "
                                                "repeated alternating rounds after the check (0: not timed).")
     new_best_s: float = Field(0.0, description="The same for the new version.")
+    keyed_calls: int = Field(0, description="Captured calls whose arguments (a method's object aside) are all of "
+                                           "types a memo keys exactly: str, bytes, int, float, bool, None, tuples.")
     timed_s: float = Field(0.0, description="Seconds spent in those timed rounds, both versions (short calls are "
                                             "timed as runs of repeated calls, so this passes MIN_TIMED_S where "
                                             "the checking pass alone does not).")
@@ -182,7 +184,8 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
     common = dict(num_calls=report["num_calls"], num_identical=report["identical"],
                   num_within_tolerance=report["within_tolerance"], skipped=report["skipped"],
                   old_s=report["old_s"], new_s=report["new_s"], old_best_s=report.get("old_best_s", 0.0),
-                  new_best_s=report.get("new_best_s", 0.0), timed_s=report.get("timed_s", 0.0))
+                  new_best_s=report.get("new_best_s", 0.0), timed_s=report.get("timed_s", 0.0),
+                  keyed_calls=report.get("keyed", 0))
     if report["mismatch"]:
         return ReplayResult(ok=False, verdict="different",
                             reason=f"replay of {function}: {report['mismatch']}", **common)

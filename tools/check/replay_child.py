@@ -325,7 +325,7 @@ def main() -> None:
     if "." in spec["function"]:  # a method: its object runs the version's own class (helpers the rewrite changed)
         old, new = as_method(old, old_module, spec), as_method(new, new_module, spec)
     report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "layout_changed": 0, "layout": None,
-              "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0}
+              "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0, "keyed": 0}
     matched, selves = [], {}
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], spec["call_glob"]))):
         try:
@@ -352,6 +352,8 @@ def main() -> None:
             report[key] += time.perf_counter() - started
             after.append(rng_states())
         report["num_calls"] += 1
+        given = call["args"][1:] if "self_file" in call else call["args"]
+        report["keyed"] += exact_key(tuple(given)) and exact_key(tuple(call["kwargs"].values()))
         if not same_rng(*after):
             report["mismatch"] = f"{os.path.basename(path)}: the new version draws different random numbers " \
                                  "(the global random state after the call differs)"
@@ -377,6 +379,16 @@ def main() -> None:
     if not report["mismatch"] and matched and report["old_s"] + report["new_s"] < 2.0:
         report["old_best_s"], report["new_best_s"], report["timed_s"] = best_times(old, new, matched, TIME_BUDGET_S)
     print(spec["report_prefix"] + json.dumps(report))
+
+
+def exact_key(value) -> bool:
+    """Whether a value could key a remembered result exactly (the memo's `_memo_key` types): str, bytes, int,
+    float, bool, None, and tuples or frozensets of them."""
+    if value is None or type(value) in (str, bytes, int, float, bool):
+        return True
+    if type(value) in (tuple, frozenset):
+        return all(exact_key(item) for item in value)
+    return False
 
 
 def best_times(old, new, calls, budget_s: float, max_rounds: int = 10) -> tuple[float, float, float]:
