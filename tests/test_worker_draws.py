@@ -82,6 +82,22 @@ def build(workers):
     collate = MaskingCollator(seed=3)
     return DataLoader(Rows(16), batch_size=4, num_workers=workers, collate_fn=collate)
 """, r"MaskingCollator \(train.py:\d+\), handed to the data pipeline, draws from self.gen in _mask"),
+    # A crop handed its generator by the script (`RandomCrop(size, rng)`), blind10 b1's shape.
+    "handed_generator": ("""
+class RandomCrop:
+    def __init__(self, size, rng):
+        self.size = size
+        self.rng = rng
+
+    def __call__(self, x):
+        start = int(self.rng.integers(0, len(x) - self.size + 1))
+        return x[start:start + self.size].copy()
+
+
+def build(workers):
+    crop = RandomCrop(3, np.random.default_rng(4))
+    return DataLoader(Rows(16, transform=crop), batch_size=4, num_workers=workers)
+""", r"RandomCrop \(train.py:\d+\), handed to the data pipeline, draws with self.rng.integers\(\) in __call__"),
     # A collate function through functools.partial that draws from torch's process-wide stream via a helper.
     "collate_function": ("""
 def jitter(batch, scale):
@@ -164,3 +180,79 @@ def test_draws_the_workers_would_split_are_said_before_any_run(tmp_path, case):
                            timeout=120) for n in (0, 2)]
     assert all(run.returncode == 0 for run in runs), runs[1].stderr
     assert (runs[0].stdout != runs[1].stdout) == (refusal is not None), (runs[0].stdout, runs[1].stdout)
+
+
+ITERABLE = """
+import sys
+
+import torch
+from torch.utils.data import DataLoader, IterableDataset
+
+
+class Stream(IterableDataset):
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield torch.tensor([float(i)])
+
+
+if __name__ == "__main__":
+    loader = DataLoader(Stream(12), batch_size=4, num_workers=int(sys.argv[1]))
+    print([b.flatten().tolist() for b in loader])
+"""
+
+
+def test_an_iterable_dataset_is_run_whole_by_every_worker(tmp_path):
+    """blind10 a3: an IterableDataset's iterator runs from the start in each worker (every sample once per worker
+    without sharding, interleaved batches with it): num_workers 0 → 2 changed the batches after two timed runs."""
+    ctx = make_context(tmp_path, {"train.py": ITERABLE}, params={"value": 2})
+    with pytest.raises(NotApplicable, match=r"Stream \(train.py:\d+\) is an IterableDataset: each worker runs its "
+                                            r"iterator from the start"):
+        apply_codemod("set_num_workers", ctx)
+    runs = [subprocess.run([sys.executable, "train.py", str(n)], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120) for n in (0, 2)]
+    assert all(run.returncode == 0 for run in runs), runs[1].stderr
+    assert runs[0].stdout != runs[1].stdout
+
+
+BATCHED = """
+import sys
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Windows(Dataset):
+    def __init__(self, n, seed):
+        self.x = np.arange(n * 4, dtype=np.float32).reshape(n, 4)
+        self.rng = np.random.default_rng(seed)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i]
+
+    def __getitems__(self, indices):
+        noise = self.rng.normal(size=(len(indices), 4)).astype(np.float32)
+        return [torch.from_numpy(self.x[i] + noise[k]) for k, i in enumerate(indices)]
+
+
+if __name__ == "__main__":
+    loader = DataLoader(Windows(16, 0), batch_size=4, num_workers=int(sys.argv[1]))
+    print([round(float(b.sum()), 4) for b in loader])
+"""
+
+
+def test_a_dataset_that_hands_out_batches_is_read_through_getitems(tmp_path):
+    """blind10 b5: the loader calls `__getitems__` where a dataset has one, and its draws carry just the same."""
+    ctx = make_context(tmp_path, {"train.py": BATCHED}, params={"value": 2})
+    with pytest.raises(NotApplicable, match=r"would change the samples: Windows.__getitems__ .*self\.rng\.normal"):
+        apply_codemod("set_num_workers", ctx)
+    runs = [subprocess.run([sys.executable, "train.py", str(n)], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120) for n in (0, 2)]
+    assert all(run.returncode == 0 for run in runs), runs[1].stderr
+    assert runs[0].stdout != runs[1].stdout

@@ -26,7 +26,7 @@ from perfloop.tools.change.codemods.loop_checks import (
 )
 from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.memoize import MUTATING_METHODS
-from perfloop.tools.change.codemods.worker_draws import callable_draws, init_generators
+from perfloop.tools.change.codemods.worker_draws import callable_draws, init_generators, iterable_datasets
 
 
 def carried_draws(root) -> str | None:
@@ -53,7 +53,7 @@ def _carried_draws(root) -> str | None:
             modules[f] = ast.parse((root / f).read_text())
         except (SyntaxError, UnicodeDecodeError, OSError):
             return None
-    handed = callable_draws(modules)  # transform objects and collate functions run in the workers too
+    handed = iterable_datasets(modules) or callable_draws(modules)  # what the workers run besides __getitem__
     if handed is not None:
         return handed
     defined: dict[str, list[ast.FunctionDef]] = {}
@@ -63,7 +63,8 @@ def _carried_draws(root) -> str | None:
     reasons = []
     for file, tree in modules.items():
         for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-            getitem = method_of(cls, "__getitem__")
+            # A dataset with `__getitems__` hands the loader whole batches through it (torch calls it first).
+            getitem = method_of(cls, "__getitems__") or method_of(cls, "__getitem__")
             if getitem is None:
                 continue
             if any(isinstance(c, ast.Call) and GENERATOR_CALL.search(dotted(c.func))
@@ -72,7 +73,7 @@ def _carried_draws(root) -> str | None:
             checker = Determinism(cls, file, modules)
             checker.draws_only = True  # past a cache perfloop added (it writes self.__dict__) to the draws under it
             try:
-                checker.check(getitem, f"{cls.name}.__getitem__")
+                checker.check(getitem, f"{cls.name}.{getitem.name}")
             except NotApplicable as refused:
                 reasons.append(str(refused).split(": a cached sample")[0])  # the draw and where, not the cache's why
                 continue

@@ -4,14 +4,16 @@
 functions a dataset is handed (a `Compose` of transforms built in the training script and passed in) and the
 loader's `collate_fn`. Where one of those draws from a stream that carries over from call to call, more (or
 fewer) workers change the samples: each worker process has its own copy of an object's generator, and its own
-seed for the global `random`/`np.random`/torch streams. Two shapes are read:
+seed for the global `random`/`np.random`/torch streams. Two shapes are read (and `iterable_datasets` says
+where every dataset is an `IterableDataset`, whose iterator each worker runs from the start):
 
 - **A callable object handed on.** A class of the target with a `__call__` whose `__init__` keeps a generator on
-  `self` (`self.rng = np.random.default_rng(seed)`, `random.Random`, `torch.Generator()`) that a method other
-  than `__init__` uses, or whose `__call__` (or a function of the target it calls) draws from a global stream; an
-  instance of it made as a call's argument, inside a list or tuple (a Compose's chain), or bound to a name that
-  is passed on that way. An instance only called where it was made (a mixup in the training loop, in the main
-  process) is not counted. A class whose bases name a Sampler runs in the main process and is skipped.
+  `self` (`self.rng = np.random.default_rng(seed)`, `random.Random`, `torch.Generator()`, or one handed in:
+  `self.rng = rng`, then `self.rng.integers(...)`) that a method other than `__init__` uses, or whose
+  `__call__` (or a function of the target it calls) draws from a global stream; an instance of it made as a
+  call's argument, inside a list or tuple (a Compose's chain), or bound to a name that is passed on that way.
+  An instance only called where it was made (a mixup in the training loop, in the main process) is not
+  counted. A class whose bases name a Sampler runs in the main process and is skipped.
 - **A collate function** named by `collate_fn=` (a module-level function, or `functools.partial` of one) that
   draws from a global stream, itself or through the target's functions it calls.
 
@@ -27,6 +29,26 @@ from perfloop.tools.change.codemods.loops import dotted
 
 GLOBAL_STREAMS = ("random.", "np.random.", "numpy.random.", "torch.")
 """Dotted prefixes of draws from a process-wide stream (each worker seeds its own)."""
+
+
+def iterable_datasets(modules: dict[str, ast.Module]) -> str | None:
+    """Why more or fewer workers would change the samples of a target whose datasets are all iterable, or None.
+
+    Each worker process runs an `IterableDataset`'s `__iter__` from the start: without sharding by
+    `get_worker_info()` every sample comes once per worker, and with it the loader interleaves the workers'
+    batches, another order than one process gives. Said where every dataset class of the target (a class
+    with a `__getitem__`, or whose bases name `IterableDataset`) is iterable."""
+    iterable, mapped = [], 0
+    for file, tree in modules.items():
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            if any("IterableDataset" in dotted(base) for base in cls.bases):
+                iterable.append(f"{cls.name} ({file}:{cls.lineno})")
+            elif any(isinstance(n, ast.FunctionDef) and n.name == "__getitem__" for n in cls.body):
+                mapped += 1
+    if not iterable or mapped:
+        return None
+    return (f"{iterable[0]} is an IterableDataset: each worker runs its iterator from the start, so the batches "
+            "would repeat per worker or come interleaved in another order")
 
 
 def callable_draws(modules: dict[str, ast.Module]) -> str | None:
@@ -56,13 +78,29 @@ def _object_draw(cls: ast.ClassDef, functions: dict) -> str | None:
     if call is None:
         return None
     kept = init_generators(methods.get("__init__"))
+    held = _set_in_init(methods.get("__init__"))
     for method in (m for name, m in methods.items() if name != "__init__"):
         for node in ast.walk(method):
             if isinstance(node, ast.Attribute) and node.attr in kept and isinstance(node.value, ast.Name) \
                     and node.value.id == "self":
                 return (f"draws from self.{node.attr} in {method.name} (line {node.lineno}), a {kept[node.attr]} its "
                         "__init__ made, whose state carries from call to call")
+            # `self.rng.integers(...)` on a generator handed to __init__ (`RandomCrop(size, rng)`): the same object
+            # for every call, so its state carries just the same.
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and is_random_call(node.func.attr) and isinstance(node.func.value, ast.Attribute) \
+                    and isinstance(node.func.value.value, ast.Name) and node.func.value.value.id == "self" \
+                    and node.func.value.attr in held:
+                return (f"draws with self.{node.func.value.attr}.{node.func.attr}() in {method.name} (line "
+                        f"{node.lineno}), on an object its __init__ keeps, whose state carries from call to call")
     return _global_draw(call, functions)
+
+
+def _set_in_init(init: ast.FunctionDef | None) -> set[str]:
+    """Attributes `__init__` sets on self."""
+    return {t.attr for node in (ast.walk(init) if init is not None else ()) if isinstance(node, ast.Assign)
+            for t in node.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+            and t.value.id == "self"}
 
 
 def _global_draw(fn: ast.FunctionDef, functions: dict) -> str | None:
