@@ -215,3 +215,121 @@ def test_a_list_passed_in_from_outside_or_a_string_keeps_its_scan(tmp_path):
     (tmp_path / "data.py").write_text(text)
     with pytest.raises(NotApplicable, match="str.index is a substring search|new list or tuple"):
         _apply(tmp_path, text, "Baskets.__getitem__")
+
+
+GROWING = {
+    # A GraphSAGE-style sampler numbering nodes as it meets them: try .index, append on ValueError.
+    "numbering": ('''
+        def sample_block(dst_nodes, neighbours):
+            src_nodes = list(dst_nodes)
+            src_index = []
+            for v in dst_nodes:
+                for u in neighbours[v]:
+                    try:
+                        s = src_nodes.index(u)
+                    except ValueError:
+                        s = len(src_nodes)
+                        src_nodes.append(u)
+                    src_index.append(s)
+            return src_index, src_nodes
+    ''', "sample_block", lambda rng: ([rng.randrange(40) for _ in range(6)],
+                                     {v: [rng.randrange(40) for _ in range(5)] for v in range(40)})),
+    # A first-seen vocabulary with `not in`, then positions read back, items of mixed kinds (1, 1.0, True, "1").
+    "dedup": ('''
+        def first_seen(tokens):
+            seen = []
+            for t in tokens:
+                if t not in seen:
+                    seen.append(t)
+            codes = [seen.index(t) for t in tokens]
+            return codes, seen
+    ''', "first_seen", lambda rng: ([rng.choice([1, 1.0, True, "1", 2, (1, 2), -0.0, 0, "a", b"a"])
+                                     for _ in range(60)],)),
+    # A while loop over pairs; an unhashable item (a list) makes the kept positions stale, and the list answers.
+    "stale": ('''
+        def pair_ids(pairs):
+            keys = []
+            out = []
+            k = 0
+            while k < len(pairs):
+                key = pairs[k]
+                if key in keys:
+                    out.append(keys.index(key))
+                else:
+                    keys.append(key)
+                    out.append(len(keys) - 1)
+                k += 1
+            return out
+    ''', "pair_ids", lambda rng: ([(rng.randrange(4), rng.randrange(3)) for _ in range(30)]
+                                  + [[1, 2], (0, 0), [1, 2], (3, 1)],)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWING))
+def test_a_list_built_by_appends_keeps_its_positions_beside_it(tmp_path, name):
+    """blind10 a5: `src_nodes.index(u)` on a list the collate grows scanned it from the front for every neighbour.
+    The same answers, the same ValueError for a missing value, from positions kept as it grows."""
+    import random
+
+    source, function, make_args = GROWING[name]
+    text = textwrap.dedent(source)
+    (tmp_path / "mod.py").write_text(text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(f"def {function}("))
+    result = apply_codemod("index_lookup_tables", CodemodContext(root=tmp_path, profile=hot(function, "mod.py", line)))
+    new_text = result.files["mod.py"]
+    assert "_kept_positions(" in new_text and ("_index_kept(" in new_text or "_in_kept(" in new_text)
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(new_text, "new", "exec"), new)
+    for seed in range(5):
+        args = make_args(random.Random(seed))
+        assert repr(old[function](*args)) == repr(new[function](*args))
+
+
+def test_a_missing_value_raises_what_the_list_raises(tmp_path):
+    text = textwrap.dedent('''
+        def position(items, extra, probe):
+            seen = list(items)
+            for x in extra:
+                seen.append(x)
+            return seen.index(probe)
+    ''')
+    (tmp_path / "mod.py").write_text(text)
+    result = apply_codemod("index_lookup_tables", CodemodContext(root=tmp_path, profile=hot("position", "mod.py", 2)))
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    for namespace in (old, new):
+        with pytest.raises(ValueError, match=r"^'z' is not in list$"):
+            namespace["position"](["a", "b"], ["c"], "z")
+    assert new["position"](["a", "b"], ["c", "a"], "a") == old["position"](["a", "b"], ["c", "a"], "a") == 0
+
+
+@pytest.mark.parametrize("source, why", [
+    ('''
+        def ids(tokens, log):
+            vocab = []
+            out = []
+            for t in tokens:
+                log(vocab)
+                if t not in vocab:
+                    vocab.append(t)
+                out.append(vocab.index(t))
+            return out
+    ''', r"vocab: line 6 `log\(vocab\)` may change it or hand it on before its searches end"),
+    ('''
+        def ids(tokens):
+            vocab = []
+            out = []
+            for t in tokens:
+                if t not in vocab:
+                    vocab.insert(0, t)
+                out.append(vocab.index(t))
+            return out
+    ''', r"vocab: line 7 `vocab.insert` may change it"),
+])
+def test_a_list_changed_otherwise_or_handed_on_keeps_its_scan(tmp_path, source, why):
+    text = textwrap.dedent(source)
+    (tmp_path / "mod.py").write_text(text)
+    with pytest.raises(NotApplicable, match=why):
+        apply_codemod("index_lookup_tables", CodemodContext(root=tmp_path, profile=hot("ids", "mod.py", 2)))

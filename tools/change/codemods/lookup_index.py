@@ -24,6 +24,9 @@ A call is rewritten only where the list is one the target makes once and never c
 - `NAME.index(v)` where NAME is a module-level table the target binds once to such a list and never
   changes (`determinism.constant_table`), in the hot file or imported from the target's own module.
 
+A local list the function builds by appends and searches (`try: s = nodes.index(u)` / `except ValueError:
+nodes.append(u)`) keeps its positions beside it instead (`growing_index.py`).
+
 Where it looks: the profile's hot function, the helpers sampled under it in its file, and the
 methods of the hot function's class. The pipeline runs decide the rest (every batch compared).
 """
@@ -33,6 +36,7 @@ import ast
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.determinism import READ_METHODS, constant_table
+from perfloop.tools.change.codemods.growing_index import GROWING_HELPERS, growing_edits, growing_lists
 from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files, sampled_helpers
 from perfloop.tools.change.codemods.imports import after_imports_text, import_paths
 
@@ -122,28 +126,38 @@ def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
     paths = import_paths([tree])
     paths.update((n.id, f"{file.removesuffix('.py').replace('/', '.')}.{n.id}")
                  for stmt in tree.body if isinstance(stmt, ast.Assign) for n in stmt.targets if isinstance(n, ast.Name))
-    sites, refusals, seen = [], [], set()
+    sites, refusals, seen, growing = [], [], set(), []
     for fn in scanned:
         if id(fn) in seen or fn.name == "__init__":  # a list __init__ builds changes while it runs
             continue
         seen.add(id(fn))
+        kept, why_not = growing_lists(fn)
+        growing += kept
+        refusals += [f"{fn.name}: {why}" for why in why_not]
+        kept_sites = {id(site) for plan in kept for site in plan.searches}
         for node in ast.walk(fn):
             base = _site_list(node)
-            if base is None:
+            if base is None or id(node) in kept_sites:
                 continue
             reason = _refusal(base, classes.get(id(fn)), modules, paths)
             if reason is None:
                 sites.append(node)
             else:
                 refusals.append(f"line {node.lineno} `{ast.unparse(node)}`: {reason}")
-    if not sites:
-        raise NotApplicable("index_lookup_tables: no `.index(v)` or `v in` on a list the target never changes in "
-                            f"the per-sample path of {file}" + (": " + "; ".join(refusals[:4]) if refusals else ""))
-    new = _splice(text, sites)
+    if not sites and not growing:
+        raise NotApplicable("index_lookup_tables: no `.index(v)` or `v in` on a list the target never changes, or "
+                            f"builds by appends only, in the per-sample path of {file}"
+                            + (": " + "; ".join(refusals[:4]) if refusals else ""))
+    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    new = _splice(text, sites, growing_edits(text, growing, taken))
     if f"def {HELPER}(" not in text:
-        new = after_imports_text(new, HELPER_SOURCE)
+        new = after_imports_text(new, HELPER_SOURCE + GROWING_HELPERS)
+    elif growing and "def _index_kept(" not in text:
+        new = after_imports_text(new, GROWING_HELPERS.lstrip("\n"))
     ast.parse(new)
-    lists = sorted({ast.unparse(_site_list(site)) for site in sites})
+    lists = sorted({ast.unparse(_site_list(site)) for site in sites} | {f"{plan.name} (built by appends)"
+                                                                         for plan in growing})
+    sites = sites + [site for plan in growing for site in plan.searches]
     return CodemodResult(
         files={file: new},
         summary=f"answer `.index(v)` and `v in` on {', '.join(lists)} from a dict of first positions built once "
@@ -231,9 +245,9 @@ def _reading(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool
     return False
 
 
-def _splice(text: str, sites: list[ast.AST]) -> str:
+def _splice(text: str, sites: list[ast.AST], extra: list[tuple[int, int, int, int, str]] = ()) -> str:
     """`text` with each `X.index(v)` written `_index_of(X, v)`, and each `v in X` `_is_listed(X, v)` (`v not in X`:
-    `(not _is_listed(X, v))`)."""
+    `(not _is_listed(X, v))`), and the `extra` edits (line, col, end line, end col, new text) made too."""
     lines = text.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
@@ -242,9 +256,8 @@ def _splice(text: str, sites: list[ast.AST]) -> str:
     def at(lineno: int, col: int) -> int:
         return offsets[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode())
 
-    out = text
-    for site in sorted(sites, key=lambda c: (c.lineno, c.col_offset), reverse=True):
-        start, end = at(site.lineno, site.col_offset), at(site.end_lineno, site.end_col_offset)
+    edits = list(extra)
+    for site in sites:
         if isinstance(site, ast.Call):
             base, value = (ast.get_source_segment(text, n) for n in (site.func.value, site.args[0]))
             new = f"{HELPER}({base}, {value})"
@@ -252,7 +265,13 @@ def _splice(text: str, sites: list[ast.AST]) -> str:
             base, value = (ast.get_source_segment(text, n) for n in (site.comparators[0], site.left))
             new = f"{CONTAINS}({base}, {value})"
             new = f"(not {new})" if isinstance(site.ops[0], ast.NotIn) else new
-        out = out[:start] + new + out[end:]
+        edits.append((site.lineno, site.col_offset, site.end_lineno, site.end_col_offset, new))
+    # An edit inside another (a search in an appended value) is left to the outer one, which keeps its text.
+    edits = [e for e in edits if not any(o is not e and (o[0], o[1]) <= (e[0], e[1]) and (e[2], e[3]) <= (o[2], o[3])
+                                         and (o[0], o[1]) != (o[2], o[3]) for o in edits)]
+    out = text
+    for line, col, end_line, end_col, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:at(line, col)] + new + out[at(end_line, end_col):]
     return out
 
 
