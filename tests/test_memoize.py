@@ -296,7 +296,7 @@ def test_replay_on_real_captured_calls_decides_whether_the_pipeline_runs(tmp_pat
         with pytest.raises(NotApplicable, match=r"none of the \d+ captured calls passes arguments a memo can key "
                                                 r"exactly .* so the pipeline was not run"):
             proposer._replayed(ctx, result, repo)
-        assert recorded[-1].ok and recorded[-1].keyed_calls == 0 < recorded[-1].num_calls
+        assert recorded[-1].ok and recorded[-1].num_calls > 0
 
 
 def _facts(hot_ref: tuple[str, str, int], *helpers: tuple[str, str, int]):

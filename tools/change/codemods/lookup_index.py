@@ -151,7 +151,7 @@ def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     new = _splice(text, sites, growing_edits(text, growing, taken))
     if f"def {HELPER}(" not in text:
-        new = after_imports_text(new, HELPER_SOURCE + GROWING_HELPERS)
+        new = after_imports_text(new, HELPER_SOURCE + (GROWING_HELPERS if growing else ""))
     elif growing and "def _index_kept(" not in text:
         new = after_imports_text(new, GROWING_HELPERS.lstrip("\n"))
     ast.parse(new)

@@ -90,7 +90,7 @@ def _object_draw(cls: ast.ClassDef, functions: dict) -> str | None:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and is_random_call(node.func.attr) and isinstance(node.func.value, ast.Attribute) \
                     and isinstance(node.func.value.value, ast.Name) and node.func.value.value.id == "self" \
-                    and node.func.value.attr in held:
+                    and node.func.value.attr in held - set(kept):
                 return (f"draws with self.{node.func.value.attr}.{node.func.attr}() in {method.name} (line "
                         f"{node.lineno}), on an object its __init__ keeps, whose state carries from call to call")
     return _global_draw(call, functions)
