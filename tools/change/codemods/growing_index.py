@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from perfloop.tools.change.codemods.loops import within
+
 POSITIONS = "_pos_{name}"
 GROWING_HELPERS = '''
 
@@ -133,9 +135,9 @@ def _plan(fn: ast.FunctionDef, name: str, parents: dict) -> tuple[Growing | None
         return None, None
     last = max(n.lineno for n in plan.searches + plan.appends)
     loops = [n for n in ast.walk(fn) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
-             and any(_within(s, n) for s in plan.searches + plan.appends)]
+             and any(within(s, n) for s in plan.searches + plan.appends)]
     for node in others:
-        if node.lineno <= last or any(_within(node, loop) for loop in loops):
+        if node.lineno <= last or any(within(node, loop) for loop in loops):
             return None, f"line {node.lineno} `{ast.unparse(parents.get(node, node))}` may change it or hand it on " \
                          "before its searches end"
     return plan, None
@@ -168,11 +170,6 @@ def _fresh_list(value: ast.expr) -> bool:
     if isinstance(value, (ast.List, ast.ListComp)):
         return True
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _BUILDERS
-
-
-def _within(node: ast.AST, outer: ast.AST) -> bool:
-    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
-        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def growing_edits(text: str, plans: list[Growing], taken: set[str]) -> list[tuple[int, int, int, int, str]]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from perfloop.contracts.code import FunctionRef
 from perfloop.tools.change.codemods.base import CodemodContext, NotApplicable
+from perfloop.tools.change.codemods.loops import dotted
 
 _SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", "site-packages"}
 
@@ -127,23 +128,11 @@ def called_per_element(fn: ast.FunctionDef, spelled: bool = False) -> set[str]:
     names = set()
     for part in parts:
         for sub in ast.walk(part):
-            if isinstance(sub, ast.Call) and spelled:
-                names.add(_spelled(sub.func))
-            elif isinstance(sub, ast.Call):
-                if isinstance(sub.func, ast.Name):
-                    names.add(sub.func.id)
-                elif isinstance(sub.func, ast.Attribute):
-                    names.add(sub.func.attr)
+            if isinstance(sub, ast.Call):
+                # `self.wordpiece.tokenize`, or `?.strip` where the chain starts at a call (`x.pop().strip()`).
+                call = dotted(sub.func) or (f"?.{sub.func.attr}" if isinstance(sub.func, ast.Attribute) else "?")
+                names.add(call if spelled else call.rsplit(".", 1)[-1])
     return names
-
-
-def _spelled(func: ast.expr) -> str:
-    parts = []
-    while isinstance(func, ast.Attribute):
-        parts.insert(0, func.attr)
-        func = func.value
-    parts.insert(0, func.id if isinstance(func, ast.Name) else "?")
-    return ".".join(parts)
 
 
 def _per_element_parts(generators: list[ast.comprehension]) -> list[ast.expr]:

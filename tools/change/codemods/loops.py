@@ -84,6 +84,12 @@ def dotted(node: ast.AST) -> str:
     return ""
 
 
+def within(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether `node` lies inside `outer` in the source (by their line and column spans)."""
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
+        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
 def is_atomic(src: str) -> bool:
     if re.fullmatch(r"[\w.]+", src):
         return True

@@ -14,7 +14,7 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.hot_function import functions
-from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored
+from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored, within
 
 
 def grids_as_rows(text: str, tree: ast.Module, fn: ast.FunctionDef,
@@ -99,7 +99,7 @@ def _grid_edit(text: str, block: list[ast.stmt], k: int,
     # The loops go: the names they set (counters, temporaries) must not be read anywhere else.
     outside = {n.id for node in ast.walk(function) if node is not loop
                for n in ([node] if isinstance(node, ast.Name) else [])
-               if isinstance(n.ctx, ast.Load) and not _within(n, loop)}
+               if isinstance(n.ctx, ast.Load) and not within(n, loop)}
     if value is not None and not (names_stored([loop]) & outside):
         # Only temporaries and the write: the whole grid as one comprehension, which the translator
         # vectorises over both axes (the arrays it reads hoisted once, not once per row).
@@ -145,11 +145,6 @@ def skips_a_pass(body: list[ast.stmt]) -> bool:
             continue
         todo += list(ast.iter_child_nodes(node))
     return False
-
-
-def _within(node: ast.AST, outer: ast.AST) -> bool:
-    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
-        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def _substituted(body: list[ast.stmt], write: ast.Assign) -> ast.AST | None:
