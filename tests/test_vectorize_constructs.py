@@ -665,7 +665,8 @@ REFUSED = {
         def peaks(rows):
             return [peak(r) for r in rows]
     """, "peaks", "comprehension statement", "call to peak() inside the loop may have side effects; "
-         "only arithmetic, abs/min/max/float, sum/sorted/statistics.median of rows and math.* are vectorised "
+         "only arithmetic, abs/min/max/float, sum/sorted/statistics.median of rows, bisect.* and math.* are "
+         "vectorised "
          "(peak() was not inlined: peak() line 12: `for v in row:` is not an assignment, an `if` or a `return`)"),
     "helper reading a name the caller sets": ("""
         scale = 2.0

@@ -10,6 +10,7 @@ import ast
 from perfloop.tools.change.codemods.axes import ROW_CALLS
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.draws import array_draw, is_draw
+from perfloop.tools.change.codemods.loop_checks import BISECT_CALLS
 from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, Val, dotted
 
 
@@ -152,6 +153,40 @@ class CallRules:
             return None
         return Val(f"np.count_nonzero({self.atom(row.src)} == {value.src}, axis=-1)", 1)
 
+    def binary_search(self, node: ast.Call, name: str) -> Val:
+        """`bisect.bisect_left(edges, v)` per element, `edges` a list the loop does not change: np.searchsorted.
+
+        Both search the same way only in a sorted table of numbers without NaN (elsewhere bisect's answer
+        depends on where its halving happens to look), so the rewrite checks the table where it runs and
+        raises rather than compute something else. A NaN searched for goes first in bisect_left (no entry is
+        below it) and last in bisect_right, where searchsorted puts it last in both: the left search gives 0
+        there, as bisect did.
+        """
+        table, value = node.args
+        where = f"line {node.lineno}"
+        found = self.expr(value)
+        if found.depth == 0 and self.invariant(node):
+            return Val(ast.unparse(node), 0)
+        if not self.invariant(table):
+            raise NotApplicable(f"{where}: `{ast.unparse(node)}` searches `{ast.unparse(table)}`, which the loop "
+                                "binds or changes; only a list fixed for the whole loop is searched as an array")
+        if found.row or found.mask is not None or (found.depth > 1 and self.depth == 1):
+            raise NotApplicable(f"{where}: `{ast.unparse(node)}` searches for something other than one number "
+                                "per element")
+        items = self.as_array(table)
+        self.lines.append(f"if np.ndim({items}) != 1 or {items}.dtype.kind not in 'biuf' or "
+                          f"bool(np.any({items}[1:] < {items}[:-1])) or bool(np.any({items} != {items})):\n"
+                          f"    raise TypeError('perfloop: {ast.unparse(table)} is not a sorted list of numbers "
+                          "without NaN')")
+        left = name == "bisect.bisect_left"
+        self.notes.append(f"`{ast.unparse(node)}` → np.searchsorted(side='{'left' if left else 'right'}'): the same "
+                          "position in a sorted list of numbers (checked where it runs); numbers past 2**53 are "
+                          "compared as float64")
+        search = f"np.searchsorted({items}, {found.src}, side='{'left' if left else 'right'}')"
+        if left:
+            search = f"np.where({self.atom(found.src)} != {self.atom(found.src)}, 0, {search})"
+        return Val(search, found.depth)
+
     def row_contains(self, node: ast.Compare) -> Val | None:
         """`v in row` / `v not in row` for a row of the loop's values: any equal entry (None: not that form)."""
         if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.In, ast.NotIn)) or self.depth != 1:
@@ -177,6 +212,8 @@ class CallRules:
             found = self.list_count(node)
             if found is not None:
                 return found
+        if name in BISECT_CALLS and len(node.args) == 2:
+            return self.binary_search(node, name)
         if len(node.args) == 1 and name in ROW_CALLS:
             reduced = self.row_call(node, name)
             if reduced is not None:

@@ -31,11 +31,15 @@ GENERATOR_CALL = re.compile(r"(^|\.)(default_rng|RandomState|Random|SystemRandom
 IMPURE_CALL = re.compile(r"(^|\.)(time|perf_counter|monotonic|now|utcnow|today|urandom|get_worker_info|getpid|"
                          r"manual_seed|seed|set_rng_state|default_rng|Generator)$")
 PURE_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "len", "round", "bool"})
+# The binary searches the translator writes as np.searchsorted (by the module's name only: a bare `bisect_left`
+# may be the target's own function).
+BISECT_CALLS = frozenset({"bisect.bisect_left", "bisect.bisect_right", "bisect.bisect"})
 # What the element-wise translator also reads without side effects: reductions and sorts of rows.
 PURE_REDUCTIONS = frozenset({"sum", "sorted", "statistics.median"})
 
 
-LOOP_CALLS = "only arithmetic, abs/min/max/float, sum/sorted/statistics.median of rows and math.* are vectorised"
+LOOP_CALLS = ("only arithmetic, abs/min/max/float, sum/sorted/statistics.median of rows, bisect.* and math.* are "
+              "vectorised")
 
 
 def refuse_effects(node: ast.AST, appends_to: set[str] = frozenset(), *, pure_calls: set[str] = PURE_BUILTINS,
@@ -80,6 +84,8 @@ def _refuse_call(call: ast.Call, where: str, appends_to: set[str], pure_calls: s
             return  # list.index: the translator rewrites it on rows of the loop's values only, else refuses
     if name in pure_calls or (math_calls and name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH):
         return
+    if math_calls and name in BISECT_CALLS and len(call.args) == 2 and not call.keywords:
+        return  # the translator rewrites a search of a fixed sorted list, and refuses any other
     if isinstance(call.func, ast.Name) and name in ("range", "zip", "enumerate"):
         return
     raise NotApplicable(f"{where}: call to {name or ast.unparse(call.func)}() inside the loop may have "
