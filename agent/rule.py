@@ -83,6 +83,8 @@ def decide_rule(remedy: Verification, proposal: Proposal) -> ProposalRule:
             update["tolerance_class"] = None
     if proposal.one_off_cost_s is not None and not remedy.one_off_cost:
         update["one_off_cost"] = f"{proposal.one_off_cost_s:g} s declared by the change"
+    if (proposal.gain_from_epoch or 1) > remedy.gain_from_epoch:  # a memo of per-record calls: timed where it serves
+        update["gain_from_epoch"] = proposal.gain_from_epoch
     enforced = Verification.model_validate({**remedy.model_dump(), **update}) if update else remedy
     source = None
     if proposal.atol is not None:

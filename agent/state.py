@@ -195,6 +195,9 @@ class Proposal(BaseModel):
                                                            "'math.exp -> np.exp may differ in the last bit'.")
     one_off_cost_s: float | None = Field(None, description="One-off start-up cost the change declares "
                                                           "(torch.compile's first compile).")
+    gain_from_epoch: int | None = Field(None, ge=1, le=2, description="The epoch the change pays off from, where it "
+                                        "declares a later one than its remedy (a memo of per-record calls); None: "
+                                        "the remedy's.")
     notes: list[str] = Field(default_factory=list, description="What the proposer says a reviewer should know "
                                                                "(loops left alone and why, numerics caveats).")
     setting: ChangedSetting | None = Field(None, description="What a codemod changed, as data (None for an LLM edit).")

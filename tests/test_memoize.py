@@ -407,6 +407,81 @@ def test_a_memo_replay_refuses_gives_way_to_the_next_function_of_the_path(tmp_pa
     assert recorded[0].speedup < proposer.MEMO_MIN_REPLAY_SPEEDUP <= recorded[1].speedup
     assert result.replay.function == "normalize"
     assert any(note.startswith("_is_control tried first: replay of _is_control: x") for note in result.notes)
+    # Each document is normalised once an epoch (the 8 captured calls pass 8 different texts): a per-record memo,
+    # timed from the second epoch, where it first serves.
+    assert not result.replay.per_element and result.gain_from_epoch == 2
+    assert any("passed 8 different arguments (per record, not per element): timed from the second epoch" in note
+               for note in result.notes), result.notes
+
+
+def test_a_per_record_memo_is_judged_from_the_second_epoch_and_a_per_element_one_is_not():
+    """The change's declared epoch becomes the enforced rule's where it is later than the remedy's; the per-element
+    helper (its arguments repeat within an epoch, whatever the capture shows) keeps the remedy's first epoch."""
+    from perfloop.agent.proposers.codemod import PER_RECORD_MIN_CALLS, _per_record
+    from perfloop.agent.rule import decide_rule
+    from perfloop.agent.state import Proposal
+    from perfloop.knowledge_base import load_entries
+    from perfloop.tools.change.codemods.base import CodemodResult, ReplayTarget
+    from perfloop.tools.check.replay import ReplayResult
+
+    def result(per_element: bool) -> CodemodResult:
+        return CodemodResult(files={}, summary="s", knob="memoize", old_value=None, new_value=None, location="m.py:1",
+                             replay=ReplayTarget(file="m.py", function="f", per_element=per_element))
+
+    n = PER_RECORD_MIN_CALLS
+    for per_element, keyed, distinct, expected in [(False, n, n, 2), (True, n, n, None), (False, n, n - 1, None),
+                                                   (False, n - 1, n - 1, None)]:
+        made = result(per_element)
+        _per_record(made, ReplayResult(ok=True, verdict="identical", reason="", keyed_calls=keyed,
+                                       distinct_keys=distinct))
+        assert made.gain_from_epoch == expected, (per_element, keyed, distinct)
+
+    [memo] = [r for e in load_entries() if e.id == "transform_hotspot" for r in e.remedies
+              if r.id == "memoize_transform_helper"]
+    assert memo.verification.gain_from_epoch == 1
+    proposal = Proposal(id="p1", diagnosis="transform_hotspot", remedy=memo.id, source="codemod", change="c",
+                        patch="", touched=[], expected_speedup=2.0, base_head="x")
+    assert decide_rule(memo.verification, proposal).enforced.gain_from_epoch == 1
+    declared = proposal.model_copy(update={"gain_from_epoch": 2})
+    assert decide_rule(memo.verification, declared).enforced.gain_from_epoch == 2
+
+
+HELD = """
+    class Clip:
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+
+        def __call__(self, values):
+            return [min(max(v, self.lo), self.hi) for v in values]
+
+
+    class Records:
+        def __init__(self, blobs):
+            self.blobs = blobs
+            self.clip = Clip(-1.0, 1.0)
+
+        def process(self, blob):
+            return self.clip([(b - 128) / 64 for b in blob])
+"""
+
+
+def test_a_method_calling_an_object_its_init_made_from_a_class_of_the_file_reads_that_class(tmp_path):
+    """`self.clip(x)` runs Clip.__call__: read there, it is pure, so the per-record method is remembered per blob;
+    the same object counting its calls is not."""
+    old, new, result = memoize(tmp_path, HELD, "Records.process")
+    assert "def _process_uncached(self, blob):" in result.files["mod.py"]
+    blob = bytes(range(0, 256, 7))
+    a, b = old["Records"]([blob]), new["Records"]([blob])
+    assert a.process(blob) == b.process(blob) == b.process(blob)
+
+    counting = HELD.replace("            return [min(max(v, self.lo), self.hi) for v in values]",
+                            "            self.calls = 1\n            return [min(max(v, self.lo), self.hi) for v in values]")
+    with pytest.raises(NotApplicable, match=re.escape("Records.process: line 17: calls self.clip(), whose "
+                                                      "Clip.__call__ is not pure (line 7: writes `self.calls`")):
+        memoize(tmp_path, counting, "Records.process")
+    no_call = HELD.replace("def __call__(self, values)", "def apply(self, values)")
+    with pytest.raises(NotApplicable, match=re.escape("calls self.clip(), a Clip without a __call__ perfloop can read")):
+        memoize(tmp_path, no_call, "Records.process")
 
 
 BERT_STYLE = """

@@ -119,5 +119,6 @@ def _proposal(ctx: RunContext, proposal_id: str, ref, diagnosis, remedy, propose
         expected_speedup=diagnosis.expected_speedup, evidence=diagnosis.evidence,
         data_rule=remedy.verification.data, loss_rule=remedy.verification.loss,
         caveats=list(remedy.verification.caveats), notes=proposed.notes, setting=proposed.setting,
-        one_off_cost_s=proposed.one_off_cost_s, base_head=ctx.workspace.head()).model_copy(update=declared)
+        one_off_cost_s=proposed.one_off_cost_s, gain_from_epoch=proposed.gain_from_epoch,
+        base_head=ctx.workspace.head()).model_copy(update=declared)
     return proposal.model_copy(update={"rule": decide_rule(remedy.verification, proposal)})

@@ -33,6 +33,8 @@ class ProposedChange(BaseModel):
     files: dict[str, str] = Field(description="Path relative to the target folder -> its full new text.")
     tolerance: DeclaredTolerance | None = Field(None, description="None: data and loss must stay as the remedy says.")
     one_off_cost_s: float | None = Field(None, description="A one-off start-up cost the change declares.")
+    gain_from_epoch: int | None = Field(None, description="The epoch the change pays off from, where the change "
+                                                          "declares a later one than its remedy (None: the remedy's).")
     notes: list[str] = Field(default_factory=list, description="What a reviewer should know.")
     setting: ChangedSetting | None = Field(None, description="What a codemod changed, as data.")
     alternatives: list[ProposedChange] = Field(default_factory=list, description="Other changes for the same "

@@ -92,6 +92,7 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
                             "captured calls, called again in every timing round: their arguments have no exact key "
                             "(lists, arrays, tensors) or computing costs no more than looking up, so the pipeline "
                             "was not run")
+    _per_record(result, outcome)
     slower = outcome.clearly_slower()
     if slower:
         raise NotApplicable(f"replay of {result.replay.function}: {slower}, so the pipeline was not run")
@@ -99,6 +100,25 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
     small = outcome.too_small(*shares, ctx.state.target.min_gain_pct) if shares is not None else None
     if small:
         raise NotApplicable(f"replay of {result.replay.function}: {small}, so the pipeline was not run")
+
+
+PER_RECORD_MIN_CALLS = 4
+"""Captured calls with exact keys, none repeating, that make a memo's function a per-record one."""
+
+
+def _per_record(result: CodemodResult, outcome) -> None:
+    """Time a memo from the second epoch where replay shows per-record calls: a function no other in the path calls
+    per element, whose captured calls (PER_RECORD_MIN_CALLS or more, all with exact keys) never repeated an argument
+    (a record's bytes, a file's id). Its results first serve when the records come round again; timed in the first
+    epoch it reads as no gain, and a stale result (state that changes between epochs) would go unseen there."""
+    if result.knob != "memoize" or result.replay is None or result.replay.per_element:
+        return
+    if outcome.keyed_calls < PER_RECORD_MIN_CALLS or outcome.distinct_keys != outcome.keyed_calls:
+        return
+    result.gain_from_epoch = 2
+    result.notes.append(f"replay: the {outcome.keyed_calls} captured calls of {result.replay.function} passed "
+                        f"{outcome.distinct_keys} different arguments (per record, not per element): timed from the "
+                        "second epoch, where a remembered result first serves, and its batches compared there")
 
 
 def _batch_build_shares(profile: Profile | None, file: str, function: str) -> tuple[float, float] | None:
@@ -180,6 +200,7 @@ class CodemodProposer:
             tolerance = DeclaredTolerance(atol=result.tolerance.atol, rtol=result.tolerance.rtol,
                                           reason=f"codemod {remedy.codemod}: {result.tolerance.reason}")
         return ProposedChange(source="codemod", change=result.summary, files=result.files, tolerance=tolerance,
-                              one_off_cost_s=result.one_off_cost_s, notes=list(result.notes),
+                              one_off_cost_s=result.one_off_cost_s, gain_from_epoch=result.gain_from_epoch,
+                              notes=list(result.notes),
                               setting=ChangedSetting(knob=result.knob, old_value=result.old_value,
                                                      new_value=result.new_value, location=result.location))

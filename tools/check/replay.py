@@ -63,6 +63,8 @@ class ReplayResult(BaseModel):
     new_best_s: float = Field(0.0, description="The same for the new version.")
     keyed_calls: int = Field(0, description="Captured calls whose arguments (a method's object aside) are all of "
                                            "types a memo keys exactly: str, bytes, int, float, bool, None, tuples.")
+    distinct_keys: int = Field(0, description="How many different keys those calls pass (the memo's keys: floats by "
+                                             "their bits): fewer than keyed_calls where an argument repeated.")
     timed_s: float = Field(0.0, description="Seconds spent in those timed rounds, both versions (short calls are "
                                             "timed as runs of repeated calls, so this passes MIN_TIMED_S where "
                                             "the checking pass alone does not).")
@@ -185,7 +187,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
                   num_within_tolerance=report["within_tolerance"], skipped=report["skipped"],
                   old_s=report["old_s"], new_s=report["new_s"], old_best_s=report.get("old_best_s", 0.0),
                   new_best_s=report.get("new_best_s", 0.0), timed_s=report.get("timed_s", 0.0),
-                  keyed_calls=report.get("keyed", 0))
+                  keyed_calls=report.get("keyed", 0), distinct_keys=report.get("distinct", 0))
     if report["mismatch"]:
         return ReplayResult(ok=False, verdict="different",
                             reason=f"replay of {function}: {report['mismatch']}", **common)

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import pickle
+import struct
 import sys
 import time
 import types
@@ -325,8 +326,9 @@ def main() -> None:
     if "." in spec["function"]:  # a method: its object runs the version's own class (helpers the rewrite changed)
         old, new = as_method(old, old_module, spec), as_method(new, new_module, spec)
     report = {"num_calls": 0, "identical": 0, "within_tolerance": 0, "layout_changed": 0, "layout": None,
-              "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0, "keyed": 0}
-    matched, selves = [], {}
+              "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0, "keyed": 0,
+              "distinct": 0}
+    matched, selves, keys = [], {}, set()
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], spec["call_glob"]))):
         try:
             with open(path, "rb") as handle:
@@ -353,7 +355,10 @@ def main() -> None:
             after.append(rng_states())
         report["num_calls"] += 1
         given = call["args"][1:] if "self_file" in call else call["args"]
-        report["keyed"] += exact_key(tuple(given)) and exact_key(tuple(call["kwargs"].values()))
+        if exact_key(tuple(given)) and exact_key(tuple(call["kwargs"].values())):
+            report["keyed"] += 1
+            keys.add(key_of((tuple(given), tuple(sorted(call["kwargs"].items())))))
+            report["distinct"] = len(keys)
         if not same_rng(*after):
             report["mismatch"] = f"{os.path.basename(path)}: the new version draws different random numbers " \
                                  "(the global random state after the call differs)"
@@ -389,6 +394,16 @@ def exact_key(value) -> bool:
     if type(value) in (tuple, frozenset):
         return all(exact_key(item) for item in value)
     return False
+
+
+def key_of(value):
+    """The memo's key of an exact value (`_memo_key`): floats by their bits, so 1, 1.0 and True stay apart."""
+    kind = type(value)
+    if kind is float:
+        return (kind, struct.pack("<d", value))
+    if kind in (tuple, frozenset):
+        return (kind, kind(key_of(item) for item in value))
+    return (kind, value)
 
 
 def best_times(old, new, calls, budget_s: float, max_rounds: int = 10) -> tuple[float, float, float]:

@@ -81,6 +81,9 @@ class ReplayTarget(BaseModel):
     lists_became_arrays: bool = False
     """The rewrite returns arrays where the old code returned lists of numbers, on purpose:
     replay compares values, shapes and dtype kinds, not the container type."""
+    per_element: bool = False
+    """The function is called per element by another of the per-sample path (a memo's per-word helper): its
+    arguments can repeat within one epoch, whatever the captured calls show."""
 
 
 class CodemodResult(BaseModel):
@@ -105,6 +108,10 @@ class CodemodResult(BaseModel):
     one_off_cost_s: float | None = None
     """Declared one-off cost (e.g. torch.compile's first compile) that start-up pays once; the verify
     stage measures the real extra start-up and the break-even step count against it."""
+    gain_from_epoch: int | None = None
+    """Declared by the proposer from replay's evidence: the change pays off from this epoch on, where the remedy
+    says less (a memo whose captured calls never repeated an argument serves from the second epoch); None: the
+    remedy's."""
     notes: list[str] = Field(default_factory=list)
     """What a reviewer should know: loops left alone and why, numerics caveats."""
 

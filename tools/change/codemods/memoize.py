@@ -23,11 +23,16 @@ Safety, by construction and then by evidence:
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
   sets are rebuilt, arrays and tensors copied, immutable values shared (`_memo_copy`).
 - At most 2**18 results are kept; past that, new arguments are computed every time.
+- A method's call of an object its class's `__init__` made from a class of the same file (`self.bandpass(x)`
+  after `self.bandpass = BandPass(...)`) is read in that class's `__call__`, as the method's own helpers are.
 - Then replay (the function on captured real calls, old against new; it must be at least x2 faster
   there, where each call is timed over several rounds: `agent/proposers/codemod.py`,
   MEMO_MIN_REPLAY_SPEEDUP) and the pipeline runs
   (every batch, loss and side output compared) decide: a helper that reads state which changes
   between calls (a vocabulary that grows) shows a changed batch there and is rejected.
+- A function no other of the path calls per element (``ReplayTarget.per_element`` False) whose captured calls never
+  repeat an argument serves per record, from the second epoch: the proposer declares so, and verify times it
+  there (agent/proposers/codemod.py, ``_per_record``).
 """
 from __future__ import annotations
 
@@ -118,7 +123,8 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
     candidates = [(file, hot)] + [(f, fn) for f, fn in helpers_in_target(ctx, sources) if fn is not hot]
     skip = set(ctx.params.get("skip", ()))
     refusals = []
-    for where, fn in per_element_first(candidates, [tree for _, tree in sources.values()]):
+    ordered = per_element_first(candidates, [tree for _, tree in sources.values()])
+    for where, fn in ordered:
         where_text, where_tree = sources[where]
         qualname = qualname_of(where_tree, fn)
         if qualname in skip:
@@ -126,16 +132,25 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
             continue
         module_level = {node.name: node for node in where_tree.body if isinstance(node, ast.FunctionDef)}
         cls = next((node for node in where_tree.body if isinstance(node, ast.ClassDef) and fn in node.body), None)
-        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree))
+        classes = {node.name: node for node in where_tree.body if isinstance(node, ast.ClassDef)}
+        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes)
         if reason is None:
-            return _rewrite(where, where_text, where_tree, fn, cls)
+            result = _rewrite(where, where_text, where_tree, fn, cls)
+            result.replay.per_element = id(fn) in ordered.per_element
+            return result
         refusals.append(f"{qualname}: {reason}")
     raise NotApplicable("memoize_pure_helper: no function of the per-sample path in " + ", ".join(sources)
                         + " computes from its arguments alone by what perfloop can read: " + "; ".join(refusals[:4]))
 
 
+class Ordered(list):
+    """Candidates in the order to try them; ``per_element``: the ids of those another candidate calls per element."""
+
+    per_element: frozenset[int] = frozenset()
+
+
 def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
-                      trees: list[ast.Module] = ()) -> list[tuple[str, ast.FunctionDef]]:
+                      trees: list[ast.Module] = ()) -> Ordered:
     """The candidates with those another candidate calls per element (inside a loop or a comprehension, or
     through `map`) moved ahead, each group in its own order: a per-word `wordpiece(word)` repeats its arguments
     within one epoch, where the `tokenize(text)` that loops over the words sees each text once an epoch (and
@@ -158,8 +173,10 @@ def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
 
     inner = [any(called(fn, call) for other, calls in enumerate(looped) if other != k for call in calls)
              for k, (_, fn) in enumerate(candidates)]
-    return [c for c, is_inner in zip(candidates, inner) if is_inner] + \
-        [c for c, is_inner in zip(candidates, inner) if not is_inner]
+    ordered = Ordered([c for c, is_inner in zip(candidates, inner) if is_inner]
+                      + [c for c, is_inner in zip(candidates, inner) if not is_inner])
+    ordered.per_element = frozenset(id(fn) for (_, fn), is_inner in zip(candidates, inner) if is_inner)
+    return ordered
 
 
 def _classes_and_attributes(trees) -> tuple[dict[int, str], dict[str, set[str]]]:
@@ -210,7 +227,7 @@ def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dic
 
 
 def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
-             imported: dict | None = None) -> str | None:
+             imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None) -> str | None:
     """Why `fn` is not remembered per argument, or None."""
     if module_level.get(fn.name) is not fn and cls is None:
         return "neither a module-level function nor a method of a module-level class"
@@ -229,17 +246,38 @@ def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls:
         return "already remembered"
     if cls is not None and fn.name.startswith("__"):
         return "a special method"
-    return _Purity(module_level, cls, imported).refusal(fn)
+    return _Purity(module_level, cls, imported, classes).refusal(fn)
+
+
+def _held_objects(cls: ast.ClassDef | None, classes: dict[str, ast.ClassDef]) -> dict[str, ast.ClassDef]:
+    """The attributes `cls.__init__` binds to an object of a class of the same file (`self.bandpass =
+    BandPass(...)`), each with that class: calling one (`self.bandpass(x)`) runs its `__call__`."""
+    init = next((i for i in cls.body if isinstance(i, ast.FunctionDef) and i.name == "__init__"), None) \
+        if cls is not None else None
+    held = {}
+    for node in ast.walk(init) if init is not None else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name) and node.value.func.id in classes \
+                and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name) \
+                and node.targets[0].value.id == "self":
+            held[node.targets[0].attr] = classes[node.value.func.id]
+    return held
 
 
 class _Purity:
-    """Read a function (and the target's functions it calls in its file) for anything but computing."""
+    """Read a function (and the target's functions it calls in its file) for anything but computing.
+
+    A method's calls of objects its class's `__init__` made from a class of the same file (`self.bandpass(x)`)
+    are read in that class (its `__call__`), as its own methods are: a per-record `process(self, blob)` that
+    filters through such an object is pure when the object's code is."""
 
     def __init__(self, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
-                 imported: dict | None = None) -> None:
+                 imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None) -> None:
         self.module_level = module_level
         self.imported = imported or {}
+        self.classes = classes or {}
         self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
+        self.held = _held_objects(cls, self.classes)
         self.seen: set[int] = set()
 
     def refusal(self, fn: ast.FunctionDef) -> str | None:
@@ -286,6 +324,8 @@ class _Purity:
         base = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(base, ast.Name) and base.id == "self" and self.methods:
             method = self.methods.get(attr)
+            if method is None and attr in self.held:
+                return self._held_call(attr)
             if method is None:
                 return f"calls self.{attr}(), which perfloop cannot read"
             inner = self.refusal(method)
@@ -297,6 +337,18 @@ class _Purity:
         # A method that only reads (text.split(), VOCAB.get(piece), self.vocab.get(...)): a value that changes
         # between calls (a vocabulary that grows elsewhere) shows as a changed batch in verification.
         return None
+
+
+    def _held_call(self, attr: str) -> str | None:
+        """Why calling the object `self.<attr>` (its class's `__call__`) is not pure, or None."""
+        held = self.held[attr]
+        call = next((n for n in held.body if isinstance(n, ast.FunctionDef) and n.name == "__call__"), None)
+        if call is None:
+            return f"calls self.{attr}(), a {held.name} without a __call__ perfloop can read"
+        reader = _Purity(self.module_level, held, self.imported, self.classes)
+        reader.seen = self.seen  # objects holding each other are read once
+        inner = reader.refusal(call)
+        return f"calls self.{attr}(), whose {held.name}.__call__ is not pure ({inner})" if inner else None
 
 
 def _written(target: ast.expr, made: set[str]) -> ast.expr | None:
