@@ -1076,19 +1076,21 @@ def test_an_inner_loop_is_vectorised_inside_an_outer_loop_that_stays(tmp_path, n
     assert any("inner loop" in rule for rule in result.summary.split(": ", 1)[1].split(", ")), result.summary
     body = result.files["mod.py"].split(f"def {function}(", 1)[1]
     # Only the outer loops are left (band_records: the loop over the bands writes the row dict, so it stays too;
-    # column_stats: the comprehension over the whole table stays, as converting the table on every column's
-    # pass would cost more than it saves: `loops.rebuilt_every_pass`).
-    assert body.count("for ") == (2 if name in ("band_energy_records", "column_stats_cache") else 1) \
-        and "while " not in body, body
+    # column_stats: the comprehension over the whole table reads one column of the table converted once, before
+    # the loop over the columns: `loops.hoisted_conversions`).
+    assert body.count("for ") == (2 if name == "band_energy_records" else 1) and "while " not in body, body
+    if name == "column_stats_cache":
+        assert body.index("np.asarray(table") < body.index("for j, name"), body
     assert any("outer loop at line" in note for note in result.notes), result.notes
     # The outer loop's own refusal still reaches the audit log.
     assert any(note.startswith("not vectorised:") for note in result.notes), result.notes
 
 
-def test_an_array_the_outer_loop_does_not_change_is_not_converted_on_every_pass(tmp_path):
+def test_an_array_the_outer_loop_does_not_change_is_converted_once_before_it(tmp_path):
     """blind8 (a1, a6): an inner loop over one row of an image (or one class of a metric window) was vectorised
-    with `np.asarray(<the whole image>)` inside the outer loop that stays: the pipeline ran x3-x5 slower. Such
-    a rewrite is refused, naming the conversion; one of the outer loop's own row is still taken."""
+    with `np.asarray(<the whole image>)` inside the outer loop that stays: the pipeline ran x3-x5 slower. The
+    conversion of what no enclosing loop changes now runs once, before the outermost loop (and the per-row
+    lookups read the one array); one of the outer loop's own row stays in the loop."""
     source = HEADER_EXTRA + textwrap.dedent("""
         def erode_rows(img, k):
             out = []
@@ -1099,8 +1101,12 @@ def test_an_array_the_outer_loop_does_not_change_is_not_converted_on_every_pass(
                 out.append(row)
             return out
     """)
-    with pytest.raises(NotApplicable, match=r"np\.asarray\(img.*would be built again on every pass of the outer loop"):
-        vectorise(tmp_path, source, "erode_rows")
+    old, new, result = vectorise(tmp_path, source, "erode_rows")
+    body = result.files["mod.py"].split("def erode_rows(", 1)[1]
+    before_loop, in_loop = body.split("for y in range(len(img)):", 1)
+    assert "np.asarray(img" in before_loop and "np.asarray(img" not in in_loop, body
+    img = np.random.default_rng(1).integers(0, 9, (6, 9)).tolist()
+    assert old(img, 2) == new(img, 2) and old([], 2) == new([], 2) == []
     old, new, result = vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent("""
         def shifted_mins(img, k):
             out = []

@@ -63,6 +63,9 @@ class LoopRewrite:
     block: tuple[int, ...] = ()
     """Where the statements are: () for the function's body; (k, j) for the body of the loop at index j of
     the body of the loop at index k of the function's body (an inner loop of an outer one not vectorised)."""
+    before: list[str] = field(default_factory=list)
+    """For an inner loop's rewrite: array conversions of what no enclosing loop changes (`np.asarray(img)`),
+    put once before the outermost enclosing loop (the function body's statement ``block[0]``)."""
 
 
 @dataclass
@@ -205,6 +208,34 @@ def _is_bytes(node: ast.AST) -> bool:
 _CONVERSIONS = ("np.asarray", "np.array", "np.frombuffer")
 
 
+def _converts(value: ast.AST) -> bool:
+    return any(isinstance(c, ast.Call) and dotted(c.func) in _CONVERSIONS for c in ast.walk(value)) or (
+        isinstance(value, ast.IfExp) and ".detach()" in ast.unparse(value))
+
+
+def hoisted_conversions(lines: list[str], outer: set[str]) -> tuple[list[str], list[str]]:
+    """(the statements of an inner loop's new lines to run once before the outermost enclosing loop, the rest).
+
+    Moved: assignments that convert to an array (`img_arr = np.asarray(img, dtype=np.float64)`) what no enclosing
+    loop binds or changes (``outer``) nor another new line sets, and those that only recast what a moved one made
+    (a held table's float cast); converted on every pass, a whole image or window made a pipeline x3-x5 slower
+    (blind8 a1, a6). Everything else, the checks that raise included, stays in order where it was."""
+    tree = ast.parse("\n".join(lines))
+    made = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
+    moved: set[str] = set()
+    first, rest = [], []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id not in moved:
+            read = names_loaded(node.value) - {"np"}
+            if read and not read & outer and read & made <= moved and (_converts(node.value) or read <= moved):
+                first.append(ast.unparse(node))
+                moved.add(node.targets[0].id)
+                continue
+        rest.append(ast.unparse(node))
+    return first, rest
+
+
 def rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
     """The first array conversion among an inner loop's new lines that reads nothing the enclosing loops
     change (`np.asarray(img)` of the whole image), which would run again on every pass; else None."""
@@ -225,9 +256,7 @@ def rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.IfExp))):
             continue
-        converts = any(isinstance(c, ast.Call) and dotted(c.func) in _CONVERSIONS for c in ast.walk(node.value))
-        converts = converts or (isinstance(node.value, ast.IfExp) and ".detach()" in ast.unparse(node.value))
-        read = reads(node.value) if converts else set()
+        read = reads(node.value) if _converts(node.value) else set()
         if read and not read & outer:
             return ast.unparse(node.value)[:80]
     return None

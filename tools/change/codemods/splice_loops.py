@@ -27,6 +27,9 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
         """The block at ``path`` with its rewrites applied, and the loops holding rewritten blocks edited inside."""
         mine = [r for r in rewrites if r.block == path]
         replace = {r.end: _quiet(r.lines) if r.quiet else r.lines for r in mine}
+        first: dict[int, dict[str, None]] = {}  # the function body's statement -> conversions put before it, once
+        for r in rewrites if not path else ():
+            first.setdefault(r.block[0] if r.block else -1, {}).update(dict.fromkeys(r.before))
         remove = {j for r in mine for j in r.remove}
         new_body, index = [], 0
         for statement in statements:
@@ -44,6 +47,8 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
                 new_body += parsed
                 continue
             inner = (*path, index - 1)
+            if count == 1 and first.get(index - 1):
+                new_body += [cst.parse_statement(line) for line in first[index - 1]]
             if count == 1 and any(block[:len(inner)] == inner for block in blocks):
                 if not isinstance(statement, (cst.For, cst.While)) or not isinstance(statement.body, cst.IndentedBlock):
                     raise NotApplicable("an inner loop's outer loop is written on one line")

@@ -31,6 +31,7 @@ from perfloop.tools.change.codemods.loops import (
     bytes_names,
     dotted,
     float_context,
+    hoisted_conversions,
     is_inf,
     is_number_literal,
     names_loaded,
@@ -224,10 +225,9 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
             rewrite.rule += ", helper inlined"
             rewrite.quiet = True
         if path:
+            rewrite.before, rewrite.lines = hoisted_conversions(rewrite.lines, _stored_by_loops(fn.body, path))
             rebuilt = rebuilt_every_pass(rewrite.lines, _stored_by_loops(fn.body, path))
-            if rebuilt:
-                # blind8 (a1, a6): an image or a metric window converted whole on every pass of the outer loop
-                # made the pipeline x3-x5 slower; it would need hoisting past the loop that stays.
+            if rebuilt:  # converted whole on every pass of the outer loop (blind8 a1, a6: x3-x5 slower)
                 result.refusals.append(f"{construct(stmt)}: line {stmt.lineno}: `{rebuilt}` would be built again on "
                                        f"every pass of the outer loop at line {_at_stmt(fn.body, path).lineno}, "
                                        "where it does not change (a whole array converted per pass)")
@@ -238,7 +238,7 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
                                  f"{_at_stmt(fn.body, path).lineno}, which runs as before")
         result.rewrites.append(rewrite)
         result.inexact += inexact
-        names |= {line.split(" = ")[0] for line in rewrite.lines}
+        names |= {line.split(" = ")[0] for line in rewrite.before + rewrite.lines}
 
 
 def _stored_by_loops(body: list[ast.stmt], path: tuple[int, ...]) -> set[str]:
