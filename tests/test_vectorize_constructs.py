@@ -1484,3 +1484,26 @@ def test_helpers_called_per_element_are_left_out_when_asked(tmp_path):
     with pytest.raises(NotApplicable, match="no function of the per-sample path is called per element"):
         apply_codemod("vectorize_hot_function", ctx.model_copy(update={
             "params": {"per_element": False}, "profile": hot("weights", "mod.py", 2)}))
+
+
+def test_names_an_inner_loop_binds_by_unpacking_are_never_moved_before_it(tmp_path):
+    """blind11 b1: `for r, g, b in row` under an outer loop over rows became `r_col, g_col, b_col = zip(*row)` and
+    conversions of them; the conversions were moved before the outer loop as if `r_col` came from outside (a tuple
+    target was not counted as bound by the new lines), and replay caught an UnboundLocalError. They stay in the
+    loop, with the unpacking."""
+    old, new, result = vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent("""
+        def stain(img, m, top):
+            haem = []
+            for row in img:
+                h_row = []
+                for r, g, b in row:
+                    od_r = -math.log((r + 1.0) / top)
+                    h = od_r * m[0] + g * m[1] + b * m[2]
+                    h_row.append(h if h > 0.0 else 0.0)
+                haem.append(h_row)
+            return haem
+    """), "stain", exact=False)
+    body = result.files["mod.py"].split("def stain(", 1)[1]
+    assert body.index("for row in img") < body.index("np.asarray(r_col"), body
+    img = np.random.default_rng(2).integers(0, 256, (4, 6, 3)).tolist()
+    assert np.allclose(old(img, [0.6, -0.3, 0.1], 256.0), new(img, [0.6, -0.3, 0.1], 256.0), rtol=1e-12, atol=0)

@@ -221,7 +221,9 @@ def hoisted_conversions(lines: list[str], outer: set[str]) -> tuple[list[str], l
     (a held table's float cast); converted on every pass, a whole image or window made a pipeline x3-x5 slower
     (blind8 a1, a6). Everything else, the checks that raise included, stays in order where it was."""
     tree = ast.parse("\n".join(lines))
-    made = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
+    # Every name the new lines bind, tuple targets too (`r_col, g_col, b_col = ...`: blind11 b1's conversion of
+    # `r_col` was moved before the loop that binds it).
+    made = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     moved: set[str] = set()
     first, rest = [], []
     for node in tree.body:
@@ -240,8 +242,8 @@ def rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
     """The first array conversion among an inner loop's new lines that reads nothing the enclosing loops
     change (`np.asarray(img)` of the whole image), which would run again on every pass; else None."""
     tree = ast.parse("\n".join(lines))
-    values = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-              for t in node.targets if isinstance(t, ast.Name)}
+    values = {n.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}  # tuple targets too
 
     def reads(node: ast.AST, seen: frozenset[str] = frozenset()) -> set[str]:
         """The names `node` reads from outside the new lines (through the names they set)."""
