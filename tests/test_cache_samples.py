@@ -16,6 +16,38 @@ from perfloop.tools.change.codemods import CodemodContext, DataLoaderSite, NotAp
 from tests.conftest import hot
 
 DATASETS = {
+    # Orders with nested bundles flattened by a recursive generator (blind11 a4's shape): each call of the
+    # helper makes a new generator, which the sample runs through.
+    "nested_bundles": ('''
+        import json
+
+        import torch
+
+
+        def line_items(items):
+            for item in items:
+                if item.get("bundle"):
+                    yield from line_items(item["bundle"])
+                else:
+                    yield item
+
+
+        class Orders(torch.utils.data.Dataset):
+            def __init__(self, lines):
+                self.lines = lines
+
+            def __len__(self):
+                return len(self.lines)
+
+            def __getitem__(self, i):
+                order = json.loads(self.lines[i])
+                prices = [float(it["price"]) * it.get("qty", 1) for it in line_items(order["items"])]
+                return torch.tensor([sum(prices), float(len(prices))], dtype=torch.float64)
+    ''', "Orders.__getitem__", lambda ns: ns["Orders"]([
+        json.dumps({"items": [{"price": "2.5", "qty": 2}, {"bundle": [{"price": "1.0"}, {"bundle": [{"price": "4"}]}]}]}),
+        json.dumps({"items": []}),
+        json.dumps({"items": [{"bundle": [{"price": "3"}]}, {"price": "0.1", "qty": 3}]}),
+    ])),
     # A character tokeniser: a dict lookup per character and a padding loop, every epoch.
     "char_tokens": ('''
         import torch
@@ -372,6 +404,17 @@ REFUSED = {
             def __getitem__(self, i):
                 return self.transform(self.xs[i])
     ''', "Images.__getitem__", "calls self.transform(), an object perfloop cannot read"),
+    "a __getitem__ that yields": ('''
+        from torch.utils.data import Dataset
+
+
+        class Streamed(Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                yield from self.xs[i]
+    ''', "Streamed.__getitem__", "`yieldfrom`: the sample may depend on more than its index"),
     "state changed per epoch": ('''
         from torch.utils.data import Dataset
 
@@ -722,6 +765,28 @@ def test_the_part_before_a_random_draw_is_cached_and_the_draws_stay_the_same(tmp
     assert "def _cached_first_part(self" in new_text and "first part of" in result.summary, result.summary
     assert f"from {rest_from} on it runs every time" in result.summary, result.summary
     _first_parts_once_and_the_same_draws(old_text, new_text, build)
+
+
+def test_a_first_part_of_only_cheap_builtins_is_not_worth_a_cache(tmp_path):
+    """blind11 a5: `s = self.students[idx]; n = len(s["questions"])` before the window's draw was cached per index,
+    and two timed runs showed nothing: reads of the dataset's state and `len` cost less than a cache lookup."""
+    with pytest.raises(NotApplicable, match="nothing before it can be cached$"):
+        rewrite(tmp_path, '''
+            import random
+
+            import torch
+
+
+            class Windows(torch.utils.data.Dataset):
+                def __init__(self, series, width, seed):
+                    self.series, self.width, self.rng = series, width, random.Random(seed)
+
+                def __getitem__(self, idx):
+                    s = self.series[idx]
+                    n = len(s)
+                    start = self.rng.randrange(n - self.width + 1)
+                    return torch.tensor(s[start:start + self.width])
+        ''', "Windows.__getitem__")
 
 
 def test_a_random_draw_in_the_first_statement_leaves_nothing_to_cache(tmp_path):

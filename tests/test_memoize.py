@@ -191,6 +191,18 @@ REFUSED = {
         def table():
             return [i * i for i in range(10)]
     """, "table", "takes no arguments"),
+    "a draw imported by name": ("""
+        from random import random as draw
+
+        def noisy(x):
+            return x + draw()
+    """, "noisy", "calls draw(), which is `random.random()`: not a computation on its arguments"),
+    "the clock imported by name": ("""
+        from time import monotonic as tick
+
+        def stamp(x):
+            return (x, tick())
+    """, "stamp", "calls tick(), which is `time.monotonic()`: not a computation on its arguments"),
 }
 
 
@@ -574,3 +586,48 @@ def test_a_private_method_is_renamed_apart_from_pythons_name_mangling(tmp_path):
     before, after = old["Encoder"](rows), new["Encoder"](rows)
     assert [before.encode(c) for c in "abca"] == [after.encode(c) for c in "abca"]
     assert len(after.__dict__["_stats_memo"]) == 3 and hasattr(new["Encoder"], "_stats_uncached")
+
+
+def test_functions_imported_by_name_from_modules_that_compute_are_read_as_those_modules_functions(tmp_path):
+    """blind11 a2: `from bisect import bisect_right` then `bisect_right(STARTS, cp)` was "a call perfloop cannot
+    read", which made the per-character test and every function calling it impure. A name bound by `from
+    <module> import` is judged as `<module>.<name>`: bisect's, collections' and unicodedata's compute."""
+    old, new, result = memoize(tmp_path, """
+        import unicodedata
+        from bisect import bisect_right as after
+        from collections import Counter
+
+        STARTS = [0x2600, 0x1F300, 0x1F600]
+        ENDS = [0x26FF, 0x1F5FF, 0x1F64F]
+
+        def symbol_share(text):
+            marks = 0
+            for ch in text:
+                i = after(STARTS, ord(ch)) - 1
+                if (i >= 0 and ord(ch) <= ENDS[i]) or unicodedata.category(ch) == "So":
+                    marks += 1
+            return marks / max(len(text), 1), Counter(text).most_common(1)
+    """, "symbol_share")
+    assert "def _symbol_share_uncached(text):" in result.files["mod.py"]
+    for text in ["hi \U0001F600 there", "plain", "", "\u2600\u2601 x"]:
+        assert old["symbol_share"](text) == new["symbol_share"](text) == new["symbol_share"](text)
+
+
+def test_a_function_that_raises_a_builtin_exception_is_remembered_and_raises_again(tmp_path):
+    """blind11 a4: `raise KeyError(name)` in a category lookup made it "a call perfloop cannot read". A built-in
+    exception is made, not an effect; a call that raises is not remembered and raises again."""
+    old, new, result = memoize(tmp_path, """
+        TREE = {"shoes": "apparel", "socks": "apparel", "kettle": "home"}
+
+        def top_category(path):
+            leaf = path.split("/")[-1].casefold()
+            if leaf not in TREE:
+                raise KeyError(f"unknown category {leaf!r}")
+            return TREE[leaf].upper()
+    """, "top_category")
+    assert "def _top_category_uncached(path):" in result.files["mod.py"]
+    assert new["top_category"]("a/Shoes") == old["top_category"]("a/Shoes") == "APPAREL"
+    for _ in range(2):
+        with pytest.raises(KeyError, match="unknown category 'lamp'"):
+            new["top_category"]("x/lamp")
+    assert len(new["_top_category_memo"]) == 1

@@ -63,6 +63,7 @@ from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, N
 from perfloop.tools.change.codemods.determinism import Determinism, dataset_class, method_of
 from perfloop.tools.change.codemods.hot_function import hot_function_of, is_docstring_stmt, python_files
 from perfloop.tools.change.codemods.imports import add_import
+from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.reorder import alias_statements, can_move_before, comprehension_names_apart, stored
 
 CACHE_ATTR = "_cached_samples"
@@ -108,6 +109,9 @@ FILL_KEY = "fill"
 """Remedy parameter: "first_access" (the default: each index cached when first read) or "construction"."""
 PRECOMPUTE_MAX_S = 60.0
 """At most this long (s, estimated from the profile) may computing every sample at construction take."""
+CHEAP_CALLS = frozenset({"len", "range", "int", "float", "str", "bool", "min", "max", "abs", "isinstance", "tuple",
+                         "list", "dict", "getattr", "enumerate", "zip", "round", "operator.index"})
+"""Calls too cheap to be worth a first-part cache on their own (the first part must make another call)."""
 
 
 def cache_samples(ctx: CodemodContext) -> CodemodResult:
@@ -224,7 +228,9 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
     if len({stmt.lineno for stmt in body}) < len(body):
         raise NotApplicable(f"{refused} (statements of {cls.name}.__getitem__ share a line)")
     prefix, rest, moved, stop = _split_body(cls, file, getitem, modules, body, whole)
-    if not prefix or not rest or not any(isinstance(n, ast.Call) for s in prefix for n in ast.walk(s)):
+    if not prefix or not rest or not any(isinstance(n, ast.Call) and dotted(n.func) not in CHEAP_CALLS
+                                         for s in prefix for n in ast.walk(s)):
+        # Nothing worth a cache: only reads of the dataset's state and cheap builtins (blind11 a5: `n = len(...)`).
         raise NotApplicable(refused)
     if index in stored(prefix):
         raise NotApplicable(f"{refused} (it sets `{index}` again)")

@@ -254,9 +254,12 @@ class Determinism:
 
     def _check_node(self, node: ast.AST, fn: ast.FunctionDef, label: str, local: set[str]) -> None:
         where = f"{label} ({self.file}:{getattr(node, 'lineno', fn.lineno)})"
-        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) or (
+                isinstance(node, (ast.Yield, ast.YieldFrom)) and fn.name in ("__getitem__", "__getitems__")):
             raise NotApplicable(f"{where}: `{type(node).__name__.lower()}`: the sample may depend on more than "
                                 "its index")
+        # A helper that yields (`yield from flatten(item["children"])`) makes a new generator on each call,
+        # which the sample's code runs through: its items follow from its arguments as a return value would.
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             if isinstance(node.ctx, ast.Store):
                 raise NotApplicable(f"{where}: writes self.{node.attr}: computing a sample changes the dataset")

@@ -16,7 +16,8 @@ Safety, by construction and then by evidence:
   anything but its own local names (no `x[i] = ...` or `x.attr = ...` on a name it did not
   bind), no calls other than the target's own pure functions, builtins that compute, methods of
   values it computed or was given, and modules that compute from their arguments (numpy, math,
-  re, ...). Refused otherwise, naming the construct.
+  re, ...; a name bound by `from <module> import` is judged as that module's). Built-in exceptions are
+  made to be raised, and a call that raises is not remembered. Refused otherwise, naming the construct.
 - Keys are exact: only arguments that are str, bytes, int, bool, None, float (keyed by its bits,
   so -0.0 and 0.0, 1 and 1.0 and True stay apart) and tuples/frozensets of them are remembered;
   any other argument (a list, an array, a tensor) calls the original, as before.
@@ -37,6 +38,7 @@ Safety, by construction and then by evidence:
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from pathlib import Path
 
@@ -66,7 +68,10 @@ COMPUTING_BUILTINS = frozenset({
     "abs", "all", "any", "bool", "bytes", "chr", "dict", "divmod", "enumerate", "filter", "float", "format",
     "frozenset", "hash", "int", "isinstance", "len", "list", "map", "max", "min", "ord", "pow", "range", "repr",
     "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "iter", "next",
-})
+}) | frozenset(name for name, value in vars(builtins).items() if isinstance(value, type)
+                and issubclass(value, Exception))
+"""... and the built-in exceptions, which a pure function makes to raise (`raise KeyError(name)`): a raised call
+is not remembered, it raises again the next time."""
 # Containers of the standard library a function makes for itself (`queue = deque([seed])`), by the names
 # `from collections import ...` binds; changing one is allowed only on a value the function made.
 CONTAINERS = frozenset({"deque", "Counter", "defaultdict", "OrderedDict"})
@@ -133,7 +138,9 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
         module_level = {node.name: node for node in where_tree.body if isinstance(node, ast.FunctionDef)}
         cls = next((node for node in where_tree.body if isinstance(node, ast.ClassDef) and fn in node.body), None)
         classes = {node.name: node for node in where_tree.body if isinstance(node, ast.ClassDef)}
-        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes)
+        aliases = {a.asname or a.name: f"{node.module}.{a.name}" for node in where_tree.body
+                   if isinstance(node, ast.ImportFrom) and not node.level and node.module for a in node.names}
+        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes, aliases)
         if reason is None:
             result = _rewrite(where, where_text, where_tree, fn, cls)
             result.replay.per_element = id(fn) in ordered.per_element
@@ -227,7 +234,8 @@ def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dic
 
 
 def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
-             imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None) -> str | None:
+             imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None,
+             aliases: dict[str, str] | None = None) -> str | None:
     """Why `fn` is not remembered per argument, or None."""
     if module_level.get(fn.name) is not fn and cls is None:
         return "neither a module-level function nor a method of a module-level class"
@@ -246,7 +254,9 @@ def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls:
         return "already remembered"
     if cls is not None and fn.name.startswith("__"):
         return "a special method"
-    return _Purity(module_level, cls, imported, classes).refusal(fn)
+    reader = _Purity(module_level, cls, imported, classes)
+    reader.aliases = aliases or {}
+    return reader.refusal(fn)
 
 
 def _held_objects(cls: ast.ClassDef | None, classes: dict[str, ast.ClassDef]) -> dict[str, ast.ClassDef]:
@@ -278,6 +288,8 @@ class _Purity:
         self.classes = classes or {}
         self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
         self.held = _held_objects(cls, self.classes)
+        self.aliases: dict[str, str] = {}
+        """Names the file binds by `from <module> import <name> [as <alias>]` -> `<module>.<name>`."""
         self.seen: set[int] = set()
 
     def refusal(self, fn: ast.FunctionDef) -> str | None:
@@ -320,6 +332,11 @@ class _Purity:
                 return f"calls {name}(), which is not pure ({inner})" if inner else None
             if name in COMPUTING_BUILTINS or name in CONTAINERS or name in own:
                 return None if name not in own else f"calls `{name}`, a value perfloop cannot read the code of"
+            origin = self.aliases.get(name)  # `from bisect import bisect_right`: judged as `bisect.bisect_right`
+            if origin is not None and (is_random_call(origin) or IMPURE_CALL.search(origin)):
+                return f"calls {name}(), which is `{origin}()`: not a computation on its arguments"
+            if origin is not None and origin.startswith(PURE_MODULES):
+                return None
             return f"calls {name}(), which perfloop cannot read"
         base = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(base, ast.Name) and base.id == "self" and self.methods:
@@ -346,7 +363,7 @@ class _Purity:
         if call is None:
             return f"calls self.{attr}(), a {held.name} without a __call__ perfloop can read"
         reader = _Purity(self.module_level, held, self.imported, self.classes)
-        reader.seen = self.seen  # objects holding each other are read once
+        reader.seen, reader.aliases = self.seen, self.aliases  # objects holding each other are read once
         inner = reader.refusal(call)
         return f"calls self.{attr}(), whose {held.name}.__call__ is not pure ({inner})" if inner else None
 
