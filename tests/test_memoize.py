@@ -631,3 +631,89 @@ def test_a_function_that_raises_a_builtin_exception_is_remembered_and_raises_aga
         with pytest.raises(KeyError, match="unknown category 'lamp'"):
             new["top_category"]("x/lamp")
     assert len(new["_top_category_memo"]) == 1
+
+
+METHOD_PIPELINE = '''
+import math
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Pixels(Dataset):
+    def __init__(self, n, top=255.0):
+        g = torch.Generator().manual_seed(3)
+        self.rows = torch.randint(0, 256, (n, 64), generator=g).tolist()
+        self.words = ["w%d" % (k % 7) * (20 + k % 5) for k in range(n)]
+        self.top = top
+
+    def __len__(self):
+        return len(self.rows)
+
+    def density(self, value):
+        return -math.log((value + 1.0) / (self.top + 1.0))
+
+    def spelling(self, word):
+        score = 0
+        for a in word:
+            for b in word:
+                score += (ord(a) * 31 + ord(b)) % 97
+        return score
+
+    def __getitem__(self, i):
+        od = [self.density(v) for v in self.rows[i]]
+        return torch.tensor(od + [float(self.spelling(self.words[i]))])
+
+
+def main():
+    torch.manual_seed(0)
+    loader = DataLoader(Pixels(48), batch_size=4, shuffle=True)
+    model = torch.nn.Linear(65, 1)
+    for epoch in range(1000):
+        for x in loader:
+            model(x).mean().backward()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("method, worth", [("Pixels.density", False), ("Pixels.spelling", True)])
+def test_a_methods_memo_is_timed_on_one_object_kept_through_the_rounds(tmp_path, method, worth):
+    """blind11 b1: a method memo of a per-pixel `-math.log(...)` passed replay (a method's timing was not judged:
+    its object, where the memo keeps its results, was copied afresh for every timed call) and ran x0.5 in the
+    pipeline. Replay now keeps one copy of the object per version through the timed rounds: the per-pixel memo
+    costs more than the log and is refused before any pipeline run; a per-word quadratic spelling score keyed by
+    words that repeat replays far faster."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.proposers import codemod as proposer
+    from perfloop.tools.contract.target import load_target
+    from perfloop.tools.measure.profiler import ProbeSettings
+    from tests.conftest import git
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "train.py").write_text(METHOD_PIPELINE)
+    (repo / "perfloop.toml").write_text('[tool.perfloop]\ncommand = "python train.py"\neditable = ["train.py"]\n'
+                                        "steps = 4\nwarmup_steps = 1\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pipeline")
+    line = next(i for i, l in enumerate(METHOD_PIPELINE.splitlines(), 1)
+                if l.strip().startswith(f"def {method.split('.')[1]}("))
+    result = apply_codemod("memoize_pure_helper", CodemodContext(root=repo, profile=hot(method, "train.py", line)))
+    assert result.replay.function == method
+    recorded = []
+    ctx = NS(record=recorded.append, next_run=lambda label: tmp_path / label,
+             protected=lambda tree: ProbeSettings(), workspace=NS(candidate_tree=repo),
+             state=NS(profile=None, target=load_target(repo)))
+    if worth:
+        proposer._replayed(ctx, result, repo)
+        assert recorded[-1].ok and recorded[-1].speedup >= proposer.MEMO_MIN_REPLAY_SPEEDUP
+    else:
+        with pytest.raises(NotApplicable, match=r"x\d\.\d\d on the \d+ captured calls, called again in every timing "
+                                                r"round: .* so the pipeline was not run"):
+            proposer._replayed(ctx, result, repo)
+        assert recorded[-1].ok and recorded[-1].speedup < proposer.MEMO_MIN_REPLAY_SPEEDUP

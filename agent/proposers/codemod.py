@@ -78,14 +78,14 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
     if result.replay.lists_became_arrays:  # arrays handed on save time the replay does not see
         return
     if result.knob == "memoize" and outcome.num_calls and not outcome.keyed_calls:
-        # A method's memo is not timed here (its object is copied afresh each round), but keys are keys.
+        # Keys are keys, for a method's memo too (its timing keeps one copy of the object per version: keep_object).
         raise NotApplicable(f"replay of {result.replay.function}: none of the {outcome.num_calls} captured calls "
                             "passes arguments a memo can key exactly (str, bytes, int, float, bool, None and tuples "
                             "of them; lists, arrays and tensors are computed every time), so the pipeline was not run")
-    if result.knob == "memoize" and "." not in result.replay.function and outcome.speedup is not None \
-            and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
-        # (A method keeps its results on its object, which replay copies afresh for every round: not judged here.)
-        # Replay times each call over several rounds, so a remembered result serves every round after the first:
+    if result.knob == "memoize" and outcome.speedup is not None and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
+        # (A method keeps its results on its object: replay keeps one copy of it per version through the timed
+        # rounds, `keep_object`.) Replay times each call over several rounds, so a remembered result serves every
+        # round after the first:
         # a rewrite that is not faster there found no exact key in the arguments (lists, arrays), or computing is
         # as cheap as looking up. Whether the pipeline's arguments repeat, its timed runs decide.
         raise NotApplicable(f"replay of {result.replay.function}: x{outcome.speedup:.2f} on the {outcome.num_calls} "

@@ -160,8 +160,12 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
 def replay(target_dir: Path, file: str, function: str, old_source: str, new_source: str, calls_dir: Path,
            tolerance: Tolerance | None = None, limits: RunLimits | None = None,
            work_dir: Path | None = None, lists_became_arrays: bool = False,
-           argv: list[str] | None = None) -> ReplayResult:
-    """Run old and new `function` of `file` on every captured call, sandboxed, and compare the outputs."""
+           argv: list[str] | None = None, keep_object: bool = False) -> ReplayResult:
+    """Run old and new `function` of `file` on every captured call, sandboxed, and compare the outputs.
+
+    ``keep_object``: a method's timed rounds run on one copy of its object per version, kept from call to call
+    (a memo that keeps its results on the object serves them again, as in the pipeline); otherwise every timed
+    call gets a fresh copy."""
     if not any(Path(calls_dir).glob(CALL_GLOB)):
         return ReplayResult(ok=False, verdict="no_calls",
                             reason=f"no captured calls of {function} to replay: the capture run never called it")
@@ -171,7 +175,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
         "file": str((Path(target_dir) / file).resolve()), "function": function,
         "old_source": old_source, "new_source": new_source, "calls_dir": str(Path(calls_dir).resolve()),
         "atol": tolerance.atol if tolerance else None, "rtol": tolerance.rtol if tolerance else None,
-        "lists_became_arrays": lists_became_arrays, "argv": argv,
+        "lists_became_arrays": lists_became_arrays, "argv": argv, "keep_object": keep_object,
         "call_glob": CALL_GLOB, "report_prefix": REPLAY_REPORT_PREFIX,
     }))
     limits = limits or RunLimits(timeout_s=120, memory_mb=4096)
@@ -217,7 +221,8 @@ def check_rewrite(result: CodemodResult, target_dir: Path, command: str, work_di
     old_source = (Path(target_dir) / file).read_text()
     outcome = replay(target_dir, file, function, old_source, result.files[file], Path(captured.directory),
                      tolerance=result.tolerance, work_dir=Path(work_dir),
-                     lists_became_arrays=result.replay.lists_became_arrays, argv=script_argv(command, file))
+                     lists_became_arrays=result.replay.lists_became_arrays, argv=script_argv(command, file),
+                     keep_object=result.knob == "memoize" and "." in function)
     if captured.notes:
         outcome.skipped += captured.notes
     return outcome

@@ -382,7 +382,8 @@ def main() -> None:
         matched.append(call)
     # Where the checking pass took seconds, a first call's warm-up is lost in it: its times stand.
     if not report["mismatch"] and matched and report["old_s"] + report["new_s"] < 2.0:
-        report["old_best_s"], report["new_best_s"], report["timed_s"] = best_times(old, new, matched, TIME_BUDGET_S)
+        report["old_best_s"], report["new_best_s"], report["timed_s"] = best_times(
+            old, new, matched, TIME_BUDGET_S, keep_object=bool(spec.get("keep_object")))
     print(spec["report_prefix"] + json.dumps(report))
 
 
@@ -406,14 +407,18 @@ def key_of(value):
     return (kind, value)
 
 
-def best_times(old, new, calls, budget_s: float, max_rounds: int = 10) -> tuple[float, float, float]:
+def best_times(old, new, calls, budget_s: float, max_rounds: int = 10,
+               keep_object: bool = False) -> tuple[float, float, float]:
     """Each version's fastest time on each call, summed over the calls, and the seconds timed in all: rounds of
     every call, old and new alternating (which goes first swaps each round), each from a fresh copy of the
     arguments and the same random state, until `budget_s` of timing or `max_rounds`. A single first pass times
     imports and warm-up; the fastest of several is the function's own cost. A call too short for the clock
     (a dot product of two short lists) is timed as a run of `repeats` back-to-back calls on their own copies,
-    set in the first round so that a run lasts about MIN_RUN_S: its time per call is that run's over `repeats`."""
+    set in the first round so that a run lasts about MIN_RUN_S: its time per call is that run's over `repeats`.
+    With `keep_object`, a method's object is copied once per version and kept for all its calls (a memo on it fills
+    in the first round and serves the rest, as it would in the pipeline)."""
     best = {"old": [float("inf")] * len(calls), "new": [float("inf")] * len(calls)}
+    kept: dict = {"old": {}, "new": {}}
     repeats = [1] * len(calls)
     spent, rounds, began = 0.0, 0, time.perf_counter()
     # Copying the arguments (a method's whole dataset) is not timed, but bounds the rounds too.
@@ -422,7 +427,8 @@ def best_times(old, new, calls, budget_s: float, max_rounds: int = 10) -> tuple[
         for k, call in enumerate(calls):
             state = rng_states()
             for key, version in order:
-                took, copied = timed_run(version, call, state, repeats[k])
+                own = kept[key] if keep_object and "self_file" in call else None
+                took, copied = timed_run(version, call, state, repeats[k], own)
                 spent += took * repeats[k]
                 best[key][k] = min(best[key][k], took)
             if rounds == 0:  # as many as make a run last MIN_RUN_S, and as the copies of the arguments allow
@@ -440,11 +446,18 @@ MAX_REPEATS = 1000
 MAX_COPY_S = 0.01
 
 
-def timed_run(version, call, state, repeats: int) -> tuple[float, float]:
+def timed_run(version, call, state, repeats: int, kept: dict | None = None) -> tuple[float, float]:
     """Seconds per call of `repeats` calls of `version` back to back, each on its own copy of the arguments
-    from the same random state (copies made before the clock starts), and seconds per copy."""
+    from the same random state (copies made before the clock starts), and seconds per copy. `kept`: the
+    version's copies of methods' objects by the file they were captured in, made once and used by every call."""
     copying = time.perf_counter()
-    copies = [(copy.deepcopy(call["args"]), copy.deepcopy(call["kwargs"])) for _ in range(repeats)]
+    if kept is not None:
+        if call["self_file"] not in kept:
+            kept[call["self_file"]] = copy.deepcopy(call["args"][0])
+        copies = [([kept[call["self_file"]], *copy.deepcopy(call["args"][1:])], copy.deepcopy(call["kwargs"]))
+                  for _ in range(repeats)]
+    else:
+        copies = [(copy.deepcopy(call["args"]), copy.deepcopy(call["kwargs"])) for _ in range(repeats)]
     copied = (time.perf_counter() - copying) / repeats
     set_rng_states(state)
     started = time.perf_counter()
