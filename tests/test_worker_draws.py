@@ -98,6 +98,26 @@ def build(workers):
     crop = RandomCrop(3, np.random.default_rng(4))
     return DataLoader(Rows(16, transform=crop), batch_size=4, num_workers=workers)
 """, r"RandomCrop \(train.py:\d+\), handed to the data pipeline, draws with self.rng.integers\(\) in __call__"),
+    # A torchvision-style flip drawing with `torch.rand(1, generator=self.generator)` on a generator the script made
+    # and handed over by keyword (blind11 b1's shape): the draw names the generator as an argument, not a method.
+    "generator_keyword": ("""
+class RandomFlipRotate:
+    def __init__(self, p=0.5, generator=None):
+        self.p = p
+        self.generator = generator
+
+    def __call__(self, x):
+        if torch.rand(1, generator=self.generator).item() < self.p:
+            x = x[::-1]
+        k = int(torch.randint(0, 3, (1,), generator=self.generator))
+        return np.roll(x, k).copy()
+
+
+def build(workers):
+    flip = RandomFlipRotate(p=0.5, generator=torch.Generator().manual_seed(5))
+    return DataLoader(Rows(16, transform=flip), batch_size=4, num_workers=workers)
+""", r"RandomFlipRotate \(train.py:\d+\), handed to the data pipeline, draws with torch.rand(int)?\(generator=self.generator\) "
+       r"in __call__"),
     # A collate function through functools.partial that draws from torch's process-wide stream via a helper.
     "collate_function": ("""
 def jitter(batch, scale):

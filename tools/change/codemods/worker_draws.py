@@ -9,7 +9,8 @@ where every dataset is an `IterableDataset`, whose iterator each worker runs fro
 
 - **A callable object handed on.** A class of the target with a `__call__` whose `__init__` keeps a generator on
   `self` (`self.rng = np.random.default_rng(seed)`, `random.Random`, `torch.Generator()`, or one handed in:
-  `self.rng = rng`, then `self.rng.integers(...)`) that a method other than `__init__` uses, or whose
+  `self.rng = rng`, then `self.rng.integers(...)`, or passed to a draw: `torch.rand(1, generator=self.gen)`)
+  that a method other than `__init__` uses, or whose
   `__call__` (or a function of the target it calls) draws from a global stream; an instance of it made as a
   call's argument, inside a list or tuple (a Compose's chain), or bound to a name that is passed on that way.
   An instance only called where it was made (a mixup in the training loop, in the main process) is not
@@ -93,6 +94,14 @@ def _object_draw(cls: ast.ClassDef, functions: dict) -> str | None:
                     and node.func.value.attr in held - set(kept):
                 return (f"draws with self.{node.func.value.attr}.{node.func.attr}() in {method.name} (line "
                         f"{node.lineno}), on an object its __init__ keeps, whose state carries from call to call")
+            # `torch.rand(1, generator=self.generator)`: a draw handed a generator its __init__ keeps (or None there,
+            # which is the process-wide stream): carried either way.
+            given = next((k.value for k in node.keywords if k.arg == "generator"), None) \
+                if isinstance(node, ast.Call) and is_random_call(dotted(node.func)) else None
+            if isinstance(given, ast.Attribute) and isinstance(given.value, ast.Name) and given.value.id == "self" \
+                    and given.attr in held - set(kept):
+                return (f"draws with {dotted(node.func)}(generator=self.{given.attr}) in {method.name} (line "
+                        f"{node.lineno}), a generator its __init__ keeps, whose state carries from call to call")
     return _global_draw(call, functions)
 
 
