@@ -717,3 +717,20 @@ def test_a_methods_memo_is_timed_on_one_object_kept_through_the_rounds(tmp_path,
                                                 r"round: .* so the pipeline was not run"):
             proposer._replayed(ctx, result, repo)
         assert recorded[-1].ok and recorded[-1].speedup < proposer.MEMO_MIN_REPLAY_SPEEDUP
+
+
+def test_the_original_behind_a_memo_and_the_memos_helpers_are_never_remembered_again(tmp_path):
+    """blind11 b5: after `parse_time` was remembered and kept, the next memo chose `_parse_time_uncached` (the
+    original, renamed) and remembered it again. Both it and the helpers the memo adds are refused by name."""
+    _, _, first = memoize(tmp_path, """
+        def parse_time(text):
+            h, m = text.split(":")
+            return int(h) * 60 + int(m)
+    """, "parse_time")
+    (tmp_path / "mod.py").write_text(first.files["mod.py"])
+    for name in ("_parse_time_uncached", "_memo_key", "_memo_copy"):
+        line = next(i for i, l in enumerate(first.files["mod.py"].splitlines(), 1) if l.startswith(f"def {name}("))
+        reason = "the original behind a memo perfloop added" if name.endswith("uncached") else \
+            "a helper of the memos perfloop adds"
+        with pytest.raises(NotApplicable, match=re.escape(f"{name}: {reason}")):
+            apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=hot(name, "mod.py", line)))

@@ -252,6 +252,11 @@ def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls:
     names = {n.name for n in (cls.body if cls is not None else module_level.values()) if isinstance(n, ast.FunctionDef)}
     if UNCACHED.format(name=fn.name.lstrip("_")) in names:
         return "already remembered"
+    if any(UNCACHED.format(name=name.lstrip("_")) == fn.name for name in names):
+        # blind11 b5: the original kept behind a memo perfloop added (`_parse_time_uncached`) was remembered again.
+        return "the original behind a memo perfloop added (already remembered)"
+    if fn.name in HELPERS and cls is None:
+        return "a helper of the memos perfloop adds"
     if cls is not None and fn.name.startswith("__"):
         return "a special method"
     reader = _Purity(module_level, cls, imported, classes)
