@@ -63,6 +63,7 @@ from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, N
 from perfloop.tools.change.codemods.determinism import Determinism, dataset_class, method_of
 from perfloop.tools.change.codemods.hot_function import hot_function_of, is_docstring_stmt, python_files
 from perfloop.tools.change.codemods.imports import add_import
+from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
 from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.reorder import alias_statements, can_move_before, comprehension_names_apart, stored
 
@@ -109,8 +110,8 @@ FILL_KEY = "fill"
 """Remedy parameter: "first_access" (the default: each index cached when first read) or "construction"."""
 PRECOMPUTE_MAX_S = 60.0
 """At most this long (s, estimated from the profile) may computing every sample at construction take."""
-CHEAP_CALLS = frozenset({"len", "range", "int", "float", "str", "bool", "min", "max", "abs", "isinstance", "tuple",
-                         "list", "dict", "getattr", "enumerate", "zip", "round", "operator.index"})
+CHEAP_CALLS = PURE_BUILTINS | {"range", "str", "isinstance", "tuple", "list", "dict", "getattr", "enumerate", "zip",
+                               "operator.index"}
 """Calls too cheap to be worth a first-part cache on their own (the first part must make another call)."""
 
 

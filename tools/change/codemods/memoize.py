@@ -49,7 +49,7 @@ from perfloop.tools.change.codemods.hot_function import (
     load_hot_function,
     qualname_of,
 )
-from perfloop.tools.change.codemods.imports import add_import, after_imports_text
+from perfloop.tools.change.codemods.imports import add_import, after_imports_text, import_paths
 from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
 
@@ -138,9 +138,8 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
         module_level = {node.name: node for node in where_tree.body if isinstance(node, ast.FunctionDef)}
         cls = next((node for node in where_tree.body if isinstance(node, ast.ClassDef) and fn in node.body), None)
         classes = {node.name: node for node in where_tree.body if isinstance(node, ast.ClassDef)}
-        aliases = {a.asname or a.name: f"{node.module}.{a.name}" for node in where_tree.body
-                   if isinstance(node, ast.ImportFrom) and not node.level and node.module for a in node.names}
-        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes, aliases)
+        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes,
+                          import_paths([where_tree]))
         if reason is None:
             result = _rewrite(where, where_text, where_tree, fn, cls)
             result.replay.per_element = id(fn) in ordered.per_element
@@ -195,16 +194,25 @@ def _classes_and_attributes(trees) -> tuple[dict[int, str], dict[str, set[str]]]
             for item in cls.body:
                 if isinstance(item, ast.FunctionDef):
                     owner[id(item)] = cls.name
-            init = next((i for i in cls.body if isinstance(i, ast.FunctionDef) and i.name == "__init__"), None)
-            for node in ast.walk(init) if init is not None else ():
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
-                        and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name) \
-                        and node.targets[0].value.id == "self":
-                    made = node.value.func
-                    name = made.attr if isinstance(made, ast.Attribute) else getattr(made, "id", None)
-                    if name:
-                        attrs.setdefault(name, set()).add(node.targets[0].attr)
+            for attr, func in _made_in_init(cls).items():
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                if name:
+                    attrs.setdefault(name, set()).add(attr)
     return owner, attrs
+
+
+def _made_in_init(cls: ast.ClassDef | None) -> dict[str, ast.expr]:
+    """The attributes `cls.__init__` sets to a call's result (`self.bandpass = BandPass(...)`), each with what it
+    calls (the call's `func`)."""
+    init = next((i for i in cls.body if isinstance(i, ast.FunctionDef) and i.name == "__init__"), None) \
+        if cls is not None else None
+    made = {}
+    for node in ast.walk(init) if init is not None else ():
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name) \
+                and node.targets[0].value.id == "self":
+            made[node.targets[0].attr] = node.value.func
+    return made
 
 
 def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dict[str, ast.FunctionDef], ast.FunctionDef]]:
@@ -259,24 +267,14 @@ def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls:
         return "a helper of the memos perfloop adds"
     if cls is not None and fn.name.startswith("__"):
         return "a special method"
-    reader = _Purity(module_level, cls, imported, classes)
-    reader.aliases = aliases or {}
-    return reader.refusal(fn)
+    return _Purity(module_level, cls, imported, classes, aliases).refusal(fn)
 
 
 def _held_objects(cls: ast.ClassDef | None, classes: dict[str, ast.ClassDef]) -> dict[str, ast.ClassDef]:
     """The attributes `cls.__init__` binds to an object of a class of the same file (`self.bandpass =
     BandPass(...)`), each with that class: calling one (`self.bandpass(x)`) runs its `__call__`."""
-    init = next((i for i in cls.body if isinstance(i, ast.FunctionDef) and i.name == "__init__"), None) \
-        if cls is not None else None
-    held = {}
-    for node in ast.walk(init) if init is not None else ():
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Name) and node.value.func.id in classes \
-                and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name) \
-                and node.targets[0].value.id == "self":
-            held[node.targets[0].attr] = classes[node.value.func.id]
-    return held
+    return {attr: classes[func.id] for attr, func in _made_in_init(cls).items()
+            if isinstance(func, ast.Name) and func.id in classes}
 
 
 class _Purity:
@@ -287,14 +285,16 @@ class _Purity:
     filters through such an object is pure when the object's code is."""
 
     def __init__(self, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
-                 imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None) -> None:
+                 imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None,
+                 aliases: dict[str, str] | None = None) -> None:
         self.module_level = module_level
         self.imported = imported or {}
         self.classes = classes or {}
         self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
         self.held = _held_objects(cls, self.classes)
-        self.aliases: dict[str, str] = {}
-        """Names the file binds by `from <module> import <name> [as <alias>]` -> `<module>.<name>`."""
+        self.aliases = aliases or {}
+        """The names the file imports -> what they stand for (`imports.import_paths`: `bisect_right` is
+        `bisect.bisect_right`)."""
         self.seen: set[int] = set()
 
     def refusal(self, fn: ast.FunctionDef) -> str | None:
@@ -360,15 +360,14 @@ class _Purity:
         # between calls (a vocabulary that grows elsewhere) shows as a changed batch in verification.
         return None
 
-
     def _held_call(self, attr: str) -> str | None:
         """Why calling the object `self.<attr>` (its class's `__call__`) is not pure, or None."""
         held = self.held[attr]
         call = next((n for n in held.body if isinstance(n, ast.FunctionDef) and n.name == "__call__"), None)
         if call is None:
             return f"calls self.{attr}(), a {held.name} without a __call__ perfloop can read"
-        reader = _Purity(self.module_level, held, self.imported, self.classes)
-        reader.seen, reader.aliases = self.seen, self.aliases  # objects holding each other are read once
+        reader = _Purity(self.module_level, held, self.imported, self.classes, self.aliases)
+        reader.seen = self.seen  # objects holding each other are read once
         inner = reader.refusal(call)
         return f"calls self.{attr}(), whose {held.name}.__call__ is not pure ({inner})" if inner else None
 
