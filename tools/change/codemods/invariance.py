@@ -3,7 +3,8 @@
 What a loop binds, changes or hands on (`changed_in`, with aliases followed through views, items and
 the target's own functions, `shares`); which calls compute from their arguments only (`Calls`: numpy,
 torch, math... by import path, read-only builtins, methods returning a new value, and the target's
-own functions whose bodies pass the same test); and the loop's code as units a name flows through
+own functions, or the methods of the class the code is in called as `self.name(...)`, whose bodies pass
+the same test); and the loop's code as units a name flows through
 (`units`: simple statements, and compound statements' headers as assignments). Conservative where
 it cannot see: a value handed to code it does not read counts as changed. Objects kept inside other
 objects (a dataset holding the labels) are not followed; the verify stage's checks of every batch,
@@ -59,6 +60,9 @@ class Calls:
     """Which calls compute from their arguments only, in the target's files (see the module docstring)."""
 
     def __init__(self, modules: dict[str, ast.Module]) -> None:
+        self.owner: ast.ClassDef | None = None
+        """The class whose method holds the code judged: its other methods, called as `self.name(...)`, are judged
+        as the target's functions are, reading `self`'s attributes and writing none (see method_attributes)."""
         self.paths = import_paths(modules.values())
         self.top = {name: node for tree in modules.values() for node, name in functions(tree) if "." not in name}
         self.module_names = {t.id for tree in modules.values() for s in tree.body
@@ -144,11 +148,48 @@ class Calls:
                 why = self._function(name)
                 return None if why is None else f"calls {name}(), which {why}"
             return None if name in READS_ONLY else f"calls `{shown}()`, whose code perfloop does not read"
+        if (method := self._own_method(name)) is not None:
+            why = self._method(method)
+            return None if why is None else f"calls {name}(), which {why}"
         if name and (self.resolved(name).startswith(PURE_MODULES) or name.startswith(PURE_MODULES)):
             return None
         if attr in NEW_VALUE_METHODS:
             return None
         return f"`{shown}()` may change its object or read state perfloop cannot see"
+
+    def _own_method(self, name: str) -> ast.FunctionDef | None:
+        """The method of `owner` that `self.<name>` calls, when it is a plain one (no decorator)."""
+        if self.owner is None or not name.startswith("self.") or name.count(".") != 1:
+            return None
+        found = [m for m in self.owner.body if isinstance(m, ast.FunctionDef) and m.name == name[5:]]
+        return found[0] if len(found) == 1 and not found[0].decorator_list else None
+
+    def _method(self, method: ast.FunctionDef) -> str | None:
+        """None when `method` computes from its arguments and `self`'s attributes only, writing none of them."""
+        key = f"{self.owner.name}.{method.name}"
+        if key not in self._verdicts:
+            self._verdicts[key] = None  # a recursive call is judged by the rest of the body
+            self._verdicts[key] = _function_refusal(method, self)
+        return self._verdicts[key]
+
+    def own_code(self, call: ast.Call) -> bool:
+        """Whether `call` runs a function of the target's files (`helper(...)`, `self.method(...)`)."""
+        name = dotted(call.func)
+        return (isinstance(call.func, ast.Name) and name in self.top) or self._own_method(name) is not None
+
+    def method_attributes(self, node: ast.AST) -> set[str]:
+        """Attribute names the owner's methods that `node` calls (`self.name(...)`) read, at any depth."""
+        found: set[str] = set()
+        todo = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+        seen: set[str] = set()
+        while todo:
+            method = self._own_method(dotted(todo.pop().func))
+            if method is None or method.name in seen:
+                continue
+            seen.add(method.name)
+            found |= attributes_read(method)
+            todo += [n for n in ast.walk(method) if isinstance(n, ast.Call)]
+        return found
 
     def _function(self, name: str) -> str | None:
         """None when the target's function `name` computes from its arguments only (module docstring)."""
@@ -337,13 +378,22 @@ def _attributes_changed_by_methods(trees) -> set[str]:
     found = set()
     for tree in trees:
         for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            own = {m.name for m in cls.body if isinstance(m, ast.FunctionDef)}
             for method in (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name != "__init__"):
                 parents = {c: p for p in ast.walk(method) for c in ast.iter_child_nodes(p)}
                 for node in ast.walk(method):
                     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                            and node.value.id == "self" and not plain_read(node, parents):
+                            and node.value.id == "self" and not plain_read(node, parents) \
+                            and not _calls_own_method(node, parents, own):
                         found.add(node.attr)
     return found
+
+
+def _calls_own_method(node: ast.Attribute, parents: dict, own: set[str]) -> bool:
+    """`self.name(...)` where `name` is a method the class defines: a call, not a change of the attribute (what
+    the method changes is judged as its own)."""
+    parent = parents.get(node)
+    return node.attr in own and isinstance(parent, ast.Call) and parent.func is node
 
 
 def attributes_read(stmt: ast.stmt) -> set[str]:
