@@ -118,6 +118,55 @@ def build(workers):
     return DataLoader(Rows(16, transform=flip), batch_size=4, num_workers=workers)
 """, r"RandomFlipRotate \(train.py:\d+\), handed to the data pipeline, draws with torch.rand(int)?\(generator=self.generator\) "
        r"in __call__"),
+    # blind12 a5's shape: an HF-style dataclass collator whose generator is made in __post_init__.
+    "dataclass_collator": ('''
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ClozeCollator:
+    seed: int = 0
+    p: float = 0.3
+    rng: np.random.Generator = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.rng = np.random.default_rng(self.seed)
+
+    def __call__(self, rows):
+        batch = np.stack(rows)
+        return torch.as_tensor(np.where(self.rng.random(batch.shape) < self.p, -1.0, batch))
+
+
+def build(workers):
+    collator = ClozeCollator(seed=7)
+    return DataLoader(Rows(16), batch_size=4, num_workers=workers, collate_fn=collator)
+''', r"ClozeCollator \(train.py:\d+\), handed to the data pipeline, draws from self.rng in __call__ \(line \d+\), "
+     r"a np.random.default_rng its __post_init__ made"),
+    # blind12 a1's shape: a crop whose __init__ keeps its generator by a tuple assignment, inside a Compose.
+    "tuple_assigned_generator": ('''
+class Compose:
+    def __init__(self, transforms):
+        self.transforms = list(transforms)
+
+    def __call__(self, x):
+        for t in self.transforms:
+            x = t(x)
+        return x
+
+
+class RandomCrop:
+    def __init__(self, size, generator):
+        self.size, self.generator = size, generator
+
+    def __call__(self, x):
+        start = int(torch.randint(0, len(x) - self.size + 1, (1,), generator=self.generator))
+        return x[start:start + self.size].copy()
+
+
+def build(workers):
+    chain = Compose([RandomCrop(3, torch.Generator().manual_seed(9))])
+    return DataLoader(Rows(16, transform=chain), batch_size=4, num_workers=workers)
+''', r"RandomCrop \(train.py:\d+\), handed to the data pipeline, draws with torch.randint\(generator=self.generator\)"),
     # A collate function through functools.partial that draws from torch's process-wide stream via a helper.
     "collate_function": ("""
 def jitter(batch, scale):

@@ -7,9 +7,10 @@ fewer) workers change the samples: each worker process has its own copy of an ob
 seed for the global `random`/`np.random`/torch streams. Two shapes are read (and `iterable_datasets` says
 where every dataset is an `IterableDataset`, whose iterator each worker runs from the start):
 
-- **A callable object handed on.** A class of the target with a `__call__` whose `__init__` keeps a generator on
-  `self` (`self.rng = np.random.default_rng(seed)`, `random.Random`, `torch.Generator()`, or one handed in:
-  `self.rng = rng`, then `self.rng.integers(...)`, or passed to a draw: `torch.rand(1, generator=self.gen)`)
+- **A callable object handed on.** A class of the target with a `__call__` whose `__init__` (or a dataclass's
+  `__post_init__`) keeps a generator on `self` (`self.rng = np.random.default_rng(seed)`, `random.Random`,
+  `torch.Generator()`, or one handed in: `self.rng = rng` or `self.size, self.gen = size, gen`, then
+  `self.rng.integers(...)`, or passed to a draw: `torch.rand(1, generator=self.gen)`)
   that a method other than `__init__` uses, or whose
   `__call__` (or a function of the target it calls) draws from a global stream; an instance of it made as a
   call's argument, inside a list or tuple (a Compose's chain), or bound to a name that is passed on that way.
@@ -28,6 +29,8 @@ import ast
 from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
 
+INIT_METHODS = ("__init__", "__post_init__")
+"""Where an object's lasting attributes are set: `__init__`, and a dataclass's `__post_init__`."""
 GLOBAL_STREAMS = ("random.", "np.random.", "numpy.random.", "torch.")
 """Dotted prefixes of draws from a process-wide stream (each worker seeds its own)."""
 
@@ -78,14 +81,17 @@ def _object_draw(cls: ast.ClassDef, functions: dict) -> str | None:
     call = methods.get("__call__")
     if call is None:
         return None
-    kept = init_generators(methods.get("__init__"))
-    held = _set_in_init(methods.get("__init__"))
-    for method in (m for name, m in methods.items() if name != "__init__"):
+    # A dataclass sets its generator in __post_init__ (`self.rng = np.random.default_rng(self.seed)`).
+    inits = [methods[name] for name in INIT_METHODS if name in methods]
+    kept = {attr: made for init in inits for attr, made in init_generators(init).items()}
+    held = {attr for init in inits for attr in _set_in_init(init)}
+    where = " or ".join(init.name for init in inits) or "__init__"  # where the object's attributes are set
+    for method in (m for name, m in methods.items() if name not in INIT_METHODS):
         for node in ast.walk(method):
             if isinstance(node, ast.Attribute) and node.attr in kept and isinstance(node.value, ast.Name) \
                     and node.value.id == "self":
                 return (f"draws from self.{node.attr} in {method.name} (line {node.lineno}), a {kept[node.attr]} its "
-                        "__init__ made, whose state carries from call to call")
+                        f"{where} made, whose state carries from call to call")
             # `self.rng.integers(...)` on a generator handed to __init__ (`RandomCrop(size, rng)`): the same object
             # for every call, so its state carries just the same.
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -93,7 +99,7 @@ def _object_draw(cls: ast.ClassDef, functions: dict) -> str | None:
                     and isinstance(node.func.value.value, ast.Name) and node.func.value.value.id == "self" \
                     and node.func.value.attr in held - set(kept):
                 return (f"draws with self.{node.func.value.attr}.{node.func.attr}() in {method.name} (line "
-                        f"{node.lineno}), on an object its __init__ keeps, whose state carries from call to call")
+                        f"{node.lineno}), on an object its {where} keeps, whose state carries from call to call")
             # `torch.rand(1, generator=self.generator)`: a draw handed a generator its __init__ keeps (or None there,
             # which is the process-wide stream): carried either way.
             given = next((k.value for k in node.keywords if k.arg == "generator"), None) \
@@ -101,15 +107,28 @@ def _object_draw(cls: ast.ClassDef, functions: dict) -> str | None:
             if isinstance(given, ast.Attribute) and isinstance(given.value, ast.Name) and given.value.id == "self" \
                     and given.attr in held - set(kept):
                 return (f"draws with {dotted(node.func)}(generator=self.{given.attr}) in {method.name} (line "
-                        f"{node.lineno}), a generator its __init__ keeps, whose state carries from call to call")
+                        f"{node.lineno}), a generator its {where} keeps, whose state carries from call to call")
     return _global_draw(call, functions)
 
 
 def _set_in_init(init: ast.FunctionDef | None) -> set[str]:
-    """Attributes `__init__` sets on self."""
-    return {t.attr for node in (ast.walk(init) if init is not None else ()) if isinstance(node, ast.Assign)
-            for t in node.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-            and t.value.id == "self"}
+    """Attributes `__init__` sets on self (`self.size, self.generator = size, generator` sets both)."""
+    return {attr for node in (ast.walk(init) if init is not None else ()) if isinstance(node, ast.Assign)
+            for attr, _ in _self_assignments(node)}
+
+
+def _self_assignments(node: ast.Assign) -> list[tuple[str, ast.expr | None]]:
+    """(attribute, the value it gets where that can be told apart) for each `self.<attr>` the assignment binds:
+    `self.a = v`, and `self.a, self.b = x, y` element by element (None where the value is not a matching tuple)."""
+    found = []
+    for target in node.targets:
+        parts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        values = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) \
+            and len(node.value.elts) == len(parts) and len(parts) > 1 else None
+        for k, part in enumerate(parts):
+            if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == "self":
+                found.append((part.attr, values[k] if values else node.value if len(parts) == 1 else None))
+    return found
 
 
 def _global_draw(fn: ast.FunctionDef, functions: dict) -> str | None:
@@ -142,12 +161,10 @@ def init_generators(init: ast.FunctionDef | None) -> dict[str, str]:
     """Attributes `__init__` sets to a random generator: name -> the call that made it."""
     found = {}
     for node in ast.walk(init) if init is not None else ():
-        made = _generator_made(node.value) if isinstance(node, ast.Assign) else None
-        if made is None:
-            continue
-        for target in node.targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                found[target.attr] = made
+        if isinstance(node, ast.Assign):
+            for attr, value in _self_assignments(node):
+                if value is not None and (made := _generator_made(value)) is not None:
+                    found[attr] = made
     return found
 
 
