@@ -277,6 +277,34 @@ def test_results_that_a_caller_could_change_are_handed_out_as_copies(tmp_path):
     assert len(new["_parse_memo"]) == 1
 
 
+def test_the_standard_librarys_immutable_values_are_shared_not_deep_copied(tmp_path):
+    """blind12 a4: a parsed report's `datetime` went through `copy.deepcopy` on every hit, which made the memo of the
+    parse x1.53 in replay, under its x2. A datetime, date, timedelta, Decimal or Fraction is shared; the dict that holds
+    them is still a fresh one, and a subclass defined in the target is still deep-copied."""
+    _, new, _ = memoize(tmp_path, """
+        import datetime
+        from decimal import Decimal
+        from fractions import Fraction
+
+        class Stamp(datetime.datetime):
+            pass
+
+        def parse(line):
+            day, amount = line.split()
+            when = datetime.datetime.strptime(day, "%Y-%m-%d")
+            return {"when": when, "day": when.date(), "span": datetime.timedelta(days=when.day),
+                    "amount": Decimal(amount), "ratio": Fraction(len(amount), 7)}
+    """, "parse")
+    first = new["parse"]("2026-12-06 12.50")
+    first["amount"] = None
+    again = new["parse"]("2026-12-06 12.50")
+    assert again is not first and again["amount"] == new["Decimal"]("12.50")
+    for key in ("when", "day", "span", "ratio"):
+        assert again[key] is new["parse"]("2026-12-06 12.50")[key], key
+    stamp = new["Stamp"](2026, 12, 6)
+    assert new["_memo_copy"](stamp) is not stamp and new["_memo_copy"](stamp) == stamp
+
+
 @pytest.mark.parametrize("pipeline, function, worth", [
     ("tokenizer", "normalize", True),   # a whole text per call: its result served again is far cheaper
     ("tiny", "frame_energy", False),    # a list per call: no exact key, computed as before, no faster
@@ -392,6 +420,38 @@ def test_per_element_first_reads_loops_comprehensions_and_map():
     assert called_per_element(outer) == {"parse", "keep", "pop", "strip", "fold", "value"}
     order = per_element_first([("f", outer), ("f", clean), ("f", parse), ("f", fold)])
     assert [fn.name for _, fn in order] == ["parse", "fold", "outer", "clean"]
+
+
+def test_among_functions_called_per_element_a_caller_comes_before_its_callee():
+    """blind12 a2: the per-word `porter_stem(word)` calls `_measure(stem)` and `_has_vowel(stem)` in its loops over
+    suffix tables; the cheap callees came first and each memo cost more than it saved (x0.85, x0.11, x0.78), and
+    the stemmer itself was never tried. A caller in the per-element group now comes before what it calls; a cycle
+    keeps the order, and the functions no one calls per element stay behind."""
+    import ast
+
+    from perfloop.tools.change.codemods.memoize import per_element_first
+
+    tree = ast.parse(textwrap.dedent("""
+        def encode(words):
+            return [stem(w) for w in words]
+        def measure(s):
+            return sum(1 for ch in s if is_vowel(ch))
+        def is_vowel(ch):
+            return ch in "aeiou"
+        def stem(word):
+            for suf in ("ing", "ed"):
+                if word.endswith(suf) and measure(word[:-len(suf)]) > 0:
+                    return word[:-len(suf)]
+            return word
+        def ping(n):
+            return [pong(n - 1) for _ in range(2)] if n else []
+        def pong(n):
+            return [ping(n - 1) for _ in range(2)] if n else []
+    """))
+    encode, measure, is_vowel, stem, ping, pong = tree.body
+    order = per_element_first([("f", encode), ("f", measure), ("f", is_vowel), ("f", stem)])
+    assert [fn.name for _, fn in order] == ["stem", "measure", "is_vowel", "encode"]
+    assert [fn.name for _, fn in per_element_first([("f", ping), ("f", pong)])] == ["ping", "pong"]
 
 
 def test_a_memo_replay_refuses_gives_way_to_the_next_function_of_the_path(tmp_path):

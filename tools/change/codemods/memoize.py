@@ -8,8 +8,11 @@ function and the helpers it sampled under it in the target's files, the first mo
 (or method) that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in
 its place that looks the arguments up in a dict first. Functions another candidate calls per element
 (in a loop or comprehension) come first: their arguments repeat within an epoch, where the caller's
-(a whole, perhaps augmented, text) may never repeat. Where replay refuses the one chosen, the
-proposer asks again with it in ``params["skip"]`` (agent/proposers/codemod.py, MEMO_TRIES).
+(a whole, perhaps augmented, text) may never repeat; among those, one that calls another of them comes
+before it (a per-word `porter_stem(word)` before the `_measure(stem)` it calls in its loops: its memo saves
+the callee's work too, where a memo of a cheap callee alone costs more than it saves). Where replay refuses
+the one chosen, the proposer asks again with it in ``params["skip"]`` (agent/proposers/codemod.py,
+MEMO_TRIES).
 
 Safety, by construction and then by evidence:
 - Pure by reading: no random draws, no clock, no `global`/`nonlocal`, no `yield`, no writes to
@@ -22,7 +25,8 @@ Safety, by construction and then by evidence:
   so -0.0 and 0.0, 1 and 1.0 and True stay apart) and tuples/frozensets of them are remembered;
   any other argument (a list, an array, a tensor) calls the original, as before.
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
-  sets are rebuilt, arrays and tensors copied, immutable values shared (`_memo_copy`).
+  sets are rebuilt, arrays and tensors copied, immutable values shared (`_memo_copy`: the builtin scalars,
+  and `datetime`, `Decimal`, `Fraction` and `UUID` values, which a deep copy once made as dear as a parse).
 - At most 2**18 results are kept; past that, new arguments are computed every time.
 - A method's call of an object its class's `__init__` made from a class of the same file (`self.bandpass(x)`
   after `self.bandpass = BandPass(...)`) is read in that class's `__call__`, as the method's own helpers are.
@@ -103,6 +107,8 @@ def _memo_copy(value):
     kind = type(value)
     if value is None or kind in (str, int, float, bool, bytes, complex, frozenset, range):
         return value
+    if kind.__module__ in ("datetime", "decimal", "fractions", "uuid"):
+        return value  # the standard library's immutable values: datetime, date, timedelta, Decimal, Fraction, UUID
     if kind is tuple:
         return tuple(_memo_copy(v) for v in value)
     if kind is list:
@@ -179,10 +185,25 @@ def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
 
     inner = [any(called(fn, call) for other, calls in enumerate(looped) if other != k for call in calls)
              for k, (_, fn) in enumerate(candidates)]
-    ordered = Ordered([c for c, is_inner in zip(candidates, inner) if is_inner]
+    every = [{dotted(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)} for _, fn in candidates]
+    group = _callers_first([k for k, is_inner in enumerate(inner) if is_inner],
+                           lambda a, b: any(called(candidates[b][1], call) for call in every[a]))
+    ordered = Ordered([candidates[k] for k in group]
                       + [c for c, is_inner in zip(candidates, inner) if not is_inner])
     ordered.per_element = frozenset(id(fn) for (_, fn), is_inner in zip(candidates, inner) if is_inner)
     return ordered
+
+
+def _callers_first(group: list[int], calls) -> list[int]:
+    """`group` (candidates called per element) with each one that calls another of the group (`calls(a, b)`) ahead
+    of it, else in its own order: a per-word `porter_stem(word)` remembered saves the `_measure(stem)` calls it
+    makes too, where a memo of the cheap callee alone costs more than it saves. A cycle keeps the order."""
+    left, out = list(group), []
+    while left:
+        top = next((k for k in left if not any(calls(other, k) for other in left if other != k)), left[0])
+        out.append(top)
+        left.remove(top)
+    return out
 
 
 def _classes_and_attributes(trees) -> tuple[dict[int, str], dict[str, set[str]]]:
