@@ -8,9 +8,11 @@ function and the helpers it sampled under it in the target's files, the first mo
 (or method) that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in
 its place that looks the arguments up in a dict first. Functions another candidate calls per element
 (in a loop or comprehension) come first: their arguments repeat within an epoch, where the caller's
-(a whole, perhaps augmented, text) may never repeat; among those, one that calls another of them comes
-before it (a per-word `porter_stem(word)` before the `_measure(stem)` it calls in its loops: its memo saves
-the callee's work too, where a memo of a cheap callee alone costs more than it saves). Where replay refuses
+(a whole, perhaps augmented, text) may never repeat; among those, one that calls another of them outside
+loops over parts of its own arguments comes before it (a per-word `porter_stem(word)` before the
+`_measure(stem)` it calls in loops over fixed suffix tables: its memo saves the callee's work too, where a memo
+of a cheap callee alone costs more than it saves; `encode(text)` stays behind the `wordpiece(word)` it calls
+per word of the text). Where replay refuses
 the one chosen, the proposer asks again with it in ``params["skip"]`` (agent/proposers/codemod.py,
 MEMO_TRIES).
 
@@ -163,8 +165,8 @@ class Ordered(list):
 
 def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
                       trees: list[ast.Module] = ()) -> Ordered:
-    """The candidates with those another candidate calls per element (inside a loop or a comprehension, or
-    through `map`) moved ahead, each group in its own order: a per-word `wordpiece(word)` repeats its arguments
+    """The candidates with those a function of ``trees`` (or another candidate) calls per element (inside a loop
+    or a comprehension, or through `map`) moved ahead, each group in its own order: a per-word `wordpiece(word)` repeats its arguments
     within one epoch, where the `tokenize(text)` that loops over the words sees each text once an epoch (and
     never again when the text was augmented first).
 
@@ -173,7 +175,12 @@ def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
     is per word, `self.basic_tokenizer.tokenize` is not, though both are `tokenize`), and by its name alone on
     anything else (a local object, a module)."""
     owner, attrs = _classes_and_attributes(trees)
-    looped = [called_per_element(fn, spelled=True) for _, fn in candidates]
+    # Who calls per element: every function of the candidates' files, not only the candidates (the stemmer that the
+    # profile names hot is called per word by a caller the sampler did not list under it).
+    callers = [fn for _, fn in candidates] + [node for tree in trees for node in ast.walk(tree)
+                                             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                             and all(node is not c for _, c in candidates)]
+    looped = [called_per_element(fn, spelled=True) for fn in callers]
 
     def called(fn: ast.FunctionDef, call: str) -> bool:
         cls = owner.get(id(fn))
@@ -183,21 +190,55 @@ def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
             return call == f"self.{fn.name}" or any(call == f"self.{a}.{fn.name}" for a in attrs.get(cls, ()))
         return call.rsplit(".", 1)[-1] == fn.name
 
-    inner = [any(called(fn, call) for other, calls in enumerate(looped) if other != k for call in calls)
-             for k, (_, fn) in enumerate(candidates)]
-    every = [{dotted(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)} for _, fn in candidates]
+    inner = [any(called(fn, call) for other, calls in zip(callers, looped) if other is not fn for call in calls)
+             for _, fn in candidates]
     group = _callers_first([k for k, is_inner in enumerate(inner) if is_inner],
-                           lambda a, b: any(called(candidates[b][1], call) for call in every[a]))
+                           lambda a, b: _calls_on_the_same_argument(candidates[a][1],
+                                                                   lambda call: called(candidates[b][1], call)))
     ordered = Ordered([candidates[k] for k in group]
                       + [c for c, is_inner in zip(candidates, inner) if not is_inner])
     ordered.per_element = frozenset(id(fn) for (_, fn), is_inner in zip(candidates, inner) if is_inner)
     return ordered
 
 
+def _calls_on_the_same_argument(fn: ast.FunctionDef, is_callee) -> bool:
+    """Whether `fn` calls the callee (`is_callee(dotted name)`), and only outside loops over parts of its own
+    arguments: `porter_stem(word)` calls `_measure(stem)` in loops over fixed suffix tables, so the stems come from
+    the one word and repeat no more often than it does; `encode(text)` calls `wordpiece(word)` in a loop over the
+    text's words, which repeat far more often than texts do."""
+    derived = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} - {"self", "cls"}
+    grew = True
+    while grew:  # names computed from the arguments, through assignments and loop targets
+        grew = False
+        for node in ast.walk(fn):
+            pairs = []
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                pairs = [(t, node.value) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+            elif isinstance(node, (ast.For, ast.comprehension)):
+                pairs = [(node.target, node.iter)]
+            for target, value in pairs:
+                if {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & derived:
+                    new = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} - derived
+                    grew |= bool(new)
+                    derived |= new
+    parents = {child: parent for parent in ast.walk(fn) for child in ast.iter_child_nodes(parent)}
+    found = False
+    for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call) and is_callee(dotted(n.func))):
+        found, node = True, call
+        while (node := parents.get(node)) is not None:
+            heads = [node.iter] if isinstance(node, ast.For) else [node.test] if isinstance(node, ast.While) else \
+                [g.iter for g in node.generators] if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp,
+                                                                      ast.GeneratorExp)) else []
+            if any({n.id for n in ast.walk(h) if isinstance(n, ast.Name)} & derived for h in heads):
+                return False
+    return found
+
+
 def _callers_first(group: list[int], calls) -> list[int]:
-    """`group` (candidates called per element) with each one that calls another of the group (`calls(a, b)`) ahead
-    of it, else in its own order: a per-word `porter_stem(word)` remembered saves the `_measure(stem)` calls it
-    makes too, where a memo of the cheap callee alone costs more than it saves. A cycle keeps the order."""
+    """`group` (candidates called per element) with each one that calls another of the group on the same argument
+    (`calls(a, b)`: not in a loop over the argument's parts) ahead of it, else in its own order: a per-word
+    `porter_stem(word)` remembered saves the `_measure(stem)` calls it makes too, where a memo of the cheap callee
+    alone costs more than it saves. A cycle keeps the order."""
     left, out = list(group), []
     while left:
         top = next((k for k in left if not any(calls(other, k) for other in left if other != k)), left[0])
