@@ -6,8 +6,8 @@ tokenizer's per-word `wordpiece(word)`, a parser's per-token `parse_field(tok)`,
 an argument it has seen can be handed out again. The codemod picks, among the profile's hot
 function and the helpers it sampled under it in the target's files, the first module-level function
 (or method) that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in
-its place that looks the arguments up in a dict first. Functions another candidate calls per element
-(in a loop or comprehension) come first: their arguments repeat within an epoch, where the caller's
+its place that looks the arguments up in a dict first. Functions called per element (in a loop or
+comprehension of any function of their files) come first: their arguments repeat within an epoch, where the caller's
 (a whole, perhaps augmented, text) may never repeat; among those, one that calls another of them outside
 loops over parts of its own arguments comes before it (a per-word `porter_stem(word)` before the
 `_measure(stem)` it calls in loops over fixed suffix tables: its memo saves the callee's work too, where a memo
