@@ -159,12 +159,13 @@ def hoist_loop_invariants(ctx: CodemodContext) -> CodemodResult:
         raise NotApplicable(f"hoist_loop_invariants: nothing in {qualname} ({file}:{hot.lineno}) or the functions it "
                             "calls in its file gives the same value on every pass of a loop by what perfloop can "
                             "show: " + ("; ".join(refusals[:4]) or "no loop recomputes a value from a call"))
+    tabled = sum(_table(new) for _, _, new in moves)
     return CodemodResult(
         files={file: _splice(text, moves, edits, LOOP_MARK)},
-        summary=(f"move {sum(not _table(m[2]) for m in moves)} computation(s) that give the same value on every "
-                 f"pass out of the loops of {qualname} ({file})" if not all(_table(m[2]) for m in moves) else
-                 f"compute {len(moves)} value(s) of {qualname} ({file}) once per inner-loop counter, kept across "
-                 "the outer loop's passes"),
+        summary=(f"move {len(moves) - tabled} computation(s) that give the same value on every pass out of the loops "
+                 f"of {qualname} ({file})" if tabled < len(moves) else
+                 f"compute {tabled} value(s) of {qualname} ({file}) once per inner-loop counter, kept across the "
+                 "outer loop's passes"),
         knob="loop-invariant code", old_value="computed on every pass",
         new_value="computed once, before the loop", location=f"{file}:{min(s.lineno for s, _, _ in moves)}",
         replay=ReplayTarget(file=file, function=qualname),

@@ -7,14 +7,13 @@ an argument it has seen can be handed out again. The codemod picks, among the pr
 function and the helpers it sampled under it in the target's files, the first module-level function
 (or method) that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in
 its place that looks the arguments up in a dict first. Functions called per element (in a loop or
-comprehension of any function of their files) come first: their arguments repeat within an epoch, where the caller's
-(a whole, perhaps augmented, text) may never repeat; among those, one that calls another of them outside
-loops over parts of its own arguments comes before it (a per-word `porter_stem(word)` before the
-`_measure(stem)` it calls in loops over fixed suffix tables: its memo saves the callee's work too, where a memo
-of a cheap callee alone costs more than it saves; `encode(text)` stays behind the `wordpiece(word)` it calls
-per word of the text). Where replay refuses
-the one chosen, the proposer asks again with it in ``params["skip"]`` (agent/proposers/codemod.py,
-MEMO_TRIES).
+comprehension of any function of their files) come first: their arguments repeat within an epoch, where
+the caller's (a whole, perhaps augmented, text) may never repeat. Among those, one that calls another of
+them outside loops over parts of its own arguments comes before it: a per-word `porter_stem(word)` before
+the `_measure(stem)` it calls in loops over fixed suffix tables (its memo saves the callee's work too, where
+a memo of a cheap callee alone costs more than it saves), while `encode(text)` stays behind the
+`wordpiece(word)` it calls per word of the text. Where replay refuses the one chosen, the proposer asks
+again with it in ``params["skip"]`` (agent/proposers/codemod.py, MEMO_TRIES).
 
 Safety, by construction and then by evidence:
 - Pure by reading: no random draws, no clock, no `global`/`nonlocal`, no `yield`, no writes to
@@ -166,9 +165,9 @@ class Ordered(list):
 def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
                       trees: list[ast.Module] = ()) -> Ordered:
     """The candidates with those a function of ``trees`` (or another candidate) calls per element (inside a loop
-    or a comprehension, or through `map`) moved ahead, each group in its own order: a per-word `wordpiece(word)` repeats its arguments
-    within one epoch, where the `tokenize(text)` that loops over the words sees each text once an epoch (and
-    never again when the text was augmented first).
+    or a comprehension, or through `map`) moved ahead, each group in its own order (but `_callers_first`): a
+    per-word `wordpiece(word)` repeats its arguments within one epoch, where the `tokenize(text)` that loops
+    over the words sees each text once an epoch (and never again when the text was augmented first).
 
     A method is known by how it is called: `self.m(...)` from its own class, `self.<attr>.m(...)` where an
     `__init__` of ``trees`` sets `self.<attr> = C(...)` of its class (BERT's `self.wordpiece_tokenizer.tokenize`
@@ -192,9 +191,10 @@ def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
 
     inner = [any(called(fn, call) for other, calls in zip(callers, looped) if other is not fn for call in calls)
              for _, fn in candidates]
-    group = _callers_first([k for k, is_inner in enumerate(inner) if is_inner],
-                           lambda a, b: _calls_on_the_same_argument(candidates[a][1],
-                                                                   lambda call: called(candidates[b][1], call)))
+    indices = [k for k, is_inner in enumerate(inner) if is_inner]
+    same_argument = {(a, b) for a in indices for b in indices if a != b and _calls_on_the_same_argument(
+        candidates[a][1], lambda call, b=b: called(candidates[b][1], call))}
+    group = _callers_first(indices, lambda a, b: (a, b) in same_argument)
     ordered = Ordered([candidates[k] for k in group]
                       + [c for c, is_inner in zip(candidates, inner) if not is_inner])
     ordered.per_element = frozenset(id(fn) for (_, fn), is_inner in zip(candidates, inner) if is_inner)
