@@ -60,6 +60,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
+from perfloop.tools.change.codemods.chain_head import HEAD, TAIL, split_chain
 from perfloop.tools.change.codemods.determinism import Determinism, dataset_class, method_of
 from perfloop.tools.change.codemods.hot_function import hot_function_of, is_docstring_stmt, python_files
 from perfloop.tools.change.codemods.imports import add_import
@@ -142,7 +143,7 @@ def cache_samples(ctx: CodemodContext) -> CodemodResult:
     try:
         checker.check(getitem, f"{cls.name}.__getitem__")
     except NotApplicable as whole:
-        return _cache_prefix(text, file, cls, getitem, modules, str(whole), at_construction)
+        return _cache_part(text, file, cls, getitem, modules, str(whole), at_construction, hot.defining_name)
     new_text = _splice(text, cls.name, getitem.args.args[1].arg, at_construction)
     when = ("every index computed once at the end of __init__" if at_construction
             else "computed on first access")
@@ -209,8 +210,37 @@ def _refuse_precompute(ctx: CodemodContext, cls: ast.ClassDef, file: str) -> Non
                             f"than {PRECOMPUTE_MAX_S:.0f} s before the first batch; the first-access cache spreads it")
 
 
+def _cache_part(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDef, modules: dict[str, ast.Module],
+                whole: str, at_construction: bool, hot_name: str) -> CodemodResult:
+    """The first part of each sample cached, where the whole sample may differ per access: with a transform chain's
+    call split into the steps that draw nothing and the rest (`chain_head`) where `__getitem__` calls one, else
+    as written. Where the chain cannot be split and nothing else can be cached, the refusal says both why."""
+    try:
+        split = split_chain(text, file, cls, getitem, modules, hot_name)
+    except NotApplicable as unsplit:
+        try:
+            return _cache_prefix(text, file, cls, getitem, modules, whole, at_construction)
+        except NotApplicable as refused:
+            raise NotApplicable(f"{refused}; {unsplit}") from None
+    if split is None:
+        return _cache_prefix(text, file, cls, getitem, modules, whole, at_construction)
+    tree = ast.parse(split.text)
+    new_cls = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.name)
+    result = _cache_prefix(split.text, file, new_cls, method_of(new_cls, "__getitem__"), {**modules, file: tree},
+                           whole, at_construction, known={HEAD: None, TAIL: split.tail_reason})
+    steps = ", ".join(split.head)
+    return result.model_copy(update=dict(
+        summary=f"{result.summary}; self.{split.attr}'s steps of {steps} are split off into the cached part",
+        notes=[f"self.{split.attr} ({file}:{split.line}) is split in two: its leading steps of the classes "
+                f"{steps} draw nothing and read nothing that changes, so they run once per index in the cached "
+                f"part; the steps from the first of another class on run on every access, in their order "
+                f"({split.tail_reason}). Which steps lead is checked on every call by their class, so another "
+                "chain of the same classes is split where its own first other step is", *result.notes]))
+
+
 def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDef, modules: dict[str, ast.Module],
-                  whole: str, at_construction: bool = False) -> CodemodResult:
+                  whole: str, at_construction: bool = False, known: dict[str, str | None] | None = None
+                  ) -> CodemodResult:
     """Cache what `__getitem__` computes that may not differ per access (a decode before a random crop, a
     target encoded after a random flip it does not read): that part once per index, the rest every time, as before.
 
@@ -228,7 +258,7 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
     refused = f"{whole}; and nothing before it can be cached"
     if len({stmt.lineno for stmt in body}) < len(body):
         raise NotApplicable(f"{refused} (statements of {cls.name}.__getitem__ share a line)")
-    prefix, rest, moved, stop = _split_body(cls, file, getitem, modules, body, whole)
+    prefix, rest, moved, stop = _split_body(cls, file, getitem, modules, body, whole, known or {})
     if not prefix or not rest or not any(isinstance(n, ast.Call) and dotted(n.func) not in CHEAP_CALLS
                                          for s in prefix for n in ast.walk(s)):
         # Nothing worth a cache: only reads of the dataset's state and cheap builtins (blind11 a5: `n = len(...)`).
@@ -245,6 +275,7 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
     if not live:
         raise NotApplicable(f"{refused} (the rest reads nothing it computes)")
     checker = Determinism(cls, file, modules)
+    checker.known = known or {}
     checker.check(ast.FunctionDef(name=getitem.name, args=getitem.args, body=prefix, decorator_list=[], returns=None,
                                   type_comment=None, lineno=getitem.lineno, col_offset=0), f"{cls.name}.__getitem__")
     first_rest = rest[0].lineno
@@ -282,7 +313,8 @@ def _cache_prefix(text: str, file: str, cls: ast.ClassDef, getitem: ast.Function
 
 
 def _split_body(cls: ast.ClassDef, file: str, getitem: ast.FunctionDef, modules: dict[str, ast.Module],
-                body: list[ast.stmt], whole: str) -> tuple[list[ast.stmt], list[ast.stmt], dict[int, int], str]:
+                body: list[ast.stmt], whole: str, known: dict[str, str | None]
+                ) -> tuple[list[ast.stmt], list[ast.stmt], dict[int, int], str]:
     """(the statements to cache, the rest in their order, moved line -> the line it moves before, why the first
     statement of the rest cannot be cached) for `_cache_prefix`."""
     index = getitem.args.args[1].arg
@@ -301,8 +333,10 @@ def _split_body(cls: ast.ClassDef, file: str, getitem: ast.FunctionDef, modules:
             break
         trial = ast.FunctionDef(name=getitem.name, args=getitem.args, body=prefix + [stmt], decorator_list=[],
                                 returns=None, type_comment=None, lineno=getitem.lineno, col_offset=0)
+        checker = Determinism(cls, file, modules)
+        checker.known = known
         try:
-            Determinism(cls, file, modules).check(trial, f"{cls.name}.__getitem__")
+            checker.check(trial, f"{cls.name}.__getitem__")
         except NotApplicable as error:
             if not skipped:
                 stop = str(error)

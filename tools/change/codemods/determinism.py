@@ -108,6 +108,16 @@ def dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str) 
                         "or through the target's own functions")
 
 
+def reaches_function(node: ast.FunctionDef, short: str, modules: dict[str, ast.Module]) -> bool:
+    """Whether ``node`` is, or calls through the target's own functions (`__call__`s too), a function named
+    ``short``."""
+    defined: dict[str, list[ast.FunctionDef]] = {}
+    for tree in modules.values():
+        for fn, _ in functions(tree):
+            defined.setdefault(fn.name, []).append(fn)
+    return node.name == short or _reaches(node, short, defined)
+
+
 def _reaches(node: ast.AST, short: str, defined: dict[str, list[ast.FunctionDef]]) -> bool:
     """Whether ``node`` calls a function named ``short``, itself or through functions the target defines.
 
@@ -189,6 +199,60 @@ def constant_table(name: str, import_paths: dict[str, str], modules: dict[str, a
     return values[0]
 
 
+def _assigned(target: ast.expr, value: ast.expr, attr: str) -> list[ast.expr]:
+    """What `target = value` stores in `self.<attr>`: `value`, or its element where both are tuples of one length
+    (`self.rows, self.transform = rows, transform`); [] where it stores nothing there, [target] where perfloop
+    cannot tell what (an unpacked call: the target itself, which is no constructor call)."""
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        return [value] if target.attr == attr else []
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+            return [v for t, e in zip(target.elts, value.elts) for v in _assigned(t, e, attr)]
+        return [target] if any(_assigned(t, t, attr) for t in target.elts) else []
+    return []
+
+
+def _alternatives(expr: ast.expr, scope: list[ast.stmt], depth: int = 0) -> list[list[ast.expr]] | None:
+    """The lists of objects `expr` may stand for, read in the scope `scope` (a function's body): a literal list or
+    tuple (`*more` spliced), `a + b`, `a if c else b` (both), `list(a)`, a name the scope binds once to one of
+    these; anything else is one object. None where a name cannot be read; at most 16 alternatives."""
+    if depth > 8:
+        return None
+    if isinstance(expr, ast.Constant) and expr.value is None:
+        return [[]]
+    if isinstance(expr, ast.Name):
+        sets = [n.value for stmt in scope for n in ast.walk(stmt) if isinstance(n, ast.Assign)
+                and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == expr.id]
+        return _alternatives(sets[0], scope, depth + 1) if len(sets) == 1 else None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple") \
+            and len(expr.args) == 1 and not expr.keywords:
+        return _alternatives(expr.args[0], scope, depth + 1)
+    if isinstance(expr, ast.IfExp):
+        body, orelse = _alternatives(expr.body, scope, depth + 1), _alternatives(expr.orelse, scope, depth + 1)
+        return None if body is None or orelse is None or len(body) + len(orelse) > 16 else body + orelse
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = _alternatives(expr.left, scope, depth + 1), _alternatives(expr.right, scope, depth + 1)
+        if left is None or right is None or len(left) * len(right) > 16:
+            return None
+        return [a + b for a in left for b in right]
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        found: list[list[ast.expr]] = [[]]
+        for item in expr.elts:
+            if isinstance(item, ast.Starred):
+                more = _alternatives(item.value, scope, depth + 1)
+            elif isinstance(item, ast.Name):
+                single = _alternatives(item, scope, depth + 1)
+                more = single if single is not None and all(len(s) == 1 for s in single) else None
+            else:
+                more = [[item]] if not (isinstance(item, ast.Constant) and item.value is None) else [[]]
+            if more is None or len(found) * len(more) > 16:
+                return None
+            found = [a + b for a in found for b in more]
+        return found
+    return [[expr]]
+
+
 def _table_literal(value: ast.expr) -> bool:
     """A literal container or string, a comprehension, or a builtin constructor (`tuple(...)`) of such values."""
     if isinstance(value, ast.Call):
@@ -214,6 +278,9 @@ class Determinism:
         self.notes: list[str] = []
         self.current: ast.FunctionDef | None = None
         self.draws_only = False  # carried_draws: look past everything but random draws
+        # Methods of the class already judged by the caller (`chain_head`'s head and tail): None, it draws
+        # nothing and reads nothing that changes; a string, why it may differ per access.
+        self.known: dict[str, str | None] = {}
 
     def _attributes_set_outside_init(self) -> dict[str, str]:
         found = {}
@@ -287,18 +354,29 @@ class Determinism:
             elif name in local:
                 # `for t in self.transforms: x = t(x)`: the objects the attribute holds, where the target makes them.
                 attr = self._loop_over_self(name)
-                if attr is None or not self._check_objects(self._held_objects(attr)):
+                if attr is None or not self._check_objects(self.held_objects(attr)):
                     raise NotApplicable(f"{where}: calls `{name}`, a value perfloop cannot read the code of")
             return  # a builtin or an imported name: its module is judged below when dotted
         base = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(base, ast.Name) and base.id == "self":
+            if attr in self.known:
+                if self.known[attr] is not None:
+                    raise NotApplicable(f"{where}: {self.known[attr]}")
+                return
             if attr in self.methods:
                 self.check(self.methods[attr], f"{self.cls.name}.{attr}")
                 return
-            if self._check_objects(self._held_objects(attr)):
+            if self._check_objects(self.held_objects(attr)):
                 return
             raise NotApplicable(f"{where}: calls self.{attr}(), an object perfloop cannot read the code of "
                                 "(a transform pipeline may draw random numbers)")
+        static = self._static_method(base, attr)
+        if static is not None:
+            # `RawFrameCodec.decode(buf)`: a static or class method of the target's own class, read as its code.
+            sub = Determinism(static[1], static[0], self.modules)
+            sub.seen, sub.notes, sub.draws_only = self.seen, self.notes, self.draws_only
+            sub.check(static[2], f"{static[1].name}.{attr}")
+            return
         own = self.own_modules.get(dotted(base)) if base is not None else None
         if own is not None and attr in own:
             # `g711.decode(...)`: a module of the target itself, imported by name: its code is read.
@@ -319,70 +397,74 @@ class Determinism:
                             "perfloop does not read")
 
     # objects the dataset calls (`self.transform(x)`): read where the target makes them -------------------
-    def _held_objects(self, attr: str) -> list[ast.Call] | None:
+    def held_objects(self, attr: str) -> list[ast.Call] | None:
         """The constructor calls of the target's own classes that `self.<attr>` holds, or None if unknown.
 
-        `__init__` sets it to `C(...)`, a list or tuple of them (a Compose's transforms), or to one of
-        its parameters; then every place the target's code constructs this class must pass such a
-        value (or a name its function sets once to one, or None). Anything else is unknown."""
+        `__init__` sets it to `C(...)`, a list or tuple of them (a Compose's transforms, `list(transforms)` of
+        a parameter too), or to one of its parameters; then every place the target's code constructs this
+        class must pass such a value (or a name its function sets once to one, or None). Anything else is
+        unknown."""
+        lists = self.held_lists(attr)
+        return None if lists is None else [call for calls in lists for call in calls]
+
+    def held_lists(self, attr: str) -> list[list[ast.Call]] | None:
+        """`held_objects` per value `self.<attr>` may hold, in order: one list per construction site and branch (a
+        Compose's steps as the site lists them: `steps + [Flip()] if train else steps` gives two)."""
         init = self.methods.get("__init__")
         if init is None:
             return None
-        params = [a.arg for a in init.args.args]
-        values = [node.value for node in ast.walk(init) if isinstance(node, ast.Assign)
-                  and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-                          and t.attr == attr for t in node.targets)]
+        params = [a.arg for a in init.args.args] + ([init.args.vararg.arg] if init.args.vararg else [])
+        values = [value for node in ast.walk(init) if isinstance(node, ast.Assign)
+                  for target in node.targets for value in _assigned(target, node.value, attr)]
         if not values:
             return None
-        found: list[ast.Call] = []
+        found: list[list[ast.Call]] = []
         for value in values:
-            exprs: list[ast.expr] | None = [value]
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple") \
+                    and len(value.args) == 1 and not value.keywords:
+                value = value.args[0]  # `self.transforms = list(transforms)`: the same objects
+            sites = [(value, init.body)]
             if isinstance(value, ast.Name) and value.id in params:
-                exprs = self._passed(init, value.id)
-            if exprs is None:
+                sites = self._passed(init, value.id)
+            if sites is None:
                 return None
-            for expr in exprs:
-                for item in expr.elts if isinstance(expr, (ast.List, ast.Tuple)) else [expr]:
-                    if isinstance(item, ast.Constant) and item.value is None:
-                        continue
-                    if not (isinstance(item, ast.Call) and self._callable_class(item) is not None):
+            for expr, scope in sites:
+                for items in _alternatives(expr, scope) or [None]:
+                    if items is None or not all(isinstance(i, ast.Call) and self.callable_class(i) is not None
+                                                for i in items):
                         return None
-                    found.append(item)
+                    found.append(items)
         return found
 
-    def _passed(self, init: ast.FunctionDef, param: str) -> list[ast.expr] | None:
-        """What the target passes for `param` wherever it constructs this class (None: a site is unreadable)."""
-        index = [a.arg for a in init.args.args].index(param) - 1  # after self
-        defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) \
-            if init.args.defaults else {}
-        found: list[ast.expr] = []
+    def _passed(self, init: ast.FunctionDef, param: str) -> list[tuple[ast.expr, list[ast.stmt]]] | None:
+        """What the target passes for `param` wherever it constructs this class, with the body of the scope it
+        does so in (None: a site is unreadable). A `*param` gets the tuple of the remaining positional arguments."""
+        names = [a.arg for a in init.args.args]
+        vararg = init.args.vararg is not None and init.args.vararg.arg == param
+        index = len(names) - 1 if vararg else names.index(param) - 1  # after self
+        defaults = dict(zip(names[-len(init.args.defaults):], init.args.defaults)) if init.args.defaults else {}
+        found: list[tuple[ast.expr, list[ast.stmt]]] = []
         for tree in self.modules.values():
-            scopes = [tree] + [fn for fn, _ in functions(tree)]
-            for scope in scopes:
-                body = scope.body
-                for call in (n for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+            for scope in [tree] + [fn for fn, _ in functions(tree)]:
+                for call in (n for stmt in scope.body for n in ast.walk(stmt) if isinstance(n, ast.Call)):
                     if dotted(call.func).split(".")[-1] != self.cls.name:
                         continue
                     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                         return None
-                    given = next((k.value for k in call.keywords if k.arg == param), None)
-                    if given is None and 0 <= index < len(call.args):
-                        given = call.args[index]
-                    if given is None:
-                        given = defaults.get(param)
+                    if vararg:
+                        given = ast.Tuple(elts=call.args[index:], ctx=ast.Load())
+                    else:
+                        given = next((k.value for k in call.keywords if k.arg == param), None)
+                        if given is None and 0 <= index < len(call.args):
+                            given = call.args[index]
+                        if given is None:
+                            given = defaults.get(param)
                     if given is None:
                         return None
-                    if isinstance(given, ast.Name):
-                        sets = [n.value for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Assign)
-                                and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-                                and n.targets[0].id == given.id]
-                        if len(sets) != 1:
-                            return None
-                        given = sets[0]
-                    found.append(given)
+                    found.append((given, scope.body))
         return found or None
 
-    def _callable_class(self, call: ast.Call) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
+    def callable_class(self, call: ast.Call) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
         """(file, class, its __call__) of the target's own class that `call` constructs, else None."""
         name = dotted(call.func).split(".")[-1]
         for file, tree in self.modules.items():
@@ -397,11 +479,31 @@ class Determinism:
         if calls is None:
             return False
         for call in calls:
-            file, cls, method = self._callable_class(call)
+            file, cls, method = self.callable_class(call)
             sub = Determinism(cls, file, self.modules)
             sub.seen, sub.notes, sub.draws_only = self.seen, self.notes, self.draws_only
             sub.check(method, f"{cls.name}.__call__")
         return True
+
+    def _static_method(self, base: ast.expr | None, attr: str) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
+        """(file, class, method) where `base.attr` names a `@staticmethod` or `@classmethod` of a class the target
+        defines once under that name, imported from one of its own modules (or defined beside the caller)."""
+        if not isinstance(base, ast.Name):
+            return None
+        found = [(file, cls) for file, tree in self.modules.items() for cls in tree.body
+                 if isinstance(cls, ast.ClassDef) and cls.name == base.id]
+        if len(found) != 1:
+            return None
+        file, cls = found[0]
+        path = self.import_paths.get(base.id)
+        module = file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        if path is not None and path != base.id and not module.endswith(path.rpartition(".")[0]):
+            return None  # the name is imported from somewhere else
+        method = method_of(cls, attr)
+        if method is None or not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                                     for d in method.decorator_list):
+            return None
+        return file, cls, method
 
     def _loop_over_self(self, name: str) -> str | None:
         """`attr` when the function being checked binds `name` only by `for name in self.attr`."""
