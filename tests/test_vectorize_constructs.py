@@ -1507,3 +1507,85 @@ def test_names_an_inner_loop_binds_by_unpacking_are_never_moved_before_it(tmp_pa
     assert body.index("for row in img") < body.index("np.asarray(r_col"), body
     img = np.random.default_rng(2).integers(0, 256, (4, 6, 3)).tolist()
     assert np.allclose(old(img, [0.6, -0.3, 0.1], 256.0), new(img, [0.6, -0.3, 0.1], 256.0), rtol=1e-12, atol=0)
+
+
+def test_a_training_loops_metric_helpers_in_another_module_are_tried_after_it(tmp_path):
+    """blind12 a6: the main process's loop owner was `on_train_batch_end`, whose loops write `self` (not
+    rewritable); its time was in `class_iou` and `class_dice` of another module, sampled under it. Those
+    helpers follow their owner in the codemod's facts, most self time first, and a counting loop with a
+    `continue` guard, nested masked counts and chained start values (`inter = union = 0`) is vectorised."""
+    from perfloop.agent.proposers.codemod import codemod_facts
+    from perfloop.tools.change.codemods import CodemodContext, apply_codemod
+    from perfloop.tools.measure.models import GpuStats, HotFunction, HotHelper, Profile, StageLedger
+
+    (tmp_path / "module.py").write_text(textwrap.dedent("""
+        from metrics import class_dice, class_iou
+
+
+        class Module:
+            def on_batch_end(self, preds, targets):
+                for c in range(3):
+                    iou, inter, union = class_iou(preds.tolist(), targets.tolist(), c, 255)
+                    self.totals[c][0] += inter
+                    self.dice[c] = class_dice(preds.tolist(), targets.tolist(), c, 255)
+    """))
+    metrics = textwrap.dedent("""
+        def class_iou(pred, target, cls, ignore_index):
+            inter = union = 0
+            for p, t in zip(pred, target):
+                if t == ignore_index:
+                    continue
+                hit_p, hit_t = p == cls, t == cls
+                if hit_p and hit_t:
+                    inter += 1
+                if hit_p or hit_t:
+                    union += 1
+            return (inter / union if union else None), inter, union
+
+
+        def class_dice(pred, target, cls, ignore_index):
+            inter = n_pred = n_true = 0
+            for p, t in zip(pred, target):
+                if t == ignore_index:
+                    continue
+                if p == cls:
+                    n_pred += 1
+                    if t == cls:
+                        inter += 1
+                if t == cls:
+                    n_true += 1
+            total = n_pred + n_true
+            return 2 * inter / total if total else None
+    """)
+    (tmp_path / "metrics.py").write_text(metrics)
+    owner = HotFunction(name="Module.on_batch_end", file="module.py", line=6, share=0.9, phase="main:other",
+                        helpers=[HotHelper(name="class_dice", file="metrics.py", line=15, self_share=0.3),
+                                 HotHelper(name="class_iou", file="metrics.py", line=2, self_share=0.5)])
+    profile = Profile(
+        command="python train.py", samples_per_s=100.0, noise_pct=2.0, startup_s=1.0,
+        ledger=StageLedger(step_ms=20.0, data_wait_ms=1.0, forward_ms=3.0, backward_ms=3.0, optimizer_ms=0.0,
+                           other_ms=13.0),
+        hot_functions=[], main_hot_functions=[owner], cpu_count=2, gpu=GpuStats(available=False, reason="no CUDA"),
+        runs=[])
+    facts = codemod_facts(profile)
+    assert [f.name for f in facts.main_hot_functions] == ["Module.on_batch_end", "class_iou", "class_dice"]
+    ctx = CodemodContext(root=tmp_path, profile=facts, params={"exact": True, "round_trip": True, "target": "main"})
+    result = apply_codemod("vectorize_hot_function", ctx)
+    assert list(result.files) == ["metrics.py"] and result.replay.function == "class_iou", result.summary
+    dice = apply_codemod("vectorize_hot_function", ctx.model_copy(update={"profile": facts.model_copy(
+        update={"main_hot_functions": facts.main_hot_functions[2:]})}))
+    old, new, new_dice = {}, {}, {}
+    exec(metrics, old)
+    exec(result.files["metrics.py"], new)
+    exec(dice.files["metrics.py"], new_dice)
+    assert "for p, t in zip" not in result.files["metrics.py"].split("def class_dice")[0]
+    assert "for p, t in zip" not in dice.files["metrics.py"].split("def class_dice")[1]
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 7, 500):
+        pred = rng.integers(0, 3, n).tolist()
+        target = np.where(rng.random(n) < 0.1, 255, rng.integers(0, 3, n)).tolist()
+        for c in range(4):
+            assert old["class_iou"](pred, target, c, 255) == new["class_iou"](pred, target, c, 255)
+            assert old["class_dice"](pred, target, c, 255) == new_dice["class_dice"](pred, target, c, 255)
+            assert [type(v) for v in old["class_iou"](pred, target, c, 255)] == \
+                [type(v) for v in new["class_iou"](pred, target, c, 255)]

@@ -507,7 +507,12 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
 
 
 def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
-    """(name, value) for `out = []`, `acc = 0.0`, `counts = [0] * k` or `a, b = [], []` statements; [] otherwise."""
+    """(name, value) for `out = []`, `acc = 0.0`, `counts = [0] * k` or `a, b = [], []` statements, and `a = b = 0`
+    chains of a number (one immutable value for every name; a chained `[]` would be one list); [] otherwise."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1:
+        chained = (is_number_literal(stmt.value) or is_inf(stmt.value)) and all(isinstance(t, ast.Name)
+                                                                                 for t in stmt.targets)
+        return [(t.id, stmt.value) for t in stmt.targets] if chained else []
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return []
     target, value = stmt.targets[0], stmt.value
