@@ -222,6 +222,8 @@ def _cache_part(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDe
             return _cache_prefix(text, file, cls, getitem, modules, whole, at_construction)
         except NotApplicable as refused:
             raise NotApplicable(f"{refused}; {unsplit}") from None
+    except (ValueError, KeyError, AttributeError, TypeError, IndexError, StopIteration, RecursionError):
+        split = None  # code the split was not written for: the statements are cached as written, where they can be
     if split is None:
         return _cache_prefix(text, file, cls, getitem, modules, whole, at_construction)
     tree = ast.parse(split.text)
