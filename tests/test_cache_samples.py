@@ -313,6 +313,15 @@ def test_cached_samples_are_handed_out_as_fresh_copies_deepcopy_only_where_a_clo
     for leaf in (copied["pair"][0], copied["array"], copied["twice"][0]):
         leaf[...] = 0
     assert sample["pair"][0].abs().sum() > 0 and sample["array"][1] == 1.0 and shared[1] == 1.0
+    # blind13 a3: a decoded recording's lists of numbers are copied in one call, a tuple of scalars is shared (it
+    # cannot change), and a list holding anything else is still copied item by item.
+    readings = [0.5 * k for k in range(7500)]
+    header, mixed = (100.0, 4096, "g"), [1.5, [2.0]]
+    copied = fresh({"x": readings, "header": header, "mixed": mixed})
+    assert copied["x"] == readings and copied["x"] is not readings and copied["header"] is header
+    assert copied["mixed"] == mixed and copied["mixed"][1] is not mixed[1]
+    copied["x"].append(1.0)
+    assert len(readings) == 7500
 
 
 REFUSED = {
@@ -588,6 +597,7 @@ BOROUGHS = ("Bronx", "Brooklyn", "Manhattan", "Queens")
 ZONES = [{"id": k, "borough": BOROUGHS[k % 4]} for k in range(12)]
 RATES = {"std": 1.0, "jfk": 2.5}
 CHANGING = ["a", "b"]
+KINDS = ["other"] + [name for name, _ in (("bot", r"bot"), ("mobile", r"Mobi"))]
 
 
 def register(name):
@@ -599,6 +609,8 @@ def register(name):
     ("from tables import BOROUGHS", "BOROUGHS.index(rec['b'])", None),
     ("from tables import ZONES", "[z['id'] for z in ZONES].count(rec['z'])", None),
     ("from tables import RATES as R", "R.get(rec['r'], 0.0)", None),
+    # blind13 a4: a table made by `+` of a literal and a comprehension is one too.
+    ("from tables import KINDS", "KINDS.index('bot')", None),
     ("from tables import CHANGING", "CHANGING.index('a')", "calls `CHANGING.index()` of another package"),
     ("from tables import RATES", "RATES.pop(rec['r'], 0.0)", "calls `RATES.pop()` of another package"),
 ])

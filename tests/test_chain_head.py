@@ -316,6 +316,10 @@ REFUSED = {
     "a_chain_with_its_own_state": ("            x = step(x)\n",
                                    "            x = step(x)\n            self.calls = getattr(self, 'calls', 0) + 1\n",
                                    "cannot read the code of|random draw"),
+    # The dataset already has a method of a name the split adds.
+    "a_method_of_the_same_name": ("    def __len__(self):\n",
+                                  "    def _transform_tail(self, x):\n        return x\n\n    def __len__(self):\n",
+                                  "already has a method named _transform_tail"),
     # Called inside a conditional expression: it may not run whenever its statement does.
     "called_under_a_condition": ("            x = self.transform(x)\n",
                                  "            x = self.transform(x) if len(x) else x\n", "may not run every time"),

@@ -447,10 +447,13 @@ def test_calls_of_a_method_in_a_package_of_the_target_are_restored(tmp_path):
     which the replay child could not import ("No module named 'codelm'"), so no call was replayed. The child
     runs in the target folder, as the pipeline did, and imports the package from there. blind8 a5_ehr_visit_collate:
     the package's module imported a sibling relatively (`from .cohort import ...`), which failed in the child
-    ("attempted relative import with no known parent package") until each version ran as the package's module."""
+    ("attempted relative import with no known parent package") until each version ran as the package's module.
+    blind13 a3_wrist_gait: the package had a `signal.py`; with the package's folder first on the child's path it hid
+    the standard library's `signal`, and importing torch to compare the results failed."""
     repo = make_repo(tmp_path / "repo")
     (repo / "kit").mkdir()
     (repo / "kit" / "__init__.py").write_text("")
+    (repo / "kit" / "signal.py").write_text("def smooth(values):\n    return list(values)\n")
     (repo / "kit" / "power.py").write_text("def square(value):\n    return value ** 2\n")
     (repo / "kit" / "energy.py").write_text(
         "from .power import square\n\n\n"

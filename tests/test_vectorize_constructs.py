@@ -1589,3 +1589,82 @@ def test_a_training_loops_metric_helpers_in_another_module_are_tried_after_it(tm
             assert old["class_dice"](pred, target, c, 255) == new_dice["class_dice"](pred, target, c, 255)
             assert [type(v) for v in old["class_iou"](pred, target, c, 255)] == \
                 [type(v) for v in new["class_iou"](pred, target, c, 255)]
+
+
+REUSED = {
+    # A mean, then a windowed dot product: `v` is the name of three loops in turn (one a comprehension).
+    "mean_then_weighted": ("""
+        def weighted_deviation(x, w):
+            total = 0.0
+            for v in x:
+                total += v
+            mean = total / len(x)
+            dev = [v - mean for v in x]
+            acc = 0.0
+            for i, v in enumerate(dev):
+                acc += v * w[i]
+            return acc
+    """, "weighted_deviation", lambda: (signal(50), signal(50, seed=3)), 0),
+    # blind12 a3's shape without the trigonometry: a centring loop, then per band (a dict the outer loop writes,
+    # so it stays) an inner dot product whose names `i` and `v` the first loop used too.
+    "per_band_projection": ("""
+        def band_projections(x, basis):
+            mean = 0.0
+            for v in x:
+                mean += v
+            mean /= len(x)
+            centred = [v - mean for v in x]
+            out = {}
+            for k, row in enumerate(basis):
+                re = im = 0.0
+                for i, v in enumerate(centred):
+                    re += v * row[i]
+                    im -= v * row[-1 - i]
+                out[k] = re * re + im * im
+            return out
+    """, "band_projections", lambda: (signal(40), [signal(40, seed=s) for s in range(4)]), 1),
+    # A counting `while` loop and a later `for` over the same counter name.
+    "while_then_for": ("""
+        def centred(x):
+            s = 0.0
+            i = 0
+            while i < len(x):
+                s += x[i]
+                i += 1
+            out = []
+            for i in range(len(x)):
+                out.append(x[i] - s / len(x))
+            return out
+    """, "centred", lambda: (signal(30),), 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REUSED))
+def test_a_loop_name_used_again_by_a_later_loop_is_not_a_read_of_the_first(tmp_path, name):
+    """Python code reuses `v`, `i` and `x` from loop to loop; a later loop (or comprehension) binds the name before
+    it reads it, so the first loop's last value is never read (`loops.read_before_rebound`)."""
+    source, function, make_args, loops_left = REUSED[name]
+    old, new, result = vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent(source), function)
+    assert_same(old(*make_args()), new(*make_args()))
+    body = result.files["mod.py"].split(f"def {function}(", 1)[1]
+    assert body.count("for ") == loops_left and "while " not in body, body
+    assert not any("is read after the loop" in note for note in result.notes), result.notes
+
+
+def test_the_last_value_read_after_a_later_loop_that_may_not_run_is_refused(tmp_path):
+    """`for v in y` binds `v` only if `y` has an element: the `v` read after it may be the first loop's last."""
+    source = textwrap.dedent("""
+        def sums_and_last(x, y):
+            s = 0.0
+            for v in x:
+                s += v
+            t = 0.0
+            for v in y:
+                t += v
+            return s, t, v
+    """)
+    with pytest.raises(NotApplicable, match="`v` is read after the loop"):
+        vectorise(tmp_path, HEADER_EXTRA + source, "sums_and_last")
+    old, new, result = vectorise(tmp_path, HEADER_EXTRA + source.replace("return s, t, v", "v = None\n    return s, t, v"),
+                                 "sums_and_last")
+    assert_same(old(signal(9), []), new(signal(9), []))

@@ -312,7 +312,13 @@ def same_values(old_leaves, new_leaves) -> bool:
 
 def main() -> None:
     spec = json.loads(open(sys.argv[1]).read())
-    sys.path.insert(0, os.path.dirname(os.path.abspath(spec["file"])))
+    folder = os.path.dirname(os.path.abspath(spec["file"]))
+    if os.path.isfile(os.path.join(folder, "__init__.py")):
+        # A package's folder goes last: its modules' names must not hide the standard library's (blind13 a3's
+        # gaitlib/signal.py hid `signal`, which torch imports). The pipeline reached them as gaitlib.signal.
+        sys.path.append(folder)
+    else:  # a script's folder comes first, as it did for the pipeline's script
+        sys.path.insert(0, folder)
     # The pipeline ran from the target folder (cwd here too): a file inside a package (codelm/bpe.py) pickles
     # its objects as codelm.bpe.X, importable from there as they were in the pipeline.
     if os.getcwd() not in sys.path:

@@ -78,6 +78,9 @@ def split_chain(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDe
     if found is None:
         return None
     call, steps_attr, chain_file, chain_cls = found
+    taken = [name for name in (HEAD, TAIL, LENGTH) if method_of(cls, name) is not None]
+    if taken:
+        raise NotApplicable(f"{cls.name} already has a method named {taken[0]}: its chain is not split")
     attr = call.func.attr
     where = f"self.{attr} ({file}:{call.lineno})"
     steps = Determinism(chain_cls, chain_file, modules)

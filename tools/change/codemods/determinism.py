@@ -254,10 +254,15 @@ def _alternatives(expr: ast.expr, scope: list[ast.stmt], depth: int = 0) -> list
 
 
 def _table_literal(value: ast.expr) -> bool:
-    """A literal container or string, a comprehension, or a builtin constructor (`tuple(...)`) of such values."""
+    """A literal container or string, a comprehension, a builtin constructor (`tuple(...)`) of such values, or a `+`
+    or `*` of them (with a name on one side)."""
     if isinstance(value, ast.Call):
         return isinstance(value.func, ast.Name) and value.func.id in _BUILDERS and not value.keywords \
             and all(_table_literal(arg) or isinstance(arg, ast.Name) for arg in value.args)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+        # `["other"] + [name for name, _ in RULES]`, `[0] * 8`: a new container made of such values
+        return all(_table_literal(side) or isinstance(side, ast.Name) for side in (value.left, value.right)) \
+            and (_table_literal(value.left) or _table_literal(value.right))
     return isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
                               ast.SetComp, ast.GeneratorExp))
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loop_checks import refuse_effects
-from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, identifier, names_loaded
+from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, identifier, names_loaded, read_before_rebound
 
 _PURE_CALLS = {"len", "range", "enumerate", "int", "float"}
 _CONVERSIONS = {"int": ".astype(np.int64)", "float": ".astype(np.float64)"}
@@ -71,8 +71,7 @@ def gather_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
             raise NotApplicable(f"line {loop.lineno}: `{dotted(node)}` is both written and read in the loop "
                                 "(loop-carried dependency / the target aliases a source); the rewrite would read "
                                 "every element before writing any")
-    after = set().union(*(names_loaded(s) for s in fn_body[k + 1:])) if fn_body[k + 1:] else set()
-    leaked = loop_vars & after
+    leaked = {name for name in loop_vars if read_before_rebound(name, fn_body[k + 1:])}
     if leaked:
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
                             "the last element's value")

@@ -119,6 +119,59 @@ def names_loaded(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def read_before_rebound(name: str, stmts: list[ast.stmt]) -> bool:
+    """Whether any of `stmts` (what follows a loop, in order) may read `name` while it still holds what the loop
+    left in it.
+
+    Names reused from loop to loop (`for v in x: ...` then `for i, v in enumerate(y): ...`) are not reads of the
+    first loop's value: a later `for` that binds `name` reads it in its body only after binding it (reads after
+    that `for` still count: it may run no pass), a plain `name = value` that does not read it ends the search
+    (on both branches of an `if`, too), and a comprehension that binds it reads its own. Anything else that
+    mentions the name counts as a read."""
+    return _first_use(name, stmts) == "read"
+
+
+def _first_use(name: str, stmts: list[ast.stmt]) -> str | None:
+    """"read" where `stmts` may read `name` before binding it, "bound" where they surely bind it first, else None."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.For):
+            if _reads(stmt.iter, name):
+                return "read"
+            if name not in names_stored([stmt.target]) and _first_use(name, stmt.body) == "read":
+                return "read"
+            if _first_use(name, stmt.orelse) == "read":
+                return "read"
+        elif isinstance(stmt, ast.While):
+            if _reads(stmt.test, name) or "read" in (_first_use(name, stmt.body), _first_use(name, stmt.orelse)):
+                return "read"
+        elif isinstance(stmt, ast.If):
+            if _reads(stmt.test, name):
+                return "read"
+            sides = (_first_use(name, stmt.body), _first_use(name, stmt.orelse))
+            if "read" in sides:
+                return "read"
+            if sides == ("bound", "bound"):
+                return "bound"
+        elif isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets) \
+                and name in {t.id for t in stmt.targets}:
+            return "read" if _reads(stmt.value, name) else "bound"
+        elif _reads(stmt, name):
+            return "read"
+    return None
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+    """Whether `node` loads `name`, leaving out comprehensions and lambdas that bind it for themselves."""
+    if isinstance(node, ast.Name):
+        return node.id == name and isinstance(node.ctx, ast.Load)
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) \
+            and name in names_stored([g.target for g in node.generators]):
+        return _reads(node.generators[0].iter, name)  # the first iterable is read in the enclosing scope
+    if isinstance(node, ast.Lambda) and name in {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}:
+        return False
+    return any(_reads(child, name) for child in ast.iter_child_nodes(node))
+
+
 def names_stored(nodes: list[ast.AST]) -> set[str]:
     return {n.id for node in nodes for n in ast.walk(node)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

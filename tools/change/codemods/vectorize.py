@@ -36,6 +36,7 @@ from perfloop.tools.change.codemods.loops import (
     is_number_literal,
     names_loaded,
     names_stored,
+    read_before_rebound,
     rebuilt_every_pass,
     without_guards,
 )
@@ -193,9 +194,9 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
     if len(before) != len(body):  # inlining changed the block's shape: compare nothing
         before = body
     for k, stmt in enumerate(body):
-        # Inside an outer loop, a name the inner loop sets may be read by the outer loop's next pass or
-        # after it: the translator's "read after the loop" checks see them through one closing statement.
-        block = body if not path else [*body, _reads_outside(fn, stmt)]
+        # Inside an outer loop, a name the inner loop sets may be read by the outer loop's next pass or after it:
+        # the "read after the loop" checks see what runs next, in order (`loops.read_before_rebound`).
+        block = body if not path else [*body, *_runs_after(fn.body, path)]
         try:
             if isinstance(stmt, ast.For):
                 slots = slots_as_appends(block, k)
@@ -260,12 +261,13 @@ def _at_stmt(body: list[ast.stmt], path: tuple[int, ...]) -> ast.stmt:
     return _at(body, path[:-1])[path[-1]]
 
 
-def _reads_outside(fn: ast.FunctionDef, loop: ast.stmt) -> ast.stmt:
-    """One statement reading every name the function reads outside ``loop`` (for the after-the-loop checks)."""
-    inside = {id(n) for n in ast.walk(loop)}
-    read = sorted({n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                   and id(n) not in inside})
-    return ast.Expr(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in read], ctx=ast.Load()))
+def _runs_after(body: list[ast.stmt], path: tuple[int, ...]) -> list[ast.stmt]:
+    """What may run after the block at ``path`` ends, in order, for the after-the-loop checks: each enclosing loop
+    again (its next pass: its body, the inner loop included), then what follows it in its own block, outwards."""
+    after: list[ast.stmt] = []
+    for depth in range(len(path), 0, -1):
+        after += [_at_stmt(body, path[:depth]), *_at(body, path[:depth - 1])[path[depth - 1] + 1:]]
+    return after
 
 
 def construct(stmt: ast.stmt) -> str:
@@ -312,8 +314,7 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     if init is None:
         raise NotApplicable(f"{where}: no `{counter} = start` before the loop, with nothing between that reads it")
     j, start = init
-    after = set().union(*(names_loaded(s) for s in body[k + 1:])) if body[k + 1:] else set()
-    if counter in after:
+    if read_before_rebound(counter, body[k + 1:]):
         raise NotApplicable(f"{where}: `{counter}` is read after the loop, where it holds the first value past "
                             "the bound")
     rng = ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[start, stop, step], keywords=[])
@@ -487,8 +488,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
         if val.depth != 1:
             raise NotApplicable(f"line {loop.lineno}: the value appended to `{out}` does not vary along the loop")
         t.lines.append(f"{out} = {t.atom(val.src)}.tolist()")
-    after = set().union(*(names_loaded(s) for s in body[k + 1:])) if body[k + 1:] else set()
-    leaked = (stored - set(found)) & after
+    leaked = {name for name in stored - set(found) if read_before_rebound(name, body[k + 1:])}
     if leaked:
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
                             "the last element's value")
