@@ -246,3 +246,27 @@ def test_a_cache_in_a_run_shorter_than_two_epochs_is_rejected_for_that(tmp_path)
     # 32 batches, the last step still open when the process ended.
     assert verdict.reason.startswith("the run ends after 31 steps, before its second epoch (32 steps an epoch): a "
                                      "change that pays off from the second epoch gains nothing in it"), verdict.reason
+
+
+def test_a_cache_that_would_never_serve_is_not_proposed_for_a_pipeline_run():
+    """blind13 a4 and b1: a per-index cache was proposed, run and rejected because the whole run ended within the
+    first epoch ("it never serves"). The optimize node says so before any pipeline run, with the same figures; a
+    change that pays off at once, an unknown run length and a run long enough are proposed as before."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.nodes.optimize import never_serves
+
+    def state(run_steps, batches=50):
+        return NS(target=NS(warmup_steps=3, steps=20), run_steps=run_steps,
+                  profile=NS(loader=NS(batches_per_epoch=batches), ledger=NS(step_ms=10.0)))
+
+    def proposal(gain_from_epoch):
+        return NS(rule=NS(enforced=NS(gain_from_epoch=gain_from_epoch)))
+
+    why = never_serves(state(40), proposal(2))
+    assert why is not None and "the whole run is 40 steps and one epoch 50: it never serves" in why
+    assert never_serves(state(54), proposal(2)) is not None  # the second epoch's warm-up is all it would reach
+    assert never_serves(state(55), proposal(2)) is None
+    assert never_serves(state(40), proposal(1)) is None
+    assert never_serves(state(None), proposal(2)) is None
+    assert never_serves(state(40, batches=None), proposal(2)) is None

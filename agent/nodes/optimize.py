@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 from perfloop.agent.context import RunContext
 from perfloop.agent.events import ProposalMade, RemedyNotApplicable
 from perfloop.agent.faults import fault_point
+from perfloop.agent.nodes.verify import CACHE_WHY, epoch_length
 from perfloop.agent.proposers import proposer_for
 from perfloop.agent.rule import decide_rule, resolve_remedy
 from perfloop.agent.state import Attempt, LoopState, Proposal, Skip
@@ -86,12 +87,32 @@ def _propose(ctx: RunContext, state: LoopState, ref, proposal_id: str, skipped: 
                                        reason="the change produced an empty diff"))
         return None
     proposal = _proposal(ctx, proposal_id, ref, diagnosis, remedy, proposed, patch)
+    never = never_serves(state, proposal)
+    if never is not None:
+        say(f"{ref.remedy}: not applicable ({never})")
+        ctx.record(RemedyNotApplicable(diagnosis=ref.diagnosis, remedy=ref.remedy, reason=never))
+        skipped.append(Skip(head=state.head, remedy=ref, reason=f"not applicable: {never}"))
+        return None
     if parallel_candidates(state.settings):
         diffs = [(other, ctx.workspace.diff_files(other.files)) for other in proposed.alternatives]
         alternatives = [_proposal(ctx, f"{proposal_id}c{n}", ref, diagnosis, remedy, other, diff)
                         for n, (other, diff) in enumerate(((o, d) for o, d in diffs if d.strip()), 2)]
         proposal = proposal.model_copy(update={"alternatives": alternatives})
     return proposal
+
+
+def never_serves(state: LoopState, proposal: Proposal) -> str | None:
+    """Why a change that pays off from the second epoch (a cache that fills in the first) cannot pay in this run:
+    the whole run ends before a second epoch's timed steps, as verify would find after running it (blind13 a4 and
+    b1 spent a verification each on a cache that "never serves"); None where it may, or where the run's or the
+    epoch's length is unknown."""
+    if proposal.rule is None or proposal.rule.enforced.gain_from_epoch < 2:
+        return None
+    epoch, steps = epoch_length(state, []), state.run_steps
+    if epoch is None or steps is None or steps > epoch + state.target.warmup_steps + 1:
+        return None
+    return (f"{CACHE_WHY}; the whole run is {steps} steps and one epoch {epoch}: it never serves, so no pipeline "
+            "was run for it")
 
 
 def outside_target(path: str) -> bool:
