@@ -27,9 +27,10 @@ Safety, by construction and then by evidence:
   any other argument (a list, an array, a tensor) calls the original, as before.
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
   sets are rebuilt, arrays and tensors copied, immutable values shared (`_memo_copy`: the builtin scalars,
-  and `datetime`, `Decimal`, `Fraction` and `UUID` values, which a deep copy once made as dear as a parse; a
-  list of scalars is copied in one call and a tuple of them shared: blind13 a3's decoded recording, 4 x 7,500
-  readings, copied value by value made the memo x0.31 on replay).
+  and `datetime`, `Decimal`, `Fraction` and `UUID` values, which a deep copy once made as dear as a parse). A
+  list or tuple of scalars only is marked once, when the result is stored (`_memo_store`), and every hit copies
+  it in one call: blind13 a3's decoded recording, 4 x 7,500 readings, copied value by value made the memo x0.31
+  on replay, and checking the values' types on every hit still held it to x1.39.
 - At most 2**18 results are kept; past that, new arguments are computed every time.
 - A method's call of an object its class's `__init__` made from a class of the same file (`self.bandpass(x)`
   after `self.bandpass = BandPass(...)`) is read in that class's `__call__`, as the method's own helpers are.
@@ -66,7 +67,7 @@ UNCACHED = "_{name}_uncached"  # the name without its leading underscores: `_sta
 """What the original function is renamed to."""
 MEMO = "_{name}_memo"
 """The module-level dict of remembered results."""
-HELPERS = ("_memo_key", "_memo_copy")
+HELPERS = ("_memo_key", "_memo_copy", "_memo_store")
 """Module-level helpers the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
 # Builtins that compute from their arguments only (broader than loop_checks.PURE_BUILTINS, which lists what the
@@ -104,17 +105,43 @@ HELPER_SOURCE = '''def _memo_key(value):
     raise TypeError(kind.__name__)
 
 
+class _MemoScalars(tuple):
+    """A remembered list of scalars only, marked when it was stored: handed out as a new list in one call."""
+    __slots__ = ()
+
+
+class _MemoScalarTuple(tuple):
+    """A remembered tuple of scalars only: handed out as a plain tuple in one call."""
+    __slots__ = ()
+
+
+def _memo_store(value):
+    """`value` as the memo keeps it: each list or tuple of scalars only (a decoded recording's readings) found
+    once, when stored, so that every hit copies it in one call instead of value by value."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        if set(map(type, value)).issubset((str, int, float, bool, bytes, complex, type(None))):
+            return (_MemoScalars if kind is list else _MemoScalarTuple)(value)
+        items = [_memo_store(v) for v in value]
+        return items if kind is list else tuple(items)
+    if kind is dict:
+        return {k: _memo_store(v) for k, v in value.items()}
+    return value
+
+
 def _memo_copy(value):
-    """`value` as a fresh object where the caller could change it: lists, dicts and sets rebuilt (their items
-    too; a list of scalars copied in one call), numpy arrays and torch tensors copied, immutable values shared
-    (a tuple of scalars too)."""
+    """A stored `value` as a fresh object where the caller could change it: lists, dicts and sets rebuilt
+    (their items too; a list of scalars in one call), numpy arrays and torch tensors copied, immutable values
+    shared."""
     kind = type(value)
     if value is None or kind in (str, int, float, bool, bytes, complex, frozenset, range):
         return value
+    if kind is _MemoScalars:
+        return list(value)
+    if kind is _MemoScalarTuple:
+        return tuple(value)
     if kind.__module__ in ("datetime", "decimal", "fractions", "uuid"):
         return value  # the standard library's immutable values: datetime, date, timedelta, Decimal, Fraction, UUID
-    if kind in (tuple, list) and set(map(type, value)).issubset((str, int, float, bool, bytes, complex, type(None))):
-        return value if kind is tuple else value.copy()  # a decoded recording's readings: one call, not one a value
     if kind is tuple:
         return tuple(_memo_copy(v) for v in value)
     if kind is list:
@@ -494,8 +521,8 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
         f"        return _memo_copy({lookup}[{key}])\n"
         f"    {value} = {call}({forward.call})\n"
         f"    if len({lookup}) < {MAX_ENTRIES}:\n"
-        f"        {lookup}[{key}] = {value}\n"
-        f"        return _memo_copy({value})\n"
+        f"        {lookup}[{key}] = _memo_store({value})\n"
+        f"        return _memo_copy({lookup}[{key}])\n"
         f"    return {value}\n"
     )
     wrapper = "\n" + ("\n\n" if cls is None else "") + store + "".join(
