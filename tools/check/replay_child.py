@@ -310,9 +310,9 @@ def same_values(old_leaves, new_leaves) -> bool:
     return old_numbers.shape == new_numbers.shape and np.array_equal(old_numbers, new_numbers, equal_nan=True)
 
 
-def main() -> None:
-    spec = json.loads(open(sys.argv[1]).read())
-    folder = os.path.dirname(os.path.abspath(spec["file"]))
+def _set_path(file: str) -> None:
+    """Where the file's imports are found, as in the pipeline."""
+    folder = os.path.dirname(os.path.abspath(file))
     if os.path.isfile(os.path.join(folder, "__init__.py")):
         # A package's folder goes last: its modules' names must not hide the standard library's (blind13 a3's
         # gaitlib/signal.py hid `signal`, which torch imports). The pipeline reached them as gaitlib.signal.
@@ -323,6 +323,11 @@ def main() -> None:
     # its objects as codelm.bpe.X, importable from there as they were in the pipeline.
     if os.getcwd() not in sys.path:
         sys.path.insert(1, os.getcwd())
+
+
+def main() -> None:
+    spec = json.loads(open(sys.argv[1]).read())
+    _set_path(spec["file"])
     argv = spec.get("argv")
     old_module = load(spec["old_source"], spec["file"], "_perfloop_replay_old", argv)
     new_module = load(spec["new_source"], spec["file"], "_perfloop_replay_new", argv)

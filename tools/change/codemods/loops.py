@@ -315,3 +315,32 @@ def rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
         if read and not read & outer:
             return ast.unparse(node.value)[:80]
     return None
+
+
+def while_stop(test: ast.AST, counter: str) -> ast.AST | None:
+    """The exclusive stop of `counter < E`, `counter <= E` or `counter + c <= E` (c a constant or invariant)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
+        return None
+    left, right = test.left, test.comparators[0]
+    offset: ast.AST | None = None
+    if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add) and isinstance(left.left, ast.Name) \
+            and left.left.id == counter and counter not in names_loaded(left.right):
+        offset, left = left.right, left.left
+    if not (isinstance(left, ast.Name) and left.id == counter) or counter in names_loaded(right):
+        return None
+    stop = right if offset is None else ast.BinOp(left=right, op=ast.Sub(), right=offset)
+    if isinstance(test.ops[0], ast.LtE):
+        stop = ast.BinOp(left=stop, op=ast.Add(), right=ast.Constant(1))
+    return ast.fix_missing_locations(ast.copy_location(stop, test))
+
+
+def counter_start(before: list[ast.stmt], counter: str) -> tuple[int, ast.AST] | None:
+    """(index, value) of the last `counter = value` before the loop, when nothing after it reads the counter."""
+    for j in range(len(before) - 1, -1, -1):
+        stmt = before[j]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id == counter:
+            return j, stmt.value
+        if counter in names_loaded(stmt) | names_stored([stmt]):
+            return None
+    return None

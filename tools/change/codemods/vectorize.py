@@ -29,6 +29,7 @@ from perfloop.tools.change.codemods.loops import (
     LoopRewrite,
     Val,
     bytes_names,
+    counter_start,
     dotted,
     float_context,
     hoisted_conversions,
@@ -38,6 +39,7 @@ from perfloop.tools.change.codemods.loops import (
     names_stored,
     read_before_rebound,
     rebuilt_every_pass,
+    while_stop,
     without_guards,
 )
 from perfloop.tools.change.codemods.restate import grids_as_rows, slots_as_appends
@@ -304,13 +306,13 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
         raise NotApplicable(f"{where}: the counter `{counter}` does not count up")
     if counter in names_stored(loop.body[:-1]):
         raise NotApplicable(f"{where}: `{counter}` is also set inside the loop, not only counted")
-    stop = _while_stop(loop.test, counter)
+    stop = while_stop(loop.test, counter)
     if stop is None:
         raise NotApplicable(f"{where}: the test `{ast.unparse(loop.test)}` is not `{counter} < stop`, "
                             f"`{counter} <= stop` or `{counter} + c <= stop`")
     if names_loaded(stop) & names_stored(loop.body):
         raise NotApplicable(f"{where}: the bound `{ast.unparse(stop)}` changes inside the loop")
-    init = _counter_start(body[:k], counter)
+    init = counter_start(body[:k], counter)
     if init is None:
         raise NotApplicable(f"{where}: no `{counter} = start` before the loop, with nothing between that reads it")
     j, start = init
@@ -410,35 +412,6 @@ def _listed_once(iterable: ast.AST) -> ast.AST:
         return ast.copy_location(ast.Call(func=iterable.func, args=[listed(a) for a in iterable.args],
                                           keywords=iterable.keywords), iterable)
     return listed(iterable)
-
-
-def _while_stop(test: ast.AST, counter: str) -> ast.AST | None:
-    """The exclusive stop of `counter < E`, `counter <= E` or `counter + c <= E` (c a constant or invariant)."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
-        return None
-    left, right = test.left, test.comparators[0]
-    offset: ast.AST | None = None
-    if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add) and isinstance(left.left, ast.Name) \
-            and left.left.id == counter and counter not in names_loaded(left.right):
-        offset, left = left.right, left.left
-    if not (isinstance(left, ast.Name) and left.id == counter) or counter in names_loaded(right):
-        return None
-    stop = right if offset is None else ast.BinOp(left=right, op=ast.Sub(), right=offset)
-    if isinstance(test.ops[0], ast.LtE):
-        stop = ast.BinOp(left=stop, op=ast.Add(), right=ast.Constant(1))
-    return ast.fix_missing_locations(ast.copy_location(stop, test))
-
-
-def _counter_start(before: list[ast.stmt], counter: str) -> tuple[int, ast.AST] | None:
-    """(index, value) of the last `counter = value` before the loop, when nothing after it reads the counter."""
-    for j in range(len(before) - 1, -1, -1):
-        stmt = before[j]
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                and stmt.targets[0].id == counter:
-            return j, stmt.value
-        if counter in names_loaded(stmt) | names_stored([stmt]):
-            return None
-    return None
 
 
 def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
