@@ -121,7 +121,7 @@ def _memo_store(value):
     kind = type(value)
     if kind is list or kind is tuple:
         if set(map(type, value)).issubset((str, int, float, bool, bytes, complex, type(None))):
-            return (_MemoScalars if kind is list else _MemoScalarTuple)(value)
+            return _MemoScalars(value) if kind is list else _MemoScalarTuple(value)
         items = [_memo_store(v) for v in value]
         return items if kind is list else tuple(items)
     if kind is dict:
