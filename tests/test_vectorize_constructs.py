@@ -1572,8 +1572,17 @@ def test_a_training_loops_metric_helpers_in_another_module_are_tried_after_it(tm
     ctx = CodemodContext(root=tmp_path, profile=facts, params={"exact": True, "round_trip": True, "target": "main"})
     result = apply_codemod("vectorize_hot_function", ctx)
     assert list(result.files) == ["metrics.py"] and result.replay.function == "class_iou", result.summary
-    dice = apply_codemod("vectorize_hot_function", ctx.model_copy(update={"profile": facts.model_copy(
-        update={"main_hot_functions": facts.main_hot_functions[2:]})}))
+    # Where replay refuses one, the proposer asks again without it (blind13 a6): the next hot function is tried.
+    dice = apply_codemod("vectorize_hot_function", ctx.model_copy(update={"params": {**ctx.params, "skip": ["class_iou"]}}))
+    assert dice.replay.function == "class_dice", dice.summary
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.proposers.codemod import _next_params
+    refused = NS(knob="vectorize", replay=NS(function="class_iou"))
+    assert _next_params(refused, {"target": "main"}, 0) == {"per_element": False}
+    assert _next_params(refused, {"target": "main", "per_element": False}, 1) == {"skip": ["class_iou"]}
+    assert _next_params(refused, {"target": "main", "per_element": False, "skip": ["x"]}, 2) is None
+    assert _next_params(refused, {"per_element": False}, 1) is None  # batch building: one function, as before
     old, new, new_dice = {}, {}, {}
     exec(metrics, old)
     exec(result.files["metrics.py"], new)

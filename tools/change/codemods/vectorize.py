@@ -136,10 +136,14 @@ def _splice_each(text: str, tree: ast.Module, rewritten: list[ast.FunctionDef], 
 
 
 def _vectorize_main(ctx: CodemodContext) -> CodemodResult:
-    """Try the main process's hot functions in turn (the per-step metrics a training loop calls)."""
-    params = {k: v for k, v in ctx.params.items() if k != "target"}
+    """Try the main process's hot functions in turn (the per-step metrics a training loop calls), leaving out
+    those in ``params["skip"]``."""
+    params = {k: v for k, v in ctx.params.items() if k not in ("target", "skip")}
+    skip = set(ctx.params.get("skip", ()))  # functions whose rewrite replay refused
     reasons = []
     for ref in ctx.profile.main_hot_functions:
+        if ref.defining_name in skip or ref.name in skip:
+            continue
         facts = ctx.profile.model_copy(update={"hot_function": ref})
         try:
             return vectorize_hot_function(ctx.model_copy(update={"profile": facts, "params": params}))
