@@ -1579,10 +1579,12 @@ def test_a_training_loops_metric_helpers_in_another_module_are_tried_after_it(tm
 
     from perfloop.agent.proposers.codemod import _next_params
     refused = NS(knob="vectorize", replay=NS(function="class_iou"))
-    assert _next_params(refused, {"target": "main"}, 0) == {"per_element": False}
-    assert _next_params(refused, {"target": "main", "per_element": False}, 1) == {"skip": ["class_iou"]}
-    assert _next_params(refused, {"target": "main", "per_element": False, "skip": ["x"]}, 2) is None
-    assert _next_params(refused, {"per_element": False}, 1) is None  # batch building: one function, as before
+    assert _next_params(refused, {"target": "main"}, 0) == {"skip": ["class_iou"]}
+    assert _next_params(refused, {"target": "main", "skip": ["x"]}, 1) == {"skip": ["x", "class_iou"]}
+    assert _next_params(refused, {"target": "main", "skip": ["x", "y"]}, 2) is None
+    # Batch building: the same function once more without its per-element helpers, as before.
+    assert _next_params(refused, {}, 0) == {"per_element": False}
+    assert _next_params(refused, {"per_element": False}, 1) is None
     old, new, new_dice = {}, {}, {}
     exec(metrics, old)
     exec(result.files["metrics.py"], new)

@@ -150,16 +150,16 @@ MEMO_TRIES = 3
 def _next_params(result: CodemodResult, params: dict, tried: int) -> dict | None:
     """What to ask the codemod for after replay refused `result`, or None: a memo skips the function it chose (up to
     MEMO_TRIES in all; so does the training loop's vectorised per-step work, to its next hot function); a vectorised
-    path leaves out, once, the functions called per element (numpy on one element's
+    per-sample path leaves out, once, the functions called per element (numpy on one element's
     short row can cost more than the Python it replaces, and a wrong one spoils the whole)."""
     if result.knob == "memoize" and tried + 1 < MEMO_TRIES:
         return {"skip": [*params.get("skip", ()), result.replay.function]}
-    if result.knob == "vectorize" and params.get("per_element", True) is True:
-        return {"per_element": False}
-    if result.knob == "vectorize" and params.get("target") == "main" and tried + 1 < MEMO_TRIES:
+    if result.knob == "vectorize" and params.get("target") == "main":
         # The training loop's next hot function (blind13 a6: `main` was rewritten and failed replay, and the metric
         # helper the time was in was never tried).
-        return {"skip": [*params.get("skip", ()), result.replay.function]}
+        return {"skip": [*params.get("skip", ()), result.replay.function]} if tried + 1 < MEMO_TRIES else None
+    if result.knob == "vectorize" and params.get("per_element", True) is True:
+        return {"per_element": False}
     return None
 
 
