@@ -318,3 +318,9 @@ class LoopState(BaseModel):
         """Tell whether ``ref`` was tried or skipped at the current head."""
         return (Attempt(head=self.head, remedy=ref) in self.tried
                 or any(s.head == self.head and s.remedy == ref for s in self.skipped))
+
+
+def ends_before_it_serves(run_steps: int | None, epoch: int, warmup_steps: int) -> bool:
+    """Whether a whole run of `run_steps` ends before a change that pays off from the second epoch is timed: within
+    one epoch and the warm-up after it."""
+    return run_steps is not None and run_steps <= epoch + warmup_steps + 1

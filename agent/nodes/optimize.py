@@ -10,7 +10,7 @@ from perfloop.agent.faults import fault_point
 from perfloop.agent.nodes.verify import CACHE_WHY, epoch_length
 from perfloop.agent.proposers import proposer_for
 from perfloop.agent.rule import decide_rule, resolve_remedy
-from perfloop.agent.state import Attempt, LoopState, Proposal, Skip
+from perfloop.agent.state import Attempt, LoopState, Proposal, Skip, ends_before_it_serves
 from perfloop.agent.ui.console import say
 from perfloop.tools.change.codemods import NotApplicable
 from perfloop.tools.change.patching import touched_paths
@@ -109,7 +109,7 @@ def never_serves(state: LoopState, proposal: Proposal) -> str | None:
     if proposal.rule is None or proposal.rule.enforced.gain_from_epoch < 2:
         return None
     epoch, steps = epoch_length(state, []), state.run_steps
-    if epoch is None or steps is None or steps > epoch + state.target.warmup_steps + 1:
+    if epoch is None or not ends_before_it_serves(steps, epoch, state.target.warmup_steps):
         return None
     return (f"{CACHE_WHY}; the whole run is {steps} steps and one epoch {epoch}: it never serves, so no pipeline "
             "was run for it")

@@ -9,7 +9,7 @@ from perfloop.agent.events import NodeEntered, RunsContaminated, VerdictReached,
 from perfloop.agent.faults import fault_point
 from perfloop.agent.memory import remember
 from perfloop.agent.rule import rule_of
-from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict
+from perfloop.agent.state import Iteration, LoopState, Proposal, Verdict, ends_before_it_serves
 from perfloop.agent.ui.console import say
 from perfloop.contracts.layout import Env, Fingerprint
 from perfloop.knowledge_base import Verification
@@ -252,7 +252,7 @@ def second_epoch_window(state: LoopState, records: list[ProbeRecord], run_steps:
     if (warmup + target.steps) * step_s > EPOCH_WINDOW_MAX_S:
         return None, (f"{why}; one epoch is {epoch} steps (about {epoch * step_s:.0f} s), longer than a timing run "
                       f"may take ({EPOCH_WINDOW_MAX_S:.0f} s): timed in the first epoch, where it does not serve yet")
-    if run_steps is not None and run_steps <= warmup + 1:
+    if ends_before_it_serves(run_steps, epoch, target.warmup_steps):
         return None, f"{why}; the whole run is {run_steps} steps and one epoch {epoch}: it never serves"
     return (warmup, target.steps), (f"{why}: each run takes {warmup + target.steps} steps and is timed from step "
                                     f"{warmup} (one epoch, {epoch} steps, and the warm-up after it)")

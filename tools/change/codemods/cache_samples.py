@@ -28,7 +28,9 @@ cache fills during the first epoch, so the first epoch costs what it did and the
 from the second on; verification measures the whole run.
 
 Where the whole sample may differ per access but its first statements may not (a decode, then a
-random crop), those statements are cached instead (`_cached_first_part`, see `_cache_prefix`).
+random crop), those statements are cached instead (`_cached_first_part`, see `_cache_prefix`); a call of a
+transform chain whose leading steps draw nothing (`self.transform(raw)` on a Compose) is first split into
+those steps and the rest (`chain_head.py`), so its head is cached with what comes before it.
 
 With ``params["fill"] == "construction"`` (the knowledge base's `precompute_samples`) every index of
 ``range(len(self))`` is computed once at the end of `__init__` instead: the dataset is built in the

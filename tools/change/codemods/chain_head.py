@@ -90,12 +90,12 @@ def split_chain(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDe
                             "a list of the target's transform objects written out where the target builds it")
     verdicts: dict[str, str | None] = {}
     for step in (s for calls in lists for s in calls):
-        name = dotted(step.func).split(".")[-1]
+        name = _class_name(step)
         if name not in verdicts:
             verdicts[name] = _verdict(steps.callable_class(step), modules)
-    heads = [[dotted(s.func).split(".")[-1] for s in _leading(calls, verdicts)] for calls in lists]
+    heads = [[_class_name(s) for s in _leading(calls, verdicts)] for calls in lists]
     if not any(heads):
-        first = dotted(lists[0][0].func).split(".")[-1] if lists[0] else "none"
+        first = _class_name(lists[0][0]) if lists[0] else "none"
         raise NotApplicable(f"{where}: no chain it holds starts with a step that draws nothing (first: {first}: "
                             f"{verdicts.get(first)})")
     if all(len(h) == len(calls) for h, calls in zip(heads, lists)):
@@ -103,8 +103,8 @@ def split_chain(text: str, file: str, cls: ast.ClassDef, getitem: ast.FunctionDe
     head = tuple(dict.fromkeys(name for h in heads for name in h))
     _refuse_ambiguous_names(head, modules)
     _refuse_cold_head(head, hot_name, modules, where)
-    reason = next(verdicts[dotted(s.func).split(".")[-1]] for calls in lists for s in calls
-                  if verdicts[dotted(s.func).split(".")[-1]] is not None)
+    reason = next(verdicts[_class_name(s)] for calls in lists for s in calls
+                  if verdicts[_class_name(s)] is not None)
     new_text = _rewrite(text, cls.name, getitem, call, attr, steps_attr, _modules_of(head, modules))
     return ChainSplit(text=new_text, attr=attr, head=head, tail_reason=reason, line=call.lineno)
 
@@ -126,6 +126,11 @@ def _chain_call(cls: ast.ClassDef, getitem: ast.FunctionDef, checker: Determinis
         chain_file, chain_cls, _ = checker.callable_class(chains[0])
         return call, next(iter(shapes))[1], chain_file, chain_cls
     return None
+
+
+def _class_name(call: ast.Call) -> str:
+    """The class a step's constructor call names (`T.RandomCrop(...)`: RandomCrop)."""
+    return dotted(call.func).split(".")[-1]
 
 
 def _steps_attribute(method: ast.FunctionDef) -> str | None:
@@ -164,7 +169,7 @@ def _verdict(found, modules: dict[str, ast.Module]) -> str | None:
 def _leading(calls: list[ast.Call], verdicts: dict[str, str | None]) -> list[ast.Call]:
     head = []
     for step in calls:
-        if verdicts[dotted(step.func).split(".")[-1]] is not None:
+        if verdicts[_class_name(step)] is not None:
             break
         head.append(step)
     return head

@@ -56,10 +56,7 @@ def _carried_draws(root) -> str | None:
     handed = iterable_datasets(modules) or callable_draws(modules)  # what the workers run besides __getitem__
     if handed is not None:
         return handed
-    defined: dict[str, list[ast.FunctionDef]] = {}
-    for tree in modules.values():
-        for node, _ in functions(tree):
-            defined.setdefault(node.name, []).append(node)
+    defined = _defined(modules)
     reasons = []
     for file, tree in modules.items():
         for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
@@ -81,6 +78,15 @@ def _carried_draws(root) -> str | None:
     return reasons[0] if reasons else None
 
 
+def _defined(modules: dict[str, ast.Module]) -> dict[str, list[ast.FunctionDef]]:
+    """Every function and method of the target by its name (several where names repeat)."""
+    defined: dict[str, list[ast.FunctionDef]] = {}
+    for tree in modules.values():
+        for node, _ in functions(tree):
+            defined.setdefault(node.name, []).append(node)
+    return defined
+
+
 def method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
     return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
@@ -94,10 +100,7 @@ def dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str) 
     short = hot_name.split(".")[-1]
     owner = hot_name.split(".")[-2] if "." in hot_name else None
     files = [hot_file] * (hot_file in modules) + [f for f in modules if f != hot_file]
-    defined: dict[str, list[ast.FunctionDef]] = {}
-    for tree in modules.values():
-        for node, _ in functions(tree):
-            defined.setdefault(node.name, []).append(node)
+    defined = _defined(modules)
     for file in files:
         for cls in (n for n in ast.walk(modules[file]) if isinstance(n, ast.ClassDef)):
             if method_of(cls, "__getitem__") is None:
@@ -111,10 +114,7 @@ def dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str) 
 def reaches_function(node: ast.FunctionDef, short: str, modules: dict[str, ast.Module]) -> bool:
     """Whether ``node`` is, or calls through the target's own functions (`__call__`s too), a function named
     ``short``."""
-    defined: dict[str, list[ast.FunctionDef]] = {}
-    for tree in modules.values():
-        for fn, _ in functions(tree):
-            defined.setdefault(fn.name, []).append(fn)
+    defined = _defined(modules)
     return node.name == short or _reaches(node, short, defined)
 
 
@@ -378,9 +378,7 @@ class Determinism:
         static = self._static_method(base, attr)
         if static is not None:
             # `RawFrameCodec.decode(buf)`: a static or class method of the target's own class, read as its code.
-            sub = Determinism(static[1], static[0], self.modules)
-            sub.seen, sub.notes, sub.draws_only = self.seen, self.notes, self.draws_only
-            sub.check(static[2], f"{static[1].name}.{attr}")
+            self._check_in(*static, f"{static[1].name}.{attr}")
             return
         own = self.own_modules.get(dotted(base)) if base is not None else None
         if own is not None and attr in own:
@@ -485,10 +483,15 @@ class Determinism:
             return False
         for call in calls:
             file, cls, method = self.callable_class(call)
-            sub = Determinism(cls, file, self.modules)
-            sub.seen, sub.notes, sub.draws_only = self.seen, self.notes, self.draws_only
-            sub.check(method, f"{cls.name}.__call__")
+            self._check_in(file, cls, method, f"{cls.name}.__call__")
         return True
+
+    def _check_in(self, file: str, cls: ast.ClassDef, method: ast.FunctionDef, label: str) -> None:
+        """Check `method` of another class of the target as part of this sample (what it has seen and noted is
+        this walk's)."""
+        sub = Determinism(cls, file, self.modules)
+        sub.seen, sub.notes, sub.draws_only = self.seen, self.notes, self.draws_only
+        sub.check(method, label)
 
     def _static_method(self, base: ast.expr | None, attr: str) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
         """(file, class, method) where `base.attr` names a `@staticmethod` or `@classmethod` of a class the target
