@@ -327,8 +327,53 @@ def test_a_decoded_recordings_lists_of_numbers_are_copied_in_one_call(tmp_path):
     assert [type(v) for v in again] == [int, tuple, list, list] and type(again[3][0]) is list
     assert again[2] is not values and again == new["decode"](blob)
     stored = next(iter(new["_decode_memo"].values()))
-    assert type(stored[2]).__name__ == "_MemoScalars" and type(stored[1]).__name__ == "_MemoScalarTuple"
+    assert type(stored[2]).__name__ == "_MemoScalars" and type(stored[1]).__name__ == "_MemoShared"
     assert type(stored[3]) is list and type(stored[3][0]).__name__ == "_MemoScalars"
+    assert again[1] is new["decode"](blob)[1]  # a tuple nothing can change: the one object
+
+
+def test_a_parsed_record_is_shared_where_nothing_can_change_it_and_copied_in_one_call_where_it_can(tmp_path):
+    """blind13 b4: `parse_record(rec)` returned `(date, Decimal, str, int, int)`, and under cProfile two thirds of
+    the memoised `__getitem__` went to keying the argument and copying that tuple item by item on every hit. A
+    tuple nothing can change at any depth is stored once as one shared object; a dict of such values is copied in
+    one call as a plain dict; a tuple holding a list is still copied where the list is; a one-parameter function
+    keys on its argument alone, and 1, 1.0 and True still stay apart."""
+    _, new, _ = memoize(tmp_path, """
+        import datetime
+        from decimal import Decimal
+
+        def parse_record(rec):
+            day, amount, payee = rec.split("|")
+            return datetime.date.fromisoformat(day), Decimal(amount), payee.strip(), (len(payee), -1.5)
+
+        def as_dict(rec):
+            day, amount, payee = rec.split("|")
+            return {"day": datetime.date.fromisoformat(day), "amount": Decimal(amount), "tags": (payee, 2)}
+
+        def with_list(rec):
+            return (rec, [len(rec)], {"n": [1]})
+
+        def kind(x):
+            return repr(x)
+    """, "parse_record")
+    rec = "2026-12-06|12.50| CAFE "
+    first = new["parse_record"](rec)
+    assert first == (new["datetime"].date(2026, 12, 6), new["Decimal"]("12.50"), "CAFE", (6, -1.5))
+    assert type(first) is tuple and new["parse_record"](rec) is first
+    memo = new["_parse_record_memo"]
+    assert list(memo) == [(str, rec)] and type(memo[(str, rec)]).__name__ == "_MemoShared"
+    # The other shapes, through the file's own helpers as a memo of each would store and hand them out.
+    store, hand_out = new["_memo_store"], new["_memo_copy"]
+    record = store(new["as_dict"](rec))
+    a, b = hand_out(record), hand_out(record)
+    assert type(a) is dict and a == b and a is not b and type(record).__name__ == "_MemoFlatDict"
+    a["amount"] = None
+    assert hand_out(record)["amount"] == new["Decimal"]("12.50")
+    mixed = store(new["with_list"](rec))
+    x, y = hand_out(mixed), hand_out(mixed)
+    assert x == y and x is not y and x[1] is not y[1] and x[2]["n"] is not y[2]["n"] and type(x) is tuple
+    keys = {new["_memo_key"](v) for v in (1, 1.0, True, "1", (1,), (1.0,))}
+    assert len(keys) == 6
 
 
 @pytest.mark.parametrize("pipeline, function, worth", [

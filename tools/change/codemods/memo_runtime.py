@@ -1,9 +1,20 @@
 """The functions a memoised file gains once, as source text (`memoize.py` writes them after its imports).
+
+What a hit costs is most of what a memo saves where the function is cheap: blind13 b4's `parse_record` kept
+x3.75 of a possible x14.5, and under cProfile two thirds of its `__getitem__` went to building keys and copying
+results. So each part of a result is judged once, when it is stored:
+- `_memo_key`: an exact key (floats by their bits, tuples and frozensets element by element); a function of one
+  positional parameter keys on it directly.
+- `_memo_store`: a tuple nothing can change at any depth (scalars, `datetime`, `Decimal`, `Fraction`, `UUID`
+  values, tuples and frozensets of them: `_memo_frozen`) is held as `_MemoShared` and the one object handed out;
+  a list or dict whose items cannot change as `_MemoScalars` or `_MemoFlatDict`, copied in one call; anything
+  else part by part.
+- `_memo_copy`: what a hit hands out: a fresh object wherever the caller could change it.
 The names are the file's own (never named after perfloop: see hoist.LOOKUP_HELPER).
 """
 from __future__ import annotations
 
-HELPERS = ("_memo_key", "_memo_copy", "_memo_store")
+HELPERS = ("_memo_key", "_memo_copy", "_memo_store", "_memo_frozen")
 """Module-level helpers the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
 HELPER_SOURCE = '''def _memo_key(value):
@@ -16,53 +27,75 @@ HELPER_SOURCE = '''def _memo_key(value):
     if kind is float:
         return (kind, value.hex())
     if kind is tuple:
-        return (kind, tuple(_memo_key(v) for v in value))
+        return (kind, tuple(map(_memo_key, value)))
     if kind is frozenset:
-        return (kind, frozenset(_memo_key(v) for v in value))
+        return (kind, frozenset(map(_memo_key, value)))
     raise TypeError(kind.__name__)
 
 
+class _MemoShared(tuple):
+    """A remembered value no caller can change (a tuple of scalars, dates, Decimals, ... at any depth), held as
+    its only item: the one object is handed out on every hit."""
+    __slots__ = ()
+
+
 class _MemoScalars(tuple):
-    """A remembered list of scalars only, marked when it was stored: handed out as a new list in one call."""
+    """A remembered list whose items no caller can change, marked when it was stored: a new list in one call."""
     __slots__ = ()
 
 
-class _MemoScalarTuple(tuple):
-    """A remembered tuple of scalars only: handed out as a plain tuple in one call."""
+class _MemoFlatDict(dict):
+    """A remembered dict whose values no caller can change (a parsed record): a new plain dict in one call."""
     __slots__ = ()
+
+
+def _memo_frozen(value):
+    """Whether nothing can change `value`: the builtin scalars, the standard library's immutable values
+    (datetime, date, timedelta, Decimal, Fraction, UUID), and tuples and frozensets of such values."""
+    kind = type(value)
+    if value is None or kind in (str, int, float, bool, bytes, complex, range):
+        return True
+    if kind is tuple or kind is frozenset:
+        return all(map(_memo_frozen, value))
+    return kind.__module__ in ("datetime", "decimal", "fractions", "uuid")
 
 
 def _memo_store(value):
-    """`value` as the memo keeps it: each list or tuple of scalars only (a decoded recording's readings) found
-    once, when stored, so that every hit copies it in one call instead of value by value."""
+    """`value` as the memo keeps it, each part judged once, when stored, so that a hit costs one call per part
+    a caller could change: a frozen tuple shared, a list or dict of frozen items copied in one call."""
     kind = type(value)
-    if kind is list or kind is tuple:
-        if set(map(type, value)).issubset((str, int, float, bool, bytes, complex, type(None))):
-            return _MemoScalars(value) if kind is list else _MemoScalarTuple(value)
+    if kind is tuple or kind is list or kind is dict:
+        items = value.values() if kind is dict else value
+        if all(map(_memo_frozen, items)):
+            if kind is tuple:
+                return _MemoShared((value,))
+            return _MemoScalars(value) if kind is list else _MemoFlatDict(value)
+        if kind is dict:
+            return {k: _memo_store(v) for k, v in value.items()}
         items = [_memo_store(v) for v in value]
         return items if kind is list else tuple(items)
-    if kind is dict:
-        return {k: _memo_store(v) for k, v in value.items()}
     return value
 
 
 def _memo_copy(value):
     """A stored `value` as a fresh object where the caller could change it: lists, dicts and sets rebuilt
-    (their items too; a list of scalars in one call), numpy arrays and torch tensors copied, immutable values
-    shared."""
+    (their items too; one whose items cannot change in one call), numpy arrays and torch tensors copied,
+    immutable values shared."""
     kind = type(value)
+    if kind is _MemoShared:
+        return value[0]
     if value is None or kind in (str, int, float, bool, bytes, complex, frozenset, range):
         return value
     if kind is _MemoScalars:
         return list(value)
-    if kind is _MemoScalarTuple:
-        return tuple(value)
+    if kind is _MemoFlatDict:
+        return dict(value)
     if kind.__module__ in ("datetime", "decimal", "fractions", "uuid"):
         return value  # the standard library's immutable values: datetime, date, timedelta, Decimal, Fraction, UUID
     if kind is tuple:
-        return tuple(_memo_copy(v) for v in value)
+        return tuple(map(_memo_copy, value))
     if kind is list:
-        return [_memo_copy(v) for v in value]
+        return list(map(_memo_copy, value))
     if kind is dict:
         return {k: _memo_copy(v) for k, v in value.items()}
     if kind is set:

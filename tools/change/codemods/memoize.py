@@ -26,11 +26,10 @@ Safety, by construction and then by evidence:
   so -0.0 and 0.0, 1 and 1.0 and True stay apart) and tuples/frozensets of them are remembered;
   any other argument (a list, an array, a tensor) calls the original, as before.
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
-  sets are rebuilt, arrays and tensors copied, immutable values shared (`_memo_copy`: the builtin scalars,
-  and `datetime`, `Decimal`, `Fraction` and `UUID` values, which a deep copy once made as dear as a parse). A
-  list or tuple of scalars only is marked once, when the result is stored (`_memo_store`), and every hit copies
-  it in one call: blind13 a3's decoded recording, 4 x 7,500 readings, copied value by value made the memo x0.31
-  on replay, and checking the values' types on every hit still held it to x1.39.
+  sets are rebuilt, arrays and tensors copied, immutable values shared (the builtin scalars, and `datetime`,
+  `Decimal`, `Fraction` and `UUID` values, which a deep copy once made as dear as a parse). Each part of a result
+  is judged once, when stored: a tuple nothing can change is handed out as the one object, a list or dict of
+  such items copied in one call (memo_runtime.py, where the cost of a hit is measured).
 - At most 2**18 results are kept; past that, new arguments are computed every time.
 - A method's call of an object its class's `__init__` made from a class of the same file (`self.bandpass(x)`
   after `self.bandpass = BandPass(...)`) is read in that class's `__call__`, as the method's own helpers are.
@@ -445,7 +444,7 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
         f'    """{name} with its results remembered per argument (added by perfloop: it computes from its arguments\n'
         f'    alone; results are handed out as copies, arguments without an exact key are computed as before)."""\n'
         f"    try:\n"
-        f"        {key} = _memo_key(({forward.key},))\n"
+        f"        {key} = _memo_key({forward.key})\n"
         f"{fetch}"
         f"    except (TypeError, AttributeError):\n"
         f"        return {call}({forward.call})\n"
@@ -493,8 +492,10 @@ class _Forward:
 
 
 def _forward(args: ast.arguments, method: bool) -> _Forward:
-    """The key's items and the call that passes the wrapper's parameters on, in their kinds (a method's self
-    is passed through the bound call, not keyed)."""
+    """What the key is made of and the call that passes the wrapper's parameters on, in their kinds (a method's
+    self is passed through the bound call, not keyed). One positional parameter is its own key (`rec`: a str
+    argument keys as `(str, rec)`, with no tuple around it to build and hash on every call); any other signature
+    keys as the tuple of its parameters."""
     keys, passed = [], []
     for a in (args.posonlyargs + args.args)[1 if method else 0:]:
         keys.append(a.arg)
@@ -508,7 +509,8 @@ def _forward(args: ast.arguments, method: bool) -> _Forward:
     if args.kwarg:
         keys.append(f"frozenset({args.kwarg.arg}.items())")
         passed.append(f"**{args.kwarg.arg}")
-    return _Forward(", ".join(keys), ", ".join(passed))
+    single = len(keys) == 1 and not args.vararg and not args.kwarg and not args.kwonlyargs
+    return _Forward(keys[0] if single else "(" + "".join(f"{k}, " for k in keys) + ")", ", ".join(passed))
 
 
 __all__ = ["memoize_pure_helper"]
