@@ -12,6 +12,7 @@ import re
 
 from perfloop.contracts.tolerances import FP32
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
+from perfloop.tools.change.codemods.blocks import block_at, construct, runs_after, stmt_at, stored_by_loops
 from perfloop.tools.change.codemods.draws import sole_draw
 from perfloop.tools.change.codemods.gather import gather_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
@@ -196,13 +197,13 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
     parameters). A name such an inner loop leaves behind must not be read anywhere else in the function.
     """
     inline_notes, why_not = inlined
-    body, before = _at(fn.body, path), _at(original.body, path)
+    body, before = block_at(fn.body, path), block_at(original.body, path)
     if len(before) != len(body):  # inlining changed the block's shape: compare nothing
         before = body
     for k, stmt in enumerate(body):
         # Inside an outer loop, a name the inner loop sets may be read by the outer loop's next pass or after it:
         # the "read after the loop" checks see what runs next, in order (`loops.read_before_rebound`).
-        block = body if not path else [*body, *_runs_after(fn.body, path)]
+        block = body if not path else [*body, *runs_after(fn.body, path)]
         try:
             if isinstance(stmt, ast.For):
                 slots = slots_as_appends(block, k)
@@ -232,58 +233,25 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
             rewrite.rule += ", helper inlined"
             rewrite.quiet = True
         if path:
-            rewrite.before, rewrite.lines = hoisted_conversions(rewrite.lines, _stored_by_loops(fn.body, path))
-            rebuilt = rebuilt_every_pass(rewrite.lines, _stored_by_loops(fn.body, path))
+            rewrite.before, rewrite.lines = hoisted_conversions(rewrite.lines, stored_by_loops(fn.body, path))
+            rebuilt = rebuilt_every_pass(rewrite.lines, stored_by_loops(fn.body, path))
             if rebuilt:  # converted whole on every pass of the outer loop (blind8 a1, a6: x3-x5 slower)
                 result.refusals.append(f"{construct(stmt)}: line {stmt.lineno}: `{rebuilt}` would be built again on "
-                                       f"every pass of the outer loop at line {_at_stmt(fn.body, path).lineno}, "
+                                       f"every pass of the outer loop at line {stmt_at(fn.body, path).lineno}, "
                                        "where it does not change (a whole array converted per pass)")
                 continue
             rewrite.block = path
             rewrite.rule = f"inner loop, {rewrite.rule}"
             rewrite.notes.append(f"line {stmt.lineno}: an inner loop rewritten inside the outer loop at line "
-                                 f"{_at_stmt(fn.body, path).lineno}, which runs as before")
+                                 f"{stmt_at(fn.body, path).lineno}, which runs as before")
         result.rewrites.append(rewrite)
         result.inexact += inexact
         names |= {line.split(" = ")[0] for line in rewrite.before + rewrite.lines}
 
 
-def _stored_by_loops(body: list[ast.stmt], path: tuple[int, ...]) -> set[str]:
-    """Names the loops enclosing the block at ``path`` bind or change (their targets and bodies)."""
-    stored: set[str] = set()
-    for depth in range(1, len(path) + 1):
-        stored |= names_stored([_at_stmt(body, path[:depth])])
-    return stored
 
 
-def _at(body: list[ast.stmt], path: tuple[int, ...]) -> list[ast.stmt]:
-    """The statements of the block at ``path`` (each step: a loop's index in its block, then its body)."""
-    for k in path:
-        body = body[k].body
-    return body
 
-
-def _at_stmt(body: list[ast.stmt], path: tuple[int, ...]) -> ast.stmt:
-    return _at(body, path[:-1])[path[-1]]
-
-
-def _runs_after(body: list[ast.stmt], path: tuple[int, ...]) -> list[ast.stmt]:
-    """What may run after the block at ``path`` ends, in order, for the after-the-loop checks: each enclosing loop
-    again (its next pass: its body, the inner loop included), then what follows it in its own block, outwards."""
-    after: list[ast.stmt] = []
-    for depth in range(len(path), 0, -1):
-        after += [_at_stmt(body, path[:depth]), *_at(body, path[:depth - 1])[path[depth - 1] + 1:]]
-    return after
-
-
-def construct(stmt: ast.stmt) -> str:
-    """Name the kind of statement a refusal is about, as a reader finds it in the file."""
-    if isinstance(stmt, ast.For):
-        return f"`for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}` loop"
-    if isinstance(stmt, ast.While):
-        return f"`while {ast.unparse(stmt.test)}` loop"
-    kind = "comprehension" if any(isinstance(n, ast.ListComp) for n in ast.walk(stmt)) else "generator"
-    return f"{kind} statement"
 
 
 def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
