@@ -820,3 +820,22 @@ def test_int_of_values_read_as_float64_is_refused(tmp_path):
     """)
     with pytest.raises(NotApplicable, match="beyond 2\\*\\*53"):
         vectorise(tmp_path, source, "f")
+
+
+def test_an_inner_loop_over_an_empty_list_leaves_each_row_at_its_start_value(tmp_path):
+    """`for q in neg` with no negatives runs no pass: each row keeps its start value. The last column of an empty
+    axis does not exist, so the rewrite hands back the start values there instead of an IndexError."""
+    source = """
+        def margins(pos, neg):
+            out = []
+            for p in pos:
+                wins = 0
+                for q in neg:
+                    if p > q:
+                        wins += 1
+                out.append(wins)
+            return out
+    """
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(source), "margins")
+    for pos, neg in (([0.5, 1.0], []), ([], []), ([], [1.0]), ([0.5, 2.0], [1.0, 0.5])):
+        assert_same(old(pos, neg), new(pos, neg))

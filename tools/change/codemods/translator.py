@@ -427,6 +427,14 @@ class Translator(AxisRules, CallRules, CountRules):
                 if kind == "sum" and self.depth > 0:
                     # `+ 0`: a row of -0.0 terms sums to 0.0 when added to 0 in the loop (at depth 0 below too).
                     expr = f"({expr} + 0)"
+                if self.depth > 0 and mask is None:
+                    # An inner loop over an empty list (`for q in neg` with no negatives) leaves every row at its
+                    # start value, where the last column of an empty axis does not exist.
+                    terms = self.fresh(f"{acc}_terms")
+                    self.lines.append(f"{terms} = {term.src}")
+                    expr = expr.replace(term.src, terms, 1)
+                    expr = (f"{expr} if {terms}.shape[-1] else np.full({terms}.shape[:-1], {unit}, "
+                            f"dtype={'np.float64' if is_float else terms + '.dtype'})")
             if self.depth == 0:
                 terms = self.fresh(f"{acc}_terms")
                 self.lines.append(f"{terms} = {term.src}")
