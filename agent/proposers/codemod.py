@@ -32,6 +32,7 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     main = list({(ref.file, ref.name): ref for h in profile.main_hot_functions
                  for ref in [h, *sorted(h.helpers, key=lambda helper: -helper.self_share)]
                  if ref.name != "<module>" and not Path(ref.file).is_absolute()}.values())
+    sampled = {f"{h.file}:{h.name}": list(h.hot_lines) for h in profile.main_hot_functions if h.hot_lines}
     main = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in main]
     hot = profile.transform_hot_function()
     helpers = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in (hot.helpers if hot else [])
@@ -40,6 +41,7 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     batch = loader.batch_size if loader is not None and loader.batch_size else None
     return ProfileFacts(hot_function=hot, hot_helpers=helpers, num_workers=metrics.num_workers,
                         workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main,
+                        main_sampled_lines=sampled,
                         cuda_capability=metrics.cuda_capability,
                         samples_per_epoch=loader.batches_per_epoch * batch if batch and loader.batches_per_epoch
                         else None,

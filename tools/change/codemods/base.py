@@ -43,6 +43,10 @@ class ProfileFacts(BaseModel):
     main_hot_functions: list[FunctionRef] = []
     """The main process's hot functions outside any stage (the training loop's per-step host work),
     loop owner first: what a rewrite of per-step metrics or logging changes."""
+    main_sampled_lines: dict[str, list[int]] = {}
+    """Per main-process hot function (`file:name`), its most sampled lines, callees counted: a loop of the
+    training loop's function that holds none of them (a summary built once after the loop) cannot shorten a
+    step."""
 
 
 class CodemodContext(BaseModel):

@@ -14,7 +14,7 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.hot_function import functions
-from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored, within
+from perfloop.tools.change.codemods.loops import dotted, is_number_literal, names_loaded, names_stored, within
 
 
 def grids_as_rows(text: str, tree: ast.Module, fn: ast.FunctionDef,
@@ -239,3 +239,171 @@ def slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
         if out in names_loaded(stmt) | names_stored([stmt]):
             return None
     return None
+
+
+def restate_counts(body: list[ast.stmt], k: int, names: set[str]) -> list[ast.stmt] | None:
+    """The loop `body[k]` with its counts said the way the translator reads them, or None where nothing changes.
+
+    - An `if`/`elif`/`else` chain whose every branch is one `acc += term` (or `-=`) on its own accumulator, whose
+      tests read none of them, is the same as one `if` per branch, each test with the earlier tests negated:
+      `if s > 0: c += 1 elif s < 0: d += 1` is `if s > 0: c += 1` and `if not s > 0 and s < 0: d += 1`.
+    - A count carried across an inner loop's passes (`c = 0` before the loops, then only `c += 1`, perhaps under an
+      `if`, inside the inner loop: a Kendall tau's concordant pairs) is counted per outer pass instead: `c_row = 0`
+      before the inner loop, `c_row += 1` in it, `c += c_row` after it. Taken only where every term is an int
+      literal and the start value a number literal, so the sums are of integers and their order changes nothing
+      (a float count from `0.0` stays below 2**53, where every partial sum is exact), and where the outer loop
+      mentions `c` nowhere else.
+    """
+    loop = body[k]
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return None
+    outer = _split_chains(loop.body)
+    changed = outer is not loop.body
+    starts = _number_starts(body[:k])
+    taken = set(names) | names_loaded(loop) | names_stored([loop])
+    new_outer: list[ast.stmt] = []
+    for stmt in outer:
+        if not (isinstance(stmt, ast.For) and not stmt.orelse):
+            new_outer.append(stmt)
+            continue
+        inner = copy.copy(stmt)
+        inner.body = _split_chains(stmt.body)
+        changed |= inner.body is not stmt.body
+        rows: list[tuple[str, str]] = []
+        for acc in sorted(_counted(inner.body) & starts):
+            uses = sum(1 for s in outer for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == acc)
+            if uses != _count_sites(inner.body, acc):
+                continue  # read or set elsewhere in the outer loop: its value per pass matters
+            row = _fresh(f"{acc}_row", taken)
+            taken.add(row)
+            rows.append((acc, row))
+            inner.body = [_renamed(s, acc, row) for s in inner.body]
+        if rows:
+            changed = True
+            new_outer += [_at_line(f"{row} = 0", stmt) for _, row in rows]
+            new_outer.append(inner)
+            new_outer += [_at_line(f"{acc} += {row}", stmt) for acc, row in rows]
+        else:
+            new_outer.append(inner)
+    if not changed:
+        return None
+    new_loop = copy.copy(loop)
+    new_loop.body = new_outer
+    return [*body[:k], ast.fix_missing_locations(new_loop), *body[k + 1:]]
+
+
+def _split_chains(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """`stmts` with each if/elif/else chain of reductions split into one `if` per branch (the same list where
+    there is none)."""
+    out: list[ast.stmt] = []
+    for stmt in stmts:
+        branches = _chain(stmt)
+        if branches is None:
+            out.append(stmt)
+            continue
+        earlier: list[ast.expr] = []
+        for test, update in branches:
+            parts: list[ast.expr] = [ast.UnaryOp(op=ast.Not(), operand=copy.deepcopy(t)) for t in earlier]
+            if test is not None:
+                parts.append(copy.deepcopy(test))
+                earlier.append(test)
+            cond = parts[0] if len(parts) == 1 else ast.BoolOp(op=ast.And(), values=parts)
+            out.append(ast.fix_missing_locations(ast.copy_location(ast.If(test=cond, body=[update], orelse=[]),
+                                                                   update)))
+    return out if len(out) != len(stmts) or any(a is not b for a, b in zip(out, stmts)) else stmts
+
+
+def _chain(stmt: ast.stmt) -> list[tuple[ast.expr | None, ast.AugAssign]] | None:
+    """The branches (test, update) of an if/elif/else chain of one `acc += term` each, on distinct
+    accumulators none of the tests reads; None for anything else (a lone `if`, which the translator reads)."""
+    if not (isinstance(stmt, ast.If) and stmt.orelse):
+        return None
+    branches: list[tuple[ast.expr | None, ast.AugAssign]] = []
+    node = stmt
+    while True:
+        if len(node.body) != 1 or not _is_update(node.body[0]):
+            return None
+        branches.append((node.test, node.body[0]))
+        if not node.orelse:
+            break
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            continue
+        if len(node.orelse) == 1 and _is_update(node.orelse[0]):
+            branches.append((None, node.orelse[0]))
+            break
+        if all(isinstance(s, ast.Pass) for s in node.orelse):  # `else: pass`
+            break
+        return None
+    accs = [update.target.id for _, update in branches]
+    if len(set(accs)) != len(accs) or any(names_loaded(t) & set(accs) for t, _ in branches if t is not None):
+        return None
+    return branches
+
+
+def _is_update(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) \
+        and isinstance(stmt.op, (ast.Add, ast.Sub))
+
+
+def _is_count(stmt: ast.stmt) -> bool:
+    return _is_update(stmt) and isinstance(stmt.value, ast.Constant) and type(stmt.value.value) is int
+
+
+def _counted(stmts: list[ast.stmt]) -> set[str]:
+    """Accumulators every one of whose mentions in `stmts` is a count: `acc += 1` alone or as an `if`'s only
+    statement (after `_split_chains`)."""
+    counted = {s.target.id for s in _count_stmts(stmts)}
+    return {acc for acc in counted
+            if sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == acc)
+            == _count_sites(stmts, acc)}
+
+
+def _count_stmts(stmts: list[ast.stmt]) -> list[ast.AugAssign]:
+    found = []
+    for s in stmts:
+        if _is_count(s):
+            found.append(s)
+        elif isinstance(s, ast.If) and not s.orelse and len(s.body) == 1 and _is_count(s.body[0]):
+            found.append(s.body[0])
+    return found
+
+
+def _count_sites(stmts: list[ast.stmt], acc: str) -> int:
+    return sum(1 for s in _count_stmts(stmts) if s.target.id == acc)
+
+
+def _number_starts(before: list[ast.stmt]) -> set[str]:
+    """Names whose last binding in `before` is a number literal (`c = 0`, `c = d = 0.0`, `c, d = 0, 0`)."""
+    starts: set[str] = set()
+    for stmt in before:
+        for name in names_stored([stmt]):
+            starts.discard(name)
+        if not isinstance(stmt, ast.Assign):
+            continue
+        if is_number_literal(stmt.value) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            starts |= {t.id for t in stmt.targets}
+        elif len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple) \
+                and len(stmt.targets[0].elts) == len(stmt.value.elts):  # `a, b = 0, 0`
+            starts |= {t.id for t, v in zip(stmt.targets[0].elts, stmt.value.elts)
+                       if isinstance(t, ast.Name) and is_number_literal(v)}
+    return starts
+
+
+def _renamed(stmt: ast.stmt, old: str, new: str) -> ast.stmt:
+    stmt = copy.deepcopy(stmt)
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and node.id == old:
+            node.id = new
+    return stmt
+
+
+def _fresh(stem: str, taken: set[str]) -> str:
+    name, k = stem, 2
+    while name in taken:
+        name, k = f"{stem}_{k}", k + 1
+    return name
+
+
+def _at_line(source: str, where: ast.stmt) -> ast.stmt:
+    return ast.fix_missing_locations(ast.copy_location(ast.parse(source).body[0], where))

@@ -43,7 +43,7 @@ from perfloop.tools.change.codemods.loops import (
     while_stop,
     without_guards,
 )
-from perfloop.tools.change.codemods.restate import grids_as_rows, slots_as_appends
+from perfloop.tools.change.codemods.restate import grids_as_rows, restate_counts, slots_as_appends
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
@@ -79,8 +79,10 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     candidates = per_element_left_out(candidates, ctx.params.get("per_element", True))
     refusals: list[str] = []
     done: list[tuple[ast.FunctionDef, FunctionRewrite]] = []
+    # The training loop's own function: only its loops that hold a sampled line can shorten a step.
+    sampled = frozenset(ctx.params.get("sampled_lines") or ())
     for candidate in candidates:
-        found = rewrite_function(candidate, exact, tree)
+        found = rewrite_function(candidate, exact, tree, sampled if candidate is fn else frozenset())
         refusals += [f"{candidate.name}: {why}" for why in found.refusals]
         if found.rewrites:
             done.append((candidate, found))
@@ -89,7 +91,8 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
         raise NotApplicable(f"nothing in {name} ({file}:{line}) can be vectorised: {detail}")
     # Every function of the per-sample path that has loops to rewrite, in one change: a helper's loop
     # is often a small part of the path, and rewriting it alone leaves the rest in Python.
-    new_text = _splice_each(text, tree, [candidate for candidate, _ in done], exact)
+    new_text = _splice_each(text, tree, [(candidate, sampled if candidate is fn else frozenset())
+                                         for candidate, _ in done], exact)
     found = FunctionRewrite(rewrites=[r for _, f in done for r in f.rewrites],
                             inexact=[why for _, f in done for why in f.inexact])
     # Replay the hot function when it calls what was rewritten (its calls cover the helpers'); else the one helper.
@@ -124,15 +127,17 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     )
 
 
-def _splice_each(text: str, tree: ast.Module, rewritten: list[ast.FunctionDef], exact: bool) -> str:
+def _splice_each(text: str, tree: ast.Module, rewritten: list[tuple[ast.FunctionDef, frozenset[int]]],
+                 exact: bool) -> str:
     """Splice each function's rewrites into the text, one function at a time, each found again in the text
-    as the previous splice left it (the rewrites are the same: translation depends on the function only)."""
+    as the previous splice left it (the rewrites are the same: translation depends on the function, and the
+    sampled lines it is given, only)."""
     # Which of the functions of that name (in `tree`, the text's parse) each one is: splicing keeps their order.
-    ordinals = [[node for node, _ in functions(tree) if node.name == fn.name].index(fn) for fn in rewritten]
-    for original, ordinal in zip(rewritten, ordinals):
+    ordinals = [[node for node, _ in functions(tree) if node.name == fn.name].index(fn) for fn, _ in rewritten]
+    for (original, sampled), ordinal in zip(rewritten, ordinals):
         module = ast.parse(text)
         fn = [node for node, _ in functions(module) if node.name == original.name][ordinal]
-        text = splice(text, fn, rewrite_function(fn, exact, module).rewrites)
+        text = splice(text, fn, rewrite_function(fn, exact, module, sampled).rewrites)
     return text
 
 
@@ -146,8 +151,10 @@ def _vectorize_main(ctx: CodemodContext) -> CodemodResult:
         if ref.defining_name in skip or ref.name in skip:
             continue
         facts = ctx.profile.model_copy(update={"hot_function": ref})
+        sampled = ctx.profile.main_sampled_lines.get(f"{ref.file}:{ref.name}")
         try:
-            return vectorize_hot_function(ctx.model_copy(update={"profile": facts, "params": params}))
+            return vectorize_hot_function(ctx.model_copy(update={
+                "profile": facts, "params": {**params, "sampled_lines": sampled} if sampled else params}))
         except NotApplicable as why:
             reasons.append(str(why))
     if not reasons:
@@ -163,8 +170,13 @@ def _callees(tree: ast.Module, fn: ast.FunctionDef) -> list[ast.FunctionDef]:
 
 
 # deciding --------------------------------------------------------------------------
-def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module | None = None) -> FunctionRewrite:
+def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module | None = None,
+                     sampled: frozenset[int] = frozenset()) -> FunctionRewrite:
     """Translate every top-level loop and list-comprehension statement of `fn` that allows it.
+
+    With `sampled` (the profile's most sampled lines of `fn`, given for the training loop's own function), a
+    rewrite whose loop holds none of them is left out, and said so: it cannot shorten a step (blind13 b6: a
+    comprehension that ran once, after the loop, was the one change tried).
 
     With `module` (the file's parse), calls to the file's own scalar helpers are inlined first
     (`inline.py`). A refusal names the construct it was about (`for` loop, `while` loop,
@@ -180,6 +192,17 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
                                                                       if isinstance(a, ast.arg)}
     result = FunctionRewrite()
     _block(fn, original, (), names, exact, bytes_names(fn), result, (inline_notes, why_not))
+    if sampled:
+        kept = []
+        for rewrite in result.rewrites:
+            stmt = block_at(fn.body, rewrite.block)[rewrite.end]
+            if any(stmt.lineno <= line <= stmt.end_lineno for line in sampled):
+                kept.append(rewrite)
+            else:
+                result.refusals.append(f"{construct(stmt)}: line {stmt.lineno}: none of the profile's most sampled "
+                                       f"lines of {fn.name} ({', '.join(map(str, sorted(sampled)))}) is in it, so "
+                                       "rewriting it cannot shorten a step")
+        result.rewrites = kept
     return result
 
 
@@ -207,9 +230,12 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         try:
             if isinstance(stmt, ast.For):
                 slots = slots_as_appends(block, k)
-                rewrite, inexact = _loop(slots or block, k, names, exact, held)
+                counts = restate_counts(slots or block, k, names)
+                rewrite, inexact = _loop(counts or slots or block, k, names, exact, held)
                 if slots:
                     rewrite.rule = f"preallocated list, {rewrite.rule}"
+                if counts:
+                    rewrite.rule = f"counts per branch and per row, {rewrite.rule}"
             elif isinstance(stmt, ast.While):
                 rewrite, inexact = _while(block, k, names, exact, held)
             elif isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) \
