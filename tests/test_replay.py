@@ -49,7 +49,7 @@ def test_replay_accepts_a_correct_rewrite_and_catches_a_wrong_one(captured):
     assert not bad.ok and bad.verdict == "different" and "values differ" in bad.reason
 
     # A tiny numeric drift fails when exactness was promised, passes within a declared tolerance.
-    drift = new.replace("** 2,", "** 2 * (1 + 1e-9),")
+    drift = new.replace("] ** 2\n", "] ** 2 * (1 + 1e-9)\n")
     assert drift != new
     assert replay(repo, "train.py", "frame_energy", old, drift, Path(calls.directory)).verdict == "different"
     loose = replay(repo, "train.py", "frame_energy", old, drift, Path(calls.directory),
