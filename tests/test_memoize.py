@@ -144,8 +144,9 @@ def test_keys_are_exact_so_equal_but_different_arguments_are_not_confused(tmp_pa
     for value in [0.0, -0.0, 1, 1.0, True, 2, -0.0, 0.0]:
         got, want = new["bucket"](value, edges), old["bucket"](value, edges)
         assert got == want and str(got) == str(want)  # -0.0 keeps its sign, 1 and 1.0 their results
-    assert new["bucket"](0.7, [0.5, 1.5]) == old["bucket"](0.7, [0.5, 1.5])  # a list: no key, computed as before
-    assert len(new["_bucket_memo"]) == 6  # 0.0, -0.0, 1, 1.0, True and 2 apart; the repeats served
+    assert new["bucket"](0.7, [0.5, 1.5]) == old["bucket"](0.7, [0.5, 1.5])  # a list: keyed by its contents
+    assert new["bucket"](0.7, [0.5, 1.5]) == old["bucket"](0.7, [0.5, 1.5])
+    assert len(new["_bucket_memo"]) == 7  # 0.0, -0.0, 1, 1.0, True and 2 apart, and the list apart from the tuple
 
 
 REFUSED = {
@@ -376,22 +377,47 @@ def test_a_parsed_record_is_shared_where_nothing_can_change_it_and_copied_in_one
     assert len(keys) == 6
 
 
+PADS_IN_PLACE = """
+def frame_energy(values, width):
+    # Sum of squares over a sliding window, the frame padded circularly in place first.
+    n = len(values)
+    padded = values
+    padded.extend(values[:width])
+    out = []
+    for i in range(n):
+        total = 0.0
+        for j in range(width):
+            total += padded[i + j] ** 2
+        out.append(total)
+    return out
+"""
+
+
 @pytest.mark.parametrize("pipeline, function, worth", [
     ("tokenizer", "normalize", True),   # a whole text per call: its result served again is far cheaper
-    ("tiny", "frame_energy", False),    # a list per call: no exact key, computed as before, no faster
+    ("tiny", "frame_energy", True),     # a list per call, keyed by its contents: it changes nothing it is given
+    ("tiny:pads", "frame_energy", False),  # the same list padded in place: no key for it, computed as before
 ])
 def test_replay_on_real_captured_calls_decides_whether_the_pipeline_runs(tmp_path, pipeline, function, worth):
     """The rewrite is replayed on calls captured from the real pipeline, each call timed over several rounds:
     a remembered result serves every round after the first, so a helper whose arguments key exactly replays
-    far faster; one called with lists replays no faster and is refused before any pipeline run."""
+    far faster. A list argument keys by its contents where the function changes nothing it was given; one that
+    pads its list in place keys on strings and numbers only, so with a list per call it replays no faster and
+    is refused before any pipeline run."""
     from types import SimpleNamespace as NS
 
     from perfloop.agent.proposers import codemod as proposer
     from perfloop.tools.contract.target import load_target
     from perfloop.tools.measure.profiler import ProbeSettings
-    from tests.conftest import make_repo
+    from tests.conftest import git, make_repo
 
-    repo = make_repo(tmp_path / "repo", pipeline)
+    repo = make_repo(tmp_path / "repo", pipeline.split(":")[0])
+    if pipeline.endswith(":pads"):
+        text = (repo / "train.py").read_text()
+        start = text.index("def frame_energy(")
+        end = text.index("\n\n\n", start)
+        (repo / "train.py").write_text(text[:start] + PADS_IN_PLACE.strip() + text[end:])
+        git(repo, "commit", "-qam", "pad in place")
     target = load_target(repo)
     text = (repo / "train.py").read_text()
     line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(f"def {function}("))
@@ -400,10 +426,12 @@ def test_replay_on_real_captured_calls_decides_whether_the_pipeline_runs(tmp_pat
     ctx = NS(record=recorded.append, next_run=lambda label: tmp_path / label,
              protected=lambda tree: ProbeSettings(), workspace=NS(candidate_tree=repo),
              state=NS(profile=None, target=target))
+    assert result.replay.keys_data is (pipeline != "tiny:pads")
     if worth:
         proposer._replayed(ctx, result, repo)
         assert recorded[-1].ok and recorded[-1].speedup >= proposer.MEMO_MIN_REPLAY_SPEEDUP
     else:
+        assert any("changes `padded`, which may be an object it was given" in n for n in result.notes), result.notes
         with pytest.raises(NotApplicable, match=r"none of the \d+ captured calls passes arguments a memo can key "
                                                 r"exactly .* so the pipeline was not run"):
             proposer._replayed(ctx, result, repo)
@@ -873,3 +901,148 @@ def test_the_original_behind_a_memo_and_the_memos_helpers_are_never_remembered_a
             "a helper of the memos perfloop adds"
         with pytest.raises(NotApplicable, match=re.escape(f"{name}: {reason}")):
             apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=hot(name, "mod.py", line)))
+
+
+DATA_KEYED = {
+    # blind13 b1's shape: a per-pixel spectrum (a list of floats) through a monotone-chain upper hull.
+    "hull_of_a_list": ("""
+        def continuum_removed(spectrum):
+            hull = []
+            for k, v in enumerate(spectrum):
+                while len(hull) >= 2:
+                    (i, a), (j, b) = hull[-2], hull[-1]
+                    if (b - a) * (k - i) <= (v - a) * (j - i):
+                        hull.pop()
+                    else:
+                        break
+                hull.append((k, v))
+            line = [0.0] * len(spectrum)
+            for (i, a), (j, b) in zip(hull, hull[1:]):
+                for k in range(i, j + 1):
+                    line[k] = a + (b - a) * (k - i) / (j - i) if j > i else a
+            line[-1] = hull[-1][1]
+            return [v / w if w else 0.0 for v, w in zip(spectrum, line)]
+    """, "continuum_removed", lambda rng: [list(rng.random(12) + 0.5) for _ in range(3)]),
+    # A window of readings as a numpy array, with a grid of partial sums it fills itself.
+    "array_window": ("""
+        import numpy as np
+
+        def band_energy(window, bands=3):
+            grid = [[0.0] * len(window) for _ in range(bands)]
+            for b in range(bands):
+                for k in range(len(window)):
+                    grid[b][k] = float(window[k]) ** (b + 1)
+            out = np.zeros(bands)
+            for b in range(bands):
+                out[b] = sum(grid[b])
+            return out
+    """, "band_energy", lambda rng: [rng.standard_normal(16) for _ in range(3)]),
+    # A sentence as a list of tokens, and a sorted copy it changes.
+    "token_list": ("""
+        def ngram_ids(tokens, n=2):
+            seen = sorted(tokens)
+            seen.reverse()
+            ids = []
+            for i in range(len(tokens) - n + 1):
+                ids.append(hash(" ".join(tokens[i:i + n])) % 1000 + len(seen))
+            return ids
+    """, "ngram_ids", lambda rng: [[str(w) for w in rng.integers(0, 5, 7)] for _ in range(3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATA_KEYED))
+def test_lists_and_arrays_key_by_their_contents_where_nothing_given_is_changed(tmp_path, name):
+    """blind13 b1 and b3: `upper_hull(spectrum)` and `dft_phasor(window)` took a list or an array, so the memo had no
+    key for them ("none of the captured calls passes arguments a memo can key exactly"). Where neither the function
+    nor what it calls can change an object it was given (`kept_arguments.py`), lists and numpy arrays key by their
+    contents: an equal list or array made anew is served again; a different one, -0.0 for 0.0, 1 for 1.0 or another
+    dtype or shape is not; changing the argument after the call, or the result handed out, changes nothing stored."""
+    import numpy as np
+
+    source, function, inputs = DATA_KEYED[name]
+    old, new, result = memoize(tmp_path, source, function)
+    assert "_memo_key_data(" in result.files["mod.py"].split(f"def {function}(")[-1] and result.replay.keys_data
+    memo = new[f"_{function}_memo"]
+    rng = np.random.default_rng(1)
+    for value in inputs(rng):
+        want = old[function](value)
+        first = new[function](value)
+        again = new[function](value.copy() if hasattr(value, "copy") else list(value))
+        assert (np.array_equal(want, first) and np.array_equal(want, again)) if hasattr(want, "dtype") \
+            else want == first == again
+        assert first is not again
+        if hasattr(first, "dtype"):
+            first[...] = -1
+        else:
+            first.append("changed")
+        value[0] = value[0] * 2  # the caller changes its argument afterwards
+        fresh = new[function](value)
+        assert (np.array_equal(fresh, old[function](value)) if hasattr(fresh, "dtype")
+                else fresh == old[function](value))
+    size = len(memo)
+    if name == "hull_of_a_list":
+        new[function]([0.5, -0.0, 1.0]), new[function]([0.5, 0.0, 1.0])
+        assert len(memo) == size + 2  # -0.0 and 0.0 apart
+    if name == "array_window":
+        base = np.arange(16.0)
+        new[function](base, 2), new[function](base.astype(np.float32), 2), new[function](base.reshape(4, 4)[0], 2)
+        assert len(memo) == size + 3
+
+
+KEPT_TO_SCALARS = {
+    "alias_then_append": ("""
+        def padded_sum(xs):
+            out = xs
+            out.append(0.0)
+            return sum(out)
+    """, "padded_sum", "changes `out`"),
+    "loop_row_sorted_in_place": ("""
+        def row_medians(rows):
+            medians = []
+            for row in rows:
+                row.sort()
+                medians.append(row[len(row) // 2])
+            return medians
+    """, "row_medians", "changes `row`"),
+    "helper_changes_its_parameter": ("""
+        def _clip_inplace(values, hi):
+            for i in range(len(values)):
+                if values[i] > hi:
+                    values[i] = hi
+            return values
+
+
+        def clipped_mean(values):
+            v = _clip_inplace(values, 1.0)
+            return sum(v) / len(v)
+    """, "clipped_mean", "_clip_inplace line"),
+    "numpy_out": ("""
+        import numpy as np
+
+        def scaled(x):
+            np.multiply(x, 2.0, out=x)
+            return float(x.sum())
+    """, "scaled", "changes `x`"),
+    "augmented_alias": ("""
+        def extended(xs):
+            ys = xs
+            ys += [1.0]
+            return len(ys)
+    """, "extended", "changes `ys`"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEPT_TO_SCALARS))
+def test_a_function_that_may_change_what_it_was_given_keys_on_scalars_only_and_says_why(tmp_path, name):
+    """The purity reading lets a function change any name it binds; through an alias (`out = xs`), a loop's row or
+    a helper's parameter that is an argument it was given. A hit would skip that change, so such a function keys
+    on strings, numbers and tuples of them only, as before, and the notes say which change kept it there."""
+    source, function, why = KEPT_TO_SCALARS[name]
+    try:
+        _, _, result = memoize(tmp_path, source, function)
+    except NotApplicable as refused:  # the purity reading itself refused it: no memo at all
+        assert "which it did not make" in str(refused)
+        return
+    assert not result.replay.keys_data and "_memo_key_data(" not in result.files["mod.py"].split(f"def {function}(")[-1]
+    assert any(why in note and "keyed on str, bytes, numbers and tuples of them only" in note for note in result.notes), \
+        result.notes

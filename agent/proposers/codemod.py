@@ -85,9 +85,12 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
         return
     if result.knob == "memoize" and outcome.num_calls and not outcome.keyed_calls:
         # Keys are keys, for a method's memo too (its timing keeps one copy of the object per version: keep_object).
+        kinds = ("str, bytes, int, float, bool, None, tuples and lists of them and numpy arrays of numbers; tensors "
+                 "and other objects are computed every time" if result.replay.keys_data else
+                 "str, bytes, int, float, bool, None and tuples of them; lists, arrays and tensors are computed every "
+                 "time, since it may change what it is given")
         raise NotApplicable(f"replay of {result.replay.function}: none of the {outcome.num_calls} captured calls "
-                            "passes arguments a memo can key exactly (str, bytes, int, float, bool, None and tuples "
-                            "of them; lists, arrays and tensors are computed every time), so the pipeline was not run")
+                            f"passes arguments a memo can key exactly ({kinds}), so the pipeline was not run")
     if result.knob == "memoize" and outcome.speedup is not None and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
         # (A method keeps its results on its object: replay keeps one copy of it per version through the timed
         # rounds, `keep_object`.) Replay times each call over several rounds, so a remembered result serves every

@@ -160,8 +160,10 @@ def capture_calls(command: str, target_dir: Path, out_dir: Path, file: str, func
 def replay(target_dir: Path, file: str, function: str, old_source: str, new_source: str, calls_dir: Path,
            tolerance: Tolerance | None = None, limits: RunLimits | None = None,
            work_dir: Path | None = None, lists_became_arrays: bool = False,
-           argv: list[str] | None = None, keep_object: bool = False) -> ReplayResult:
+           argv: list[str] | None = None, keep_object: bool = False, keys_data: bool = False) -> ReplayResult:
     """Run old and new `function` of `file` on every captured call, sandboxed, and compare the outputs.
+
+    ``keys_data``: the memo keys lists and numpy arrays by their contents too, so such arguments count as keys.
 
     ``keep_object``: a method's timed rounds run on one copy of its object per version, kept from call to call
     (a memo that keeps its results on the object serves them again, as in the pipeline); otherwise every timed
@@ -175,7 +177,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
         "file": str((Path(target_dir) / file).resolve()), "function": function,
         "old_source": old_source, "new_source": new_source, "calls_dir": str(Path(calls_dir).resolve()),
         "atol": tolerance.atol if tolerance else None, "rtol": tolerance.rtol if tolerance else None,
-        "lists_became_arrays": lists_became_arrays, "argv": argv, "keep_object": keep_object,
+        "lists_became_arrays": lists_became_arrays, "argv": argv, "keep_object": keep_object, "keys_data": keys_data,
         "call_glob": CALL_GLOB, "report_prefix": REPLAY_REPORT_PREFIX,
     }))
     limits = limits or RunLimits(timeout_s=120, memory_mb=4096)
@@ -222,7 +224,7 @@ def check_rewrite(result: CodemodResult, target_dir: Path, command: str, work_di
     outcome = replay(target_dir, file, function, old_source, result.files[file], Path(captured.directory),
                      tolerance=result.tolerance, work_dir=Path(work_dir),
                      lists_became_arrays=result.replay.lists_became_arrays, argv=script_argv(command, file),
-                     keep_object=result.knob == "memoize" and "." in function)
+                     keep_object=result.knob == "memoize" and "." in function, keys_data=result.replay.keys_data)
     if captured.notes:
         outcome.skipped += captured.notes
     return outcome

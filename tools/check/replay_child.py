@@ -366,7 +366,8 @@ def main() -> None:
             after.append(rng_states())
         report["num_calls"] += 1
         given = call["args"][1:] if "self_file" in call else call["args"]
-        if exact_key(tuple(given)) and exact_key(tuple(call["kwargs"].values())):
+        data = bool(spec.get("keys_data"))
+        if exact_key(tuple(given), data) and exact_key(tuple(call["kwargs"].values()), data):
             report["keyed"] += 1
             keys.add(key_of((tuple(given), tuple(sorted(call["kwargs"].items())))))
             report["distinct"] = len(keys)
@@ -398,23 +399,32 @@ def main() -> None:
     print(spec["report_prefix"] + json.dumps(report))
 
 
-def exact_key(value) -> bool:
+def exact_key(value, data=False) -> bool:
     """Whether a value could key a remembered result exactly (the memo's `_memo_key` types): str, bytes, int,
-    float, bool, None, and tuples or frozensets of them."""
+    float, bool, None, and tuples or frozensets of them; with `data` (`_memo_key_data`), lists of them and numpy
+    arrays of numbers too."""
     if value is None or type(value) in (str, bytes, int, float, bool):
         return True
-    if type(value) in (tuple, frozenset):
-        return all(exact_key(item) for item in value)
-    return False
+    if type(value) in (tuple, frozenset) or (data and type(value) is list):
+        return all(exact_key(item, data) for item in value)
+    return data and _is_array(value) and not value.dtype.hasobject
+
+
+def _is_array(value) -> bool:
+    return type(value).__name__ == "ndarray" and type(value).__module__ == "numpy"
 
 
 def key_of(value):
-    """The memo's key of an exact value (`_memo_key`): floats by their bits, so 1, 1.0 and True stay apart."""
+    """The memo's key of an exact value (`_memo_key`): floats by their bits, so 1, 1.0 and True stay apart; an
+    array by dtype, shape and bytes."""
     kind = type(value)
     if kind is float:
         return (kind, struct.pack("<d", value))
-    if kind in (tuple, frozenset):
-        return (kind, kind(key_of(item) for item in value))
+    if kind in (tuple, frozenset, list):
+        return (kind, tuple(key_of(item) for item in value) if kind is not frozenset
+                else frozenset(key_of(item) for item in value))
+    if _is_array(value):
+        return (kind, value.dtype.str, value.shape, value.tobytes())
     return (kind, value)
 
 

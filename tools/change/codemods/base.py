@@ -88,6 +88,9 @@ class ReplayTarget(BaseModel):
     per_element: bool = False
     """The function is called per element by another of the per-sample path (a memo's per-word helper): its
     arguments can repeat within one epoch, whatever the captured calls show."""
+    keys_data: bool = False
+    """A memo that keys lists and numpy arrays by their contents too (`_memo_key_data`): replay counts such
+    arguments as keys."""
 
 
 class CodemodResult(BaseModel):

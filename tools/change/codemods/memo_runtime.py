@@ -4,17 +4,18 @@ What a hit costs is most of what a memo saves where the function is cheap: blind
 x3.75 of a possible x14.5, and under cProfile two thirds of its `__getitem__` went to building keys and copying
 results. So each part of a result is judged once, when it is stored:
 - `_memo_key`: an exact key (floats by their bits, tuples and frozensets element by element); a function of one
-  positional parameter keys on it directly.
-- `_memo_store`: a tuple nothing can change at any depth (scalars, `datetime`, `Decimal`, `Fraction`, `UUID`
-  values, tuples and frozensets of them: `_memo_frozen`) is held as `_MemoShared` and the one object handed out;
-  a list or dict whose items cannot change as `_MemoScalars` or `_MemoFlatDict`, copied in one call; anything
-  else part by part.
+  positional parameter keys on it directly. `_memo_key_data` keys lists and numpy arrays by their contents too,
+  for a function that changes nothing it was given (`kept_arguments.py`).
+- `_memo_store`: arrays and tensors kept as copies (a result may be a view of an argument); a tuple nothing can
+  change at any depth (scalars, `datetime`, `Decimal`, `Fraction`, `UUID` values, tuples and frozensets of them:
+  `_memo_frozen`) is held as `_MemoShared` and the one object handed out; a list or dict whose items cannot
+  change as `_MemoScalars` or `_MemoFlatDict`, copied in one call; anything else part by part.
 - `_memo_copy`: what a hit hands out: a fresh object wherever the caller could change it.
 The names are the file's own (never named after perfloop: see hoist.LOOKUP_HELPER).
 """
 from __future__ import annotations
 
-HELPERS = ("_memo_key", "_memo_copy", "_memo_store", "_memo_frozen")
+HELPERS = ("_memo_key", "_memo_key_data", "_memo_copy", "_memo_store", "_memo_frozen")
 """Module-level helpers the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
 HELPER_SOURCE = '''def _memo_key(value):
@@ -31,6 +32,27 @@ HELPER_SOURCE = '''def _memo_key(value):
     if kind is frozenset:
         return (kind, frozenset(map(_memo_key, value)))
     raise TypeError(kind.__name__)
+
+
+def _memo_key_data(value):
+    """`_memo_key`, and lists and numpy arrays by their contents too: a list of floats by their bits, of ints,
+    strings or bytes as they are, anything else item by item; an array by dtype, shape and bytes (an array of
+    objects raises TypeError). Used only for a function that changes nothing it was given."""
+    kind = type(value)
+    if kind is list:
+        kinds = set(map(type, value))
+        if kinds == {float}:
+            return (kind, struct.pack(f"<{len(value)}d", *value))
+        if len(kinds) == 1 and kinds <= {int, str, bytes}:
+            return (kind, kinds.pop(), tuple(value))
+        return (kind, tuple(map(_memo_key_data, value)))
+    if kind is tuple:
+        return (kind, tuple(map(_memo_key_data, value)))
+    if kind.__name__ == "ndarray" and kind.__module__ == "numpy":
+        if value.dtype.hasobject:
+            raise TypeError("an array of objects")
+        return (kind, value.dtype.str, value.shape, value.tobytes())
+    return _memo_key(value)
 
 
 class _MemoShared(tuple):
@@ -74,6 +96,11 @@ def _memo_store(value):
             return {k: _memo_store(v) for k, v in value.items()}
         items = [_memo_store(v) for v in value]
         return items if kind is list else tuple(items)
+    # An array or tensor is kept as a copy: one the function returned may be a view of what it was given.
+    if hasattr(value, "clone") and hasattr(value, "detach"):
+        return value.clone()
+    if hasattr(value, "copy") and hasattr(value, "dtype"):
+        return value.copy()
     return value
 
 

@@ -23,8 +23,9 @@ Safety, by construction and then by evidence:
   re, ...; a name bound by `from <module> import` is judged as that module's). Built-in exceptions are
   made to be raised, and a call that raises is not remembered. Refused otherwise, naming the construct.
 - Keys are exact: only arguments that are str, bytes, int, bool, None, float (keyed by its bits,
-  so -0.0 and 0.0, 1 and 1.0 and True stay apart) and tuples/frozensets of them are remembered;
-  any other argument (a list, an array, a tensor) calls the original, as before.
+  so -0.0 and 0.0, 1 and 1.0 and True stay apart) and tuples/frozensets of them are remembered; lists of them
+  and numpy arrays of numbers too, by their contents, where nothing the function runs can change an object it
+  was given (`kept_arguments.py`); any other argument (a tensor, an object) calls the original, as before.
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
   sets are rebuilt, arrays and tensors copied, immutable values shared (the builtin scalars, and `datetime`,
   `Decimal`, `Fraction` and `UUID` values, which a deep copy once made as dear as a parse). Each part of a result
@@ -57,6 +58,7 @@ from perfloop.tools.change.codemods.hot_function import (
     qualname_of,
 )
 from perfloop.tools.change.codemods.imports import add_import, after_imports_text, import_paths
+from perfloop.tools.change.codemods.kept_arguments import changes_what_it_was_given
 from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.memo_runtime import HELPER_SOURCE, HELPERS
@@ -111,8 +113,15 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
         reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes,
                           import_paths([where_tree]))
         if reason is None:
-            result = _rewrite(where, where_text, where_tree, fn, cls)
+            # Keys of lists and arrays too, where nothing it calls changes what it was given (a hit skips the call).
+            methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
+            changes = changes_what_it_was_given(fn, module_level, methods,
+                                                imported_functions(ctx.root, where, where_tree))
+            result = _rewrite(where, where_text, where_tree, fn, cls, data_keys=changes is None)
             result.replay.per_element = id(fn) in ordered.per_element
+            if changes:
+                result.notes.append(f"keyed on str, bytes, numbers and tuples of them only, not lists or arrays: "
+                                    f"{changes}")
             return result
         refusals.append(f"{qualname}: {reason}")
     raise NotApplicable("memoize_pure_helper: no function of the per-sample path in " + ", ".join(sources)
@@ -412,8 +421,11 @@ def _written(target: ast.expr, made: set[str]) -> ast.expr | None:
     return None
 
 
-def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: ast.ClassDef | None) -> CodemodResult:
+def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: ast.ClassDef | None,
+             data_keys: bool = False) -> CodemodResult:
     name = fn.name
+    # A file memoised by an earlier perfloop holds its helpers without `_memo_key_data`: keys as those had.
+    data_keys = data_keys and ("def _memo_key(" not in text or "def _memo_key_data(" in text)
     # `_stats` becomes `_stats_uncached`, not `__stats_uncached`, which a class body would mangle.
     base = name.lstrip("_") or name
     uncached, memo = UNCACHED.format(name=base), MEMO.format(name=base)
@@ -444,7 +456,7 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
         f'    """{name} with its results remembered per argument (added by perfloop: it computes from its arguments\n'
         f'    alone; results are handed out as copies, arguments without an exact key are computed as before)."""\n'
         f"    try:\n"
-        f"        {key} = _memo_key({forward.key})\n"
+        f"        {key} = {'_memo_key_data' if data_keys else '_memo_key'}({forward.key})\n"
         f"{fetch}"
         f"    except (TypeError, AttributeError):\n"
         f"        return {call}({forward.call})\n"
@@ -461,7 +473,7 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
     new = "".join(lines[:end]).rstrip("\n") + "\n" + wrapper + "".join(lines[end:])
     if "def _memo_key(" not in new:
         new = after_imports_text(new, HELPER_SOURCE)
-    new = add_import(new, "copy")
+    new = add_import(add_import(new, "copy"), "struct")
     ast.parse(new)
     qualname = qualname_of(tree, fn)
     return CodemodResult(
@@ -470,11 +482,12 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
                 "alone, and the calls repeat them",
         knob="memoize", old_value="computed on every call", new_value="remembered per argument",
         location=f"{file}:{fn.lineno}",
-        replay=ReplayTarget(file=file, function=qualname),
+        replay=ReplayTarget(file=file, function=qualname, keys_data=data_keys),
         notes=[f"{name} reads as pure (no draws, no writes to what it did not make, calls only what computes); a "
                "helper that reads state which changes between calls shows a changed batch in verification",
                f"at most {MAX_ENTRIES} results kept; arguments other than str/bytes/int/bool/None/float and tuples "
-               "of them are computed every time"],
+               + ("or lists of them and numpy arrays (by their contents) " if data_keys else "of them ")
+               + "are computed every time"],
     )
 
 
