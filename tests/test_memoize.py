@@ -987,6 +987,9 @@ def test_lists_and_arrays_key_by_their_contents_where_nothing_given_is_changed(t
         base = np.arange(16.0)
         new[function](base, 2), new[function](base.astype(np.float32), 2), new[function](base.reshape(4, 4)[0], 2)
         assert len(memo) == size + 3
+        big = np.arange(4096.0)  # 32 KiB: not kept as a key, computed as before
+        assert np.array_equal(new[function](big, 1), old[function](big, 1)) and len(memo) == size + 3
+        assert "< 16384:" in result.files["mod.py"]  # fewer results kept than for scalar keys
 
 
 KEPT_TO_SCALARS = {

@@ -37,9 +37,13 @@ HELPER_SOURCE = '''def _memo_key(value):
 def _memo_key_data(value):
     """`_memo_key`, and lists and numpy arrays by their contents too: a list of floats by their bits, of ints,
     strings or bytes as they are, anything else item by item; an array by dtype, shape and bytes (an array of
-    objects raises TypeError). Used only for a function that changes nothing it was given."""
+    objects raises TypeError). A list of more than 2048 items or an array of more than 16 KiB is not kept as a key
+    (TypeError: computed as before), so that 16384 remembered results hold at most 256 MiB of keys. Used only for a
+    function that changes nothing it was given."""
     kind = type(value)
     if kind is list:
+        if len(value) > 2048:
+            raise TypeError("a list too long to keep as a key")
         kinds = set(map(type, value))
         if kinds == {float}:
             return (kind, struct.pack(f"<{len(value)}d", *value))
@@ -49,8 +53,8 @@ def _memo_key_data(value):
     if kind is tuple:
         return (kind, tuple(map(_memo_key_data, value)))
     if kind.__name__ == "ndarray" and kind.__module__ == "numpy":
-        if value.dtype.hasobject:
-            raise TypeError("an array of objects")
+        if value.dtype.hasobject or value.nbytes > 16384:
+            raise TypeError("an array of objects, or too large to keep as a key")
         return (kind, value.dtype.str, value.shape, value.tobytes())
     return _memo_key(value)
 

@@ -65,6 +65,8 @@ from perfloop.tools.change.codemods.memo_runtime import HELPER_SOURCE, HELPERS
 
 MAX_ENTRIES = 1 << 18
 """Results kept per function; arguments first seen after that are computed every time."""
+MAX_DATA_ENTRIES = 1 << 14
+"""... for a memo keyed on lists and arrays too (keys of up to 16 KiB each: `memo_runtime._memo_key_data`)."""
 UNCACHED = "_{name}_uncached"  # the name without its leading underscores: `_stats` gives `_stats_uncached`
 """What the original function is renamed to."""
 MEMO = "_{name}_memo"
@@ -463,7 +465,7 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
         f"    if {key} in {lookup}:\n"
         f"        return _memo_copy({lookup}[{key}])\n"
         f"    {value} = {call}({forward.call})\n"
-        f"    if len({lookup}) < {MAX_ENTRIES}:\n"
+        f"    if len({lookup}) < {MAX_DATA_ENTRIES if data_keys else MAX_ENTRIES}:\n"
         f"        {lookup}[{key}] = _memo_store({value})\n"
         f"        return _memo_copy({lookup}[{key}])\n"
         f"    return {value}\n"
