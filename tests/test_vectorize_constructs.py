@@ -351,6 +351,43 @@ CASES = {
             raw = text.encode("utf-8")
             return [_fold(c) for c in raw]
     """, "char_codes", lambda: ("h\u00e9llo w\u00f6rld, " * 12,)),
+    # blind13 a6: a helper that starts its accumulators in one chained assignment (`n = d1 = d2 = 0`) was not
+    # inlined; chained and tuple assignments of a helper are now read as each name's own value.
+    "helper/chained_starts": ("""
+        def depth_error(pred, true):
+            err = sq = 0.0
+            if true > 0:
+                err = abs(pred - true) / true
+                sq = (pred - true) ** 2
+            return err + sq
+
+        def depth_errors(preds, trues):
+            return [depth_error(p, t) for p, t in zip(preds, trues)]
+    """, "depth_errors", lambda: ([abs(v) for v in signal(120, 3)], [abs(v) - 0.3 for v in signal(120, 4)])),
+    "helper/tuple_starts": ("""
+        def clamp_band(v, lo_db, hi_db):
+            lo, hi = lo_db * 0.5, hi_db * 0.5
+            v = max(lo, min(hi, v))
+            return v - lo
+
+        def band(levels):
+            return [clamp_band(v, -1.0, 1.0) for v in levels]
+    """, "band", lambda: (signal(90, 5),)),
+    "helper/chained_then_updated": ("""
+        def wrapped_phase(a, b):
+            d = dd = a - b
+            if d > math.pi:
+                d = d - 2 * math.pi
+            if dd < -math.pi:
+                d = d + 2 * math.pi
+            return d
+
+        def phase_steps(phases):
+            out = []
+            for k in range(1, len(phases)):
+                out.append(wrapped_phase(phases[k], phases[k - 1]))
+            return out
+    """, "phase_steps", lambda: ([v * 4 for v in signal(100, 11)],)),
 }
 CASES.update({
     # slices whose bounds move with the loop: growing, trailing and per-segment windows ---------

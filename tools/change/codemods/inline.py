@@ -12,9 +12,9 @@ What is inlined, and what is not (the reason reaches the refusal when the loop i
   method being rewritten, called as `self.name(...)` (`self` bound to the caller's; a @staticmethod
   too); not the function being rewritten, without other decorators, `*args`, `**kwargs` or
   keyword-only parameters; defaults only constants;
-- bodies of assignments to names (`=`, `+=`, annotated), `if`/`else` whose branches assign
-  names or `return`, and `return` (a docstring is skipped); a name read before the helper sets
-  it, or a helper that can end without `return`, is refused;
+- bodies of assignments to names (`=`, chained `a = b = 0`, `a, b = x, y`, `+=`, annotated), `if`/`else`
+  whose branches assign names or `return`, and `return` (a docstring is skipped); a name read before the helper
+  sets it, or a helper that can end without `return`, is refused;
 - a helper's global names must not be names of the caller (they would be captured);
 - an argument that holds a call is passed only to a parameter the helper reads, so the checks
   that run on the inlined loop see it (a dropped argument would drop its effect).
@@ -171,8 +171,18 @@ def _assign(name: str, stmts: list[ast.stmt], env: dict[str, ast.expr], own: set
     for stmt in stmts:
         if is_docstring_stmt(stmt) or isinstance(stmt, ast.Pass):
             continue
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            env[stmt.targets[0].id] = _subst(name, stmt.value, env, own)
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            # `lo = hi = 0.0` as well as `lo = 0.0`: each name reads the one value.
+            value = _subst(name, stmt.value, env, own)
+            for target in stmt.targets:
+                env[target.id] = copy.deepcopy(value)
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) \
+                and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts) \
+                and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts):
+            # `lo, hi = a, b`: every right-hand side is read before any name is set, as Python does.
+            values = [_subst(name, v, env, own) for v in stmt.value.elts]
+            for target, value in zip(stmt.targets[0].elts, values):
+                env[target.id] = value
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             env[stmt.target.id] = _subst(name, stmt.value, env, own)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
