@@ -983,6 +983,11 @@ def test_lists_and_arrays_key_by_their_contents_where_nothing_given_is_changed(t
     if name == "hull_of_a_list":
         new[function]([0.5, -0.0, 1.0]), new[function]([0.5, 0.0, 1.0])
         assert len(memo) == size + 2  # -0.0 and 0.0 apart
+        # blind13 b1: wavelengths picked out of an array are numpy floats: keyed too, float32 apart from float64.
+        wide, narrow = [np.float64(v) for v in (0.5, 0.25, 1.0)], [np.float32(v) for v in (0.5, 0.25, 1.0)]
+        for spectrum in (wide, narrow, list(wide)):
+            assert new[function](spectrum) == old[function](spectrum)
+        assert len(memo) == size + 4
     if name == "array_window":
         base = np.arange(16.0)
         new[function](base, 2), new[function](base.astype(np.float32), 2), new[function](base.reshape(4, 4)[0], 2)

@@ -411,7 +411,8 @@ def exact_key(value, data=False) -> bool:
 
 
 def _is_array(value) -> bool:
-    return type(value).__name__ == "ndarray" and type(value).__module__ == "numpy"
+    """A numpy array or a numpy scalar (`np.float64(0.5)`), which the memo keys by dtype, shape and bytes."""
+    return type(value).__module__ == "numpy" and hasattr(value, "dtype")
 
 
 def key_of(value):

@@ -35,8 +35,9 @@ HELPER_SOURCE = '''def _memo_key(value):
 
 
 def _memo_key_data(value):
-    """`_memo_key`, and lists and numpy arrays by their contents too: a list of floats by their bits, of ints,
-    strings or bytes as they are, anything else item by item; an array by dtype, shape and bytes (an array of
+    """`_memo_key`, and lists and numpy arrays by their contents too: a list of floats (or of numpy floats) by their
+    bits, of ints, strings or bytes as they are, anything else item by item; an array or a numpy scalar by dtype,
+    shape and bytes (an array of
     objects raises TypeError). A list of more than 2048 items or an array of more than 16 KiB is not kept as a key
     (TypeError: computed as before), so that 16384 remembered results hold at most 256 MiB of keys. Used only for a
     function that changes nothing it was given."""
@@ -45,14 +46,17 @@ def _memo_key_data(value):
         if len(value) > 2048:
             raise TypeError("a list too long to keep as a key")
         kinds = set(map(type, value))
-        if kinds == {float}:
-            return (kind, struct.pack(f"<{len(value)}d", *value))
-        if len(kinds) == 1 and kinds <= {int, str, bytes}:
-            return (kind, kinds.pop(), tuple(value))
+        if len(kinds) == 1:
+            item = next(iter(kinds))
+            if item is float or (item.__module__ == "numpy" and item.__name__.startswith("float")):
+                # Floats by their bits, widened to double exactly; the item type keeps float32 and float64 apart.
+                return (kind, item, struct.pack(f"<{len(value)}d", *value))
+            if item in (int, str, bytes):
+                return (kind, item, tuple(value))
         return (kind, tuple(map(_memo_key_data, value)))
     if kind is tuple:
         return (kind, tuple(map(_memo_key_data, value)))
-    if kind.__name__ == "ndarray" and kind.__module__ == "numpy":
+    if kind.__module__ == "numpy" and hasattr(value, "dtype"):  # an array, or a numpy scalar (`np.float64(0.5)`)
         if value.dtype.hasobject or value.nbytes > 16384:
             raise TypeError("an array of objects, or too large to keep as a key")
         return (kind, value.dtype.str, value.shape, value.tobytes())
