@@ -521,6 +521,37 @@ def test_per_element_first_reads_loops_comprehensions_and_map():
     assert [fn.name for _, fn in order] == ["parse", "fold", "outer", "clean"]
 
 
+def test_a_function_a_per_element_caller_calls_once_is_per_element_too():
+    """blind13 b1: `upper_hull(x, y)` is called once by `continuum_removed(x, y)`, which a loop calls per pixel of
+    overlapping patches: its arguments repeat within an epoch as its caller's do. It was judged per record (the 8
+    captured calls did not repeat) and timed from a second epoch the one-epoch run never had. A function a
+    per-element function calls, at any depth, is per element too; one only the per-sample code calls is not."""
+    import ast
+
+    from perfloop.tools.change.codemods.memoize import per_element_first
+
+    tree = ast.parse(textwrap.dedent("""
+        def features(cube, x):
+            return [[removed(x, px) for px in row] for row in cube]
+        def removed(x, y):
+            hull = upper(x, y)
+            return [v / scale(h) for v, h in zip(y, hull)]
+        def upper(x, y):
+            return sorted(y)
+        def scale(h):
+            return h or 1.0
+        def load(i):
+            return normalise(i)
+        def normalise(i):
+            return i * 2
+    """))
+    features, removed, upper, scale, load, normalise = tree.body
+    order = per_element_first([("f", upper), ("f", normalise)], [tree])
+    assert [fn.name for _, fn in order] == ["upper", "normalise"]
+    assert order.per_element == frozenset({id(upper)})
+    assert id(scale) in per_element_first([("f", scale), ("f", load)], [tree]).per_element
+
+
 def test_among_functions_called_per_element_a_caller_on_the_same_argument_comes_before_its_callee():
     """blind12 a2: the per-word `porter_stem(word)` calls `_measure(stem)` in its loops over fixed suffix tables; the
     cheap callees came first and each memo cost more than it saved (x0.85, x0.11, x0.78). A caller in the

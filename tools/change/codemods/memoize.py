@@ -39,7 +39,8 @@ Safety, by construction and then by evidence:
   MEMO_MIN_REPLAY_SPEEDUP) and the pipeline runs
   (every batch, loss and side output compared) decide: a helper that reads state which changes
   between calls (a vocabulary that grows) shows a changed batch there and is rejected.
-- A function no other of the path calls per element (``ReplayTarget.per_element`` False) whose captured calls never
+- A function no other of the path calls per element, directly or through its callers (``ReplayTarget.per_element``
+  False), whose captured calls never
   repeat an argument serves per record, from the second epoch: the proposer declares so, and verify times it
   there (agent/proposers/codemod.py, ``_per_record``).
 """
@@ -139,7 +140,8 @@ class Ordered(list):
 def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
                       trees: list[ast.Module] = ()) -> Ordered:
     """The candidates with those a function of ``trees`` (or another candidate) calls per element (inside a loop
-    or a comprehension, or through `map`) moved ahead, each group in its own order (but `_callers_first`): a
+    or a comprehension, or through `map`) moved ahead, each group in its own order (but `_callers_first`); the
+    result's ``per_element`` also holds those called, anywhere, by a function called per element: a
     per-word `wordpiece(word)` repeats its arguments within one epoch, where the `tokenize(text)` that loops
     over the words sees each text once an epoch (and never again when the text was augmented first).
 
@@ -171,7 +173,19 @@ def per_element_first(candidates: list[tuple[str, ast.FunctionDef]],
     group = _callers_first(indices, lambda a, b: (a, b) in same_argument)
     ordered = Ordered([candidates[k] for k in group]
                       + [c for c, is_inner in zip(candidates, inner) if not is_inner])
-    ordered.per_element = frozenset(id(fn) for (_, fn), is_inner in zip(candidates, inner) if is_inner)
+    # Called per element through a caller, too: blind13 b1's `upper_hull(x, y)` is called once by `continuum_removed`,
+    # which a loop calls per pixel of overlapping patches; its arguments repeat within an epoch as the caller's do.
+    through = {id(g) for g in callers
+               if any(called(g, call) for other, calls in zip(callers, looped) if other is not g for call in calls)}
+    todo = [g for g in callers if id(g) in through]
+    while todo:
+        caller = todo.pop()
+        spelled = {dotted(n.func) for n in ast.walk(caller) if isinstance(n, ast.Call)}
+        for g in callers:
+            if id(g) not in through and g is not caller and any(called(g, call) for call in spelled if call):
+                through.add(id(g))
+                todo.append(g)
+    ordered.per_element = frozenset(id(fn) for _, fn in candidates if id(fn) in through)
     return ordered
 
 
