@@ -390,6 +390,52 @@ CASES = {
     """, "phase_steps", lambda: ([v * 4 for v in signal(100, 11)],)),
 }
 CASES.update({
+    # an edge case that appends and moves on (`if ...: out.append(x); continue`), then the usual append ----------
+    # blind14 b1: AGC divides each sample by the RMS of a centred window and appends 0.0 where the window is silent.
+    "continue_else/agc_rms": ("""
+        def agc(trace, window):
+            half = window // 2
+            sq = [v * v for v in trace]
+            n = len(trace)
+            out = []
+            for i, v in enumerate(trace):
+                lo = i - half if i > half else 0
+                hi = min(n, i + half + 1)
+                energy = sum(sq[lo:hi])
+                if energy == 0:
+                    out.append(0.0)
+                    continue
+                rms = math.sqrt(energy / (hi - lo))
+                out.append(v / rms)
+            return out
+    """, "agc", lambda: ([0] * 20 + [int(v * 1000) for v in signal(200, 12)] + [0] * 20, 9)),
+    "continue_else/root_ratio": ("""
+        def root_ratios(num, den):
+            ratios = []
+            for a, b in zip(num, den):
+                if b <= 0.0 or a <= 0.0:
+                    ratios.append(-math.inf)
+                    continue
+                r = a / b
+                ratios.append(math.sqrt(r))
+            return ratios
+    """, "root_ratios", lambda: (signal(150, 13), signal(150, 14))),
+    "continue_else/two_lists": ("""
+        def standardise(values, means, stds):
+            z, flagged = [], []
+            for k in range(len(values)):
+                s = stds[k]
+                if s == 0:
+                    z.append(0.0)
+                    flagged.append(False)
+                    continue
+                score = (values[k] - means[k]) / s
+                z.append(score)
+                flagged.append(abs(score) > 1.5)
+            return z, flagged
+    """, "standardise", lambda: (signal(80, 15), signal(80, 16), [0.0 if v < -0.5 else abs(v) for v in signal(80, 17)])),
+})
+CASES.update({
     # slices whose bounds move with the loop: growing, trailing and per-segment windows ---------
     "moving_slice/growing_window_integral": ("""
         def window_integral(x, w):
@@ -1913,3 +1959,34 @@ def test_a_training_loops_loop_that_holds_no_sampled_line_is_not_what_is_rewritt
     rng = np.random.default_rng(3)
     batches = [(np.round(rng.standard_normal(n), 1).tolist(), rng.integers(0, 3, n).tolist()) for n in (0, 1, 5, 40)]
     assert old["main"](batches) == new["main"](batches)
+
+
+@pytest.mark.parametrize("source, function, why", [
+    # the edge case appends to one list, the rest to another: not one append per pass on each list
+    ("""
+        def split(xs):
+            small, big = [], []
+            for v in xs:
+                if v < 0:
+                    small.append(v)
+                    continue
+                big.append(v * 2)
+            return small, big
+    """, "split", "is not set on every branch"),
+    # a name only the rest of the pass sets is read after the loop: it would hold the last element's value
+    ("""
+        def scaled(xs):
+            out = []
+            for v in xs:
+                if v == 0:
+                    out.append(0.0)
+                    continue
+                inv = 1.0 / v
+                out.append(inv * 2)
+            return out, inv
+    """, "scaled", "`inv` is read after the loop"),
+])
+def test_an_appending_continue_is_refused_where_the_branches_differ_or_a_branch_value_leaks(tmp_path, source, function,
+                                                                                            why):
+    with pytest.raises(NotApplicable, match=re_escape(why)):
+        vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent(source), function)

@@ -407,3 +407,36 @@ def _fresh(stem: str, taken: set[str]) -> str:
 
 def _at_line(source: str, where: ast.stmt) -> ast.stmt:
     return ast.fix_missing_locations(ast.copy_location(ast.parse(source).body[0], where))
+
+
+def continue_as_else(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
+    """The loop `body[k]` with an edge case that appends and moves on said as an `if`/`else`, or None.
+
+    `if energy == 0: out.append(0.0); continue` followed by the rest of the pass, which ends in
+    `out.append(v / rms)`, is `if energy == 0: out.append(0.0)` `else: <the rest>`: each pass appends once,
+    on one branch or the other. Taken where the guard's body is assignments to names and appends, then
+    `continue`, and the rest of the pass neither ends early nor holds another compound statement, so the
+    translator reads both branches (computing both for every element, quietly, and keeping one).
+    """
+    loop = body[k]
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return None
+    for j, stmt in enumerate(loop.body):
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) >= 2
+                and isinstance(stmt.body[-1], ast.Continue)):
+            continue
+        guard, rest = stmt.body[:-1], loop.body[j + 1:]
+        simple = (ast.Assign, ast.Expr, ast.Pass, ast.AugAssign)
+        if not rest or not all(isinstance(s, simple) for s in guard + rest) \
+                or not any(_appends(s) for s in guard) or skips_a_pass(rest):
+            return None
+        new_loop = copy.copy(loop)
+        new_if = ast.copy_location(ast.If(test=stmt.test, body=guard, orelse=rest), stmt)
+        new_loop.body = [*loop.body[:j], ast.fix_missing_locations(new_if)]
+        return [*body[:k], new_loop, *body[k + 1:]]
+    return None
+
+
+def _appends(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+        and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "append"

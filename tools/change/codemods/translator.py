@@ -339,9 +339,15 @@ class Translator(AxisRules, CallRules, CountRules):
                     sides.append(values[name])
                 elif name in self.env:
                     sides.append(self.env[name])
+                elif not name.startswith("\0") and name in self.carried:
+                    # A name one branch sets for its own use (`rms` before `out.append(v / rms)`): a later read in
+                    # the pass is a carried dependency, a read after the loop a leak, and both are refused there.
+                    break
                 else:
                     raise NotApplicable(f"line {stmt.lineno}: `{name.lstrip(chr(0))}` is not set on every branch "
                                         "of the if/elif/else")
+            if len(sides) < 2:
+                continue
             merged[name] = Val(f"np.where({test.src}, {sides[0].src}, {sides[1].src})",
                                max(test.depth, sides[0].depth, sides[1].depth, 1))
         return merged

@@ -43,7 +43,7 @@ from perfloop.tools.change.codemods.loops import (
     while_stop,
     without_guards,
 )
-from perfloop.tools.change.codemods.restate import grids_as_rows, restate_counts, slots_as_appends
+from perfloop.tools.change.codemods.restate import continue_as_else, grids_as_rows, restate_counts, slots_as_appends
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
@@ -231,11 +231,18 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
             if isinstance(stmt, ast.For):
                 slots = slots_as_appends(block, k)
                 counts = restate_counts(slots or block, k, names)
-                rewrite, inexact = _loop(counts or slots or block, k, names, exact, held)
+                edge = continue_as_else(counts or slots or block, k)
+                rewrite, inexact = _loop(edge or counts or slots or block, k, names, exact, held)
                 if slots:
                     rewrite.rule = f"preallocated list, {rewrite.rule}"
                 if counts:
                     rewrite.rule = f"counts per branch and per row, {rewrite.rule}"
+                if edge:
+                    # Both branches are computed for every element (v / rms where rms is 0): quietly, one kept.
+                    rewrite.rule, rewrite.quiet = f"an appending `continue` as else, {rewrite.rule}", True
+                    rewrite.notes.append(f"line {stmt.lineno}: the pass that appends and continues is the `if` "
+                                         "branch of an if/else; the other branch is computed for those elements "
+                                         "too, under np.errstate(all='ignore'), and left out")
             elif isinstance(stmt, ast.While):
                 rewrite, inexact = _while(block, k, names, exact, held)
             elif isinstance(stmt, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) \
