@@ -7,7 +7,7 @@ same record. This codemod keeps the original body as `_uncached_getitem` and wra
 
     def __getitem__(self, index):
         try:
-            key = operator.index(index)
+            key = operator.index(index) if type(index) is not tuple else tuple(map(operator.index, index))
         except TypeError:  # a list of indices (a batch sampler), a slice: not cached
             return self._uncached_getitem(index)
         cache = self.__dict__.setdefault("_cached_samples", {})
@@ -123,6 +123,9 @@ FILL_KEY = "fill"
 """Remedy parameter: "first_access" (the default: each index cached when first read) or "construction"."""
 PRECOMPUTE_MAX_S = 60.0
 """At most this long (s, estimated from the profile) may computing every sample at construction take."""
+KEY = "operator.index({index}) if type({index}) is not tuple else tuple(map(operator.index, {index}))"
+"""The cache's key: an index, or a tuple of them (blind13 b4 and blind14 b4: a batch sampler hands out
+`(track, start)`); anything else (a list of indices, a slice) raises TypeError and is computed as before."""
 CHEAP_CALLS = PURE_BUILTINS | {"range", "str", "isinstance", "tuple", "list", "dict", "getattr", "enumerate", "zip",
                                "operator.index"}
 """Calls too cheap to be worth a first-part cache on their own (the first part must make another call)."""
@@ -375,7 +378,7 @@ def _splice_prefix(text: str, class_name: str, index: str, start: int, cached: l
     if at_construction:
         wrapper = cst.parse_module(
             f"try:\n"
-            f"    key = operator.index({index})\n"
+            f"    key = {KEY.format(index=index)}\n"
             f"except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
             f"    key = None\n"
             f"cache = self.__dict__.get({PREFIX_ATTR!r})\n"
@@ -387,7 +390,7 @@ def _splice_prefix(text: str, class_name: str, index: str, start: int, cached: l
     else:
         wrapper = cst.parse_module(
             f"try:\n"
-            f"    key = operator.index({index})\n"
+            f"    key = {KEY.format(index=index)}\n"
             f"except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
             f"    {names} = self.{PREFIX}({index})\n"
             f"else:\n"
@@ -440,7 +443,7 @@ def _splice(text: str, class_name: str, index: str, at_construction: bool = Fals
     wrapper = cst.parse_statement(
         f"def __getitem__(self, {index}):\n"
         f"    try:\n"
-        f"        key = operator.index({index})\n"
+        f"        key = {KEY.format(index=index)}\n"
         f"    except TypeError:  # a list of indices or a slice: computed as before, not cached\n"
         f"        return self.{UNCACHED}({index})\n"
         f"{lookup}"
