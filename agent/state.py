@@ -150,6 +150,8 @@ class ChangedSetting(BaseModel):
                                                 "expression).")
     new_value: object = None
     location: str = Field("", description="'relative/path:line' of the edit.")
+    function: str | None = Field(None, description="The function a rewrite changed (qualified name), where it names "
+                                                   "one: a rejected one is left out of the remedy's next try.")
 
 
 class ProposalRule(BaseModel):

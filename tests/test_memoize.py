@@ -494,7 +494,8 @@ def test_the_helper_called_per_element_is_remembered_before_its_caller_even_in_a
     again = apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=facts,
                                                                  params={"skip": ["wordpiece"]}))
     assert list(again.files) == ["data.py"] and again.replay.function == "tokenize"
-    with pytest.raises(NotApplicable, match=r"wordpiece: tried before, and replay refused it; tokenize: "):
+    with pytest.raises(NotApplicable, match=r"wordpiece: tried before at this head, and refused \(by replay, or by "
+                                            r"verification\); tokenize: "):
         apply_codemod("memoize_pure_helper", CodemodContext(root=tmp_path, profile=facts,
                                                             params={"skip": ["wordpiece", "tokenize"]}))
 

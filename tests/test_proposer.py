@@ -181,3 +181,43 @@ def test_a_patch_already_verified_at_this_head_is_not_verified_again(profiled):
     moved = first.model_copy(update={"base_head": "0" * 40})
     elsewhere = state.model_copy(update={"history": [Iteration(proposal=moved, verdict=rejected)]})
     assert optimize(elsewhere.model_copy(update=schedule(elsewhere)))["proposal"] is not None
+
+
+def test_a_rejected_rewrite_of_one_function_is_tried_again_without_it_once_nothing_else_is_left(profiled):
+    """blind14 b6 (and blind13 b6 before it): the training loop's rewrite of one function was rejected by
+    verification, and the function that held the time was never tried. A codemod that rewrites one function of
+    several (a memo; the training loop's per-step work) is tried again at the same head, leaving out what was
+    rejected, once no untried remedy is left; where nothing else is left, the remedy is passed over, said why."""
+    from perfloop.agent.nodes.schedule import CODEMOD_TRIES, codemod_retries
+    from perfloop.agent.proposers.codemod import rejected_functions
+    from perfloop.agent.state import Iteration, Verdict
+
+    state = _diagnosed(profiled, "transform_hotspot", proposer="codemod")
+    [diagnosis] = state.diagnoses
+    memo = next(r for r in diagnosis.remedies if r.codemod == "memoize_pure_helper")
+    ref = RemedyRef(diagnosis=diagnosis.entry_id, remedy=memo.id)
+    first = optimize(state.model_copy(update={"next_remedy": ref, "also_remedies": []}))["proposal"]
+    assert first is not None and first.setting.function == "frame_energy", first
+    everything = [Attempt(head=state.head, remedy=RemedyRef(diagnosis=diagnosis.entry_id, remedy=r.id))
+                  for r in diagnosis.remedies]
+    rejected = Verdict(proposal_id=first.id, verdict="rejected", reason="the 98.8% interval [0.8, 1.1] ...",
+                       stage="speed")
+    after = state.model_copy(update={"tried": everything, "history": [Iteration(proposal=first, verdict=rejected)]})
+    assert rejected_functions(after, diagnosis.entry_id, memo.id) == ["frame_energy"]
+    assert [r for _, r in codemod_retries(after)] == [ref]
+    chosen = schedule(after)
+    assert chosen["next_remedy"] == ref
+    # The tiny pipeline has no other pure function on the path: the retry is passed over, and said why.
+    updates = optimize(after.model_copy(update=chosen))
+    assert updates["proposal"] is None
+    assert "frame_energy: tried before at this head, and refused" in updates["skipped"][-1].reason
+    done = after.model_copy(update={"tried": after.tried + updates["tried"], "skipped": updates["skipped"]})
+    assert list(codemod_retries(done)) == [] and schedule(done)["next_remedy"] is None
+    # Not at another head, not after an accepted change, not past CODEMOD_TRIES, not for a knob.
+    moved = after.model_copy(update={"history": [Iteration(proposal=first.model_copy(update={"base_head": "0" * 40}),
+                                                           verdict=rejected)]})
+    assert list(codemod_retries(moved)) == []
+    kept = rejected.model_copy(update={"verdict": "accepted"})
+    assert list(codemod_retries(after.model_copy(update={"history": [Iteration(proposal=first, verdict=kept)]}))) == []
+    spent = after.model_copy(update={"tried": everything + [Attempt(head=state.head, remedy=ref)] * CODEMOD_TRIES})
+    assert list(codemod_retries(spent)) == []

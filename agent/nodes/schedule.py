@@ -109,7 +109,12 @@ def schedule(state: LoopState) -> dict:
         if len(chosen) >= wanted:
             break
     if not chosen:
-        return _nothing_actionable(ctx, state, skipped)
+        retry = next(codemod_retries(state), None)
+        if retry is None:
+            return _nothing_actionable(ctx, state, skipped)
+        d, ref = retry
+        say(f"{ref}: tried again, leaving out what verification rejected")
+        chosen[ref] = d.expected_speedup
     for ref, expected in chosen.items():
         ctx.record(RemedyChosen(diagnosis=ref.diagnosis, remedy=ref.remedy, expected_speedup=expected))
     first, *also = chosen
@@ -158,6 +163,33 @@ def feedback_retry(state: LoopState, ref: RemedyRef) -> bool:
     return (0 < tries <= FEEDBACK_TRIES and bool(mine) and mine[-1].proposal.source == "llm"
             and mine[-1].verdict.verdict == "rejected" and mine[-1].verdict.stage != "approval"
             and not any(s.head == state.head and s.remedy == ref for s in state.skipped))
+
+
+CODEMOD_TRIES = 2
+"""More tries a codemod that rewrites one function of several (a memo, the training loop's per-step work) gets at
+one head after verification rejected its change: each leaves out the functions rejected before."""
+SKIPPING_CODEMODS = ("memoize_pure_helper", "vectorize_hot_function")
+
+
+def codemod_retries(state: LoopState):
+    """Yield (diagnosis, remedy), best first, whose codemod rewrote one function at this head and was rejected by
+    verification, and which may try its next function (``params["skip"]``, agent/proposers/codemod.py): taken
+    only once no untried remedy is left (blind13 b6: the training loop's rewrite of a comprehension it ran once
+    was rejected, and the metric helper that held the time was never tried)."""
+    for d in state.diagnoses:
+        for remedy in d.remedies:
+            if remedy.kind != "codemod" or remedy.codemod not in SKIPPING_CODEMODS or (
+                    remedy.codemod == "vectorize_hot_function" and remedy.params.get("target") != "main"):
+                continue
+            ref = RemedyRef(diagnosis=d.entry_id, remedy=remedy.id)
+            tries = sum(1 for attempt in state.tried if attempt.head == state.head and attempt.remedy == ref)
+            mine = [item for item in state.history if item.proposal.base_head == state.head
+                    and (item.proposal.diagnosis, item.proposal.remedy) == (ref.diagnosis, ref.remedy)]
+            if (0 < tries <= CODEMOD_TRIES and mine and mine[-1].proposal.source == "codemod"
+                    and mine[-1].verdict.verdict == "rejected" and mine[-1].verdict.stage != "approval"
+                    and mine[-1].proposal.setting is not None and mine[-1].proposal.setting.function
+                    and not any(s.head == state.head and s.remedy == ref for s in state.skipped)):
+                yield d, ref
 
 
 def _needs_person(state: LoopState, ref: RemedyRef) -> bool:

@@ -196,6 +196,15 @@ def _replayed_choice(ctx: RunContext, codemod: str, codemod_ctx: CodemodContext,
             ctx.workspace.reset_candidate()  # the capture run's outputs
 
 
+def rejected_functions(state, diagnosis: str, remedy: str) -> list[str]:
+    """The functions this remedy's codemod rewrote at the current head whose change verification rejected."""
+    return [item.proposal.setting.function for item in state.history
+            if item.proposal.base_head == state.head and (item.proposal.diagnosis, item.proposal.remedy)
+            == (diagnosis, remedy) and item.proposal.source == "codemod" and item.verdict.verdict == "rejected"
+            and item.verdict.stage != "approval" and item.proposal.setting is not None
+            and item.proposal.setting.function]
+
+
 class CodemodProposer:
     """Run the remedy's codemod on the branch head's files (read from the candidate worktree, not written)."""
 
@@ -206,8 +215,12 @@ class CodemodProposer:
         ws.reset_candidate()  # the head's files, and nothing a pipeline run left there
         root = ws.target_dir(ws.candidate_tree)
         profile = ctx.state.profile
+        params = dict(remedy.params)
+        rejected = rejected_functions(ctx.state, diagnosis.entry_id, remedy.id)
+        if rejected:  # a retry after verification rejected this remedy's rewrite of these (schedule.codemod_retry)
+            params["skip"] = [*params.get("skip", ()), *rejected]
         codemod_ctx = CodemodContext(root=root, config_path=ctx.state.target.config, sites=_sites(profile),
-                                     profile=codemod_facts(profile), params=dict(remedy.params))
+                                     profile=codemod_facts(profile), params=params)
         result = _replayed_choice(ctx, remedy.codemod, codemod_ctx, root)
         tolerance = None
         if result.tolerance is not None:  # the change itself needs a tolerance (a reordered reduction)
@@ -217,4 +230,5 @@ class CodemodProposer:
                               one_off_cost_s=result.one_off_cost_s, gain_from_epoch=result.gain_from_epoch,
                               notes=list(result.notes),
                               setting=ChangedSetting(knob=result.knob, old_value=result.old_value,
-                                                     new_value=result.new_value, location=result.location))
+                                                     new_value=result.new_value, location=result.location,
+                                                     function=result.replay.function if result.replay else None))

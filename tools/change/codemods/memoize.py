@@ -108,7 +108,7 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
         where_text, where_tree = sources[where]
         qualname = qualname_of(where_tree, fn)
         if qualname in skip:
-            refusals.append(f"{qualname}: tried before, and replay refused it")
+            refusals.append(f"{qualname}: tried before at this head, and refused (by replay, or by verification)")
             continue
         module_level = {node.name: node for node in where_tree.body if isinstance(node, ast.FunctionDef)}
         cls = next((node for node in where_tree.body if isinstance(node, ast.ClassDef) and fn in node.body), None)
