@@ -131,12 +131,13 @@ def _llm_only_repo(root):
     repo = make_repo(root)
     config = repo / "configs" / "train.yaml"
     config.write_text(config.read_text().replace("num_workers: 0", "num_workers: 2"))
-    # An early exit the vectoriser must refuse, and a count of reads on the dataset that the sample caches must
-    # refuse (a write to self, then an assert on it that nothing is moved past), so the LLM's remedy is the only one
-    # left.
+    # An early exit the vectoriser must refuse (and a print the memo must, since it keys lists now), and a count of
+    # reads on the dataset that the sample caches must refuse (a write to self, then an assert on it that nothing is
+    # moved past), so the LLM's remedy is the only one left.
     train = repo / "train.py"
     train.write_text(train.read_text().replace(
-        "        for j in range(width):\n", "        for j in range(width):\n            if width < 0:\n                break\n"
+        "        for j in range(width):\n",
+        "        for j in range(width):\n            if width < 0:\n                print(values)\n                break\n"
     ).replace("    def __getitem__(self, index):\n",
               "    def __getitem__(self, index):\n        self.reads = getattr(self, 'reads', 0) + 1\n"
               "        assert self.reads > 0\n"))
