@@ -17,6 +17,7 @@ import ast
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.hot_function import functions, python_files
 from perfloop.tools.change.codemods.imports import import_paths
+from perfloop.tools.change.codemods.kept_arguments import MUTATING_METHODS
 from perfloop.tools.change.codemods.loop_checks import (
     GENERATOR_CALL,
     IMPURE_CALL,
@@ -25,7 +26,6 @@ from perfloop.tools.change.codemods.loop_checks import (
     is_random_call,
 )
 from perfloop.tools.change.codemods.loops import dotted
-from perfloop.tools.change.codemods.memoize import MUTATING_METHODS
 from perfloop.tools.change.codemods.worker_draws import callable_draws, init_generators, iterable_datasets
 
 

@@ -47,11 +47,14 @@ IN_PLACE_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "fill_diago
                                 "insort_right", "heappush", "heappop", "heapify", "heapreplace", "heappushpop",
                                 "setitem", "delitem", "shuffle"})
 """Module functions that change their first argument."""
-CHANGING_METHODS = frozenset({
+# Methods that change the object they are called on: memoize.py allows them only on values the function made itself.
+MUTATING_METHODS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "add", "discard",
-    "sort", "reverse", "fill", "resize", "put", "itemset", "setflags", "appendleft", "extendleft", "popleft",
-    "rotate", "subtract",
+    "sort", "reverse", "fill", "resize", "put", "write", "writelines", "seek", "close", "send",
 })
+CHANGING_METHODS = MUTATING_METHODS | frozenset({"itemset", "setflags", "appendleft", "extendleft", "popleft",
+                                                "rotate", "subtract"})
+"""... and those of numpy arrays and `collections` containers that change them, for the stricter reading here."""
 
 
 def changes_what_it_was_given(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef],
@@ -254,4 +257,4 @@ def _scalar_like(value: ast.expr) -> bool:
     return isinstance(value, ast.Call) and dotted(value.func) in ("len", "int", "max", "min")
 
 
-__all__ = ["changes_what_it_was_given"]
+__all__ = ["CHANGING_METHODS", "MUTATING_METHODS", "changes_what_it_was_given"]

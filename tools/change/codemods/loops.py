@@ -77,6 +77,14 @@ class FunctionRewrite:
     inexact: list[str] = field(default_factory=list)
 
 
+def name_apart(stem: str, taken: set[str]) -> str:
+    """`stem`, or `stem_2`, ... : a name none of `taken` is."""
+    name, k = stem, 2
+    while name in taken:
+        name, k = f"{stem}_{k}", k + 1
+    return name
+
+
 def dotted(node: ast.AST) -> str:
     """Return "a.b.c" for a Name/Attribute chain, "" otherwise."""
     if isinstance(node, ast.Name):

@@ -59,9 +59,9 @@ from perfloop.tools.change.codemods.hot_function import (
     qualname_of,
 )
 from perfloop.tools.change.codemods.imports import add_import, after_imports_text, import_paths
-from perfloop.tools.change.codemods.kept_arguments import changes_what_it_was_given
+from perfloop.tools.change.codemods.kept_arguments import MUTATING_METHODS, changes_what_it_was_given
 from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL, is_random_call
-from perfloop.tools.change.codemods.loops import dotted
+from perfloop.tools.change.codemods.loops import dotted, name_apart
 from perfloop.tools.change.codemods.memo_runtime import HELPER_SOURCE, HELPERS
 
 MAX_ENTRIES = 1 << 18
@@ -86,11 +86,6 @@ is not remembered, it raises again the next time."""
 # Containers of the standard library a function makes for itself (`queue = deque([seed])`), by the names
 # `from collections import ...` binds; changing one is allowed only on a value the function made.
 CONTAINERS = frozenset({"deque", "Counter", "defaultdict", "OrderedDict"})
-# Methods that change the object they are called on: allowed only on values the function made itself.
-MUTATING_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "add", "discard",
-    "sort", "reverse", "fill", "resize", "put", "write", "writelines", "seek", "close", "send",
-})
 
 
 
@@ -459,7 +454,7 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
     # The wrapper's own locals, named apart from its parameters (a parameter called `key` once took the memo key's
     # place in the call it passes on).
     taken = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-    key, value, table = (_apart(stem, taken) for stem in ("memo_key", "memo_value", "memo_table"))
+    key, value, table = (name_apart(stem, taken) for stem in ("memo_key", "memo_value", "memo_table"))
     if cls is None:
         store, call, lookup = f"{memo} = {{}}\n\n\n", uncached, memo
         fetch = ""
@@ -505,14 +500,6 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
                + ("or lists of them and numpy arrays (by their contents) " if data_keys else "of them ")
                + "are computed every time"],
     )
-
-
-def _apart(stem: str, taken: set[str]) -> str:
-    """`stem`, or `stem_2`, ... : a name none of `taken` is."""
-    name, k = stem, 2
-    while name in taken:
-        name, k = f"{stem}_{k}", k + 1
-    return name
 
 
 class _Forward:

@@ -14,7 +14,14 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.hot_function import functions
-from perfloop.tools.change.codemods.loops import dotted, is_number_literal, names_loaded, names_stored, within
+from perfloop.tools.change.codemods.loops import (
+    dotted,
+    is_number_literal,
+    name_apart,
+    names_loaded,
+    names_stored,
+    within,
+)
 
 
 def grids_as_rows(text: str, tree: ast.Module, fn: ast.FunctionDef,
@@ -274,7 +281,7 @@ def restate_counts(body: list[ast.stmt], k: int, names: set[str]) -> list[ast.st
             uses = sum(1 for s in outer for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == acc)
             if uses != _count_sites(inner.body, acc):
                 continue  # read or set elsewhere in the outer loop: its value per pass matters
-            row = _fresh(f"{acc}_row", taken)
+            row = name_apart(f"{acc}_row", taken)
             taken.add(row)
             rows.append((acc, row))
             inner.body = [_renamed(s, acc, row) for s in inner.body]
@@ -396,13 +403,6 @@ def _renamed(stmt: ast.stmt, old: str, new: str) -> ast.stmt:
         if isinstance(node, ast.Name) and node.id == old:
             node.id = new
     return stmt
-
-
-def _fresh(stem: str, taken: set[str]) -> str:
-    name, k = stem, 2
-    while name in taken:
-        name, k = f"{stem}_{k}", k + 1
-    return name
 
 
 def _at_line(source: str, where: ast.stmt) -> ast.stmt:
