@@ -155,14 +155,20 @@ FEEDBACK_TRIES = 1
 def feedback_retry(state: LoopState, ref: RemedyRef) -> bool:
     """Whether ``ref`` gets one more try: its LLM change at this head was measured and rejected, and the
     model has not yet been shown why (the proposer puts the verdict and its numbers in the next prompt)."""
-    if not state.settings.llm_ready:
-        return False
+    return state.settings.llm_ready and _last_rejected(state, ref, "llm", FEEDBACK_TRIES) is not None
+
+
+def _last_rejected(state: LoopState, ref: RemedyRef, source: str, limit: int):
+    """The last proposal ``ref`` made at this head, where it came from ``source``, verification (not the user)
+    rejected it, ``ref`` was tried at most ``limit`` times here and was never passed over: else None."""
     tries = sum(1 for attempt in state.tried if attempt.head == state.head and attempt.remedy == ref)
     mine = [item for item in state.history if item.proposal.base_head == state.head
             and (item.proposal.diagnosis, item.proposal.remedy) == (ref.diagnosis, ref.remedy)]
-    return (0 < tries <= FEEDBACK_TRIES and bool(mine) and mine[-1].proposal.source == "llm"
+    if (0 < tries <= limit and mine and mine[-1].proposal.source == source
             and mine[-1].verdict.verdict == "rejected" and mine[-1].verdict.stage != "approval"
-            and not any(s.head == state.head and s.remedy == ref for s in state.skipped))
+            and not any(s.head == state.head and s.remedy == ref for s in state.skipped)):
+        return mine[-1].proposal
+    return None
 
 
 CODEMOD_TRIES = 2
@@ -182,13 +188,8 @@ def codemod_retries(state: LoopState):
                     remedy.codemod == "vectorize_hot_function" and remedy.params.get("target") != "main"):
                 continue
             ref = RemedyRef(diagnosis=d.entry_id, remedy=remedy.id)
-            tries = sum(1 for attempt in state.tried if attempt.head == state.head and attempt.remedy == ref)
-            mine = [item for item in state.history if item.proposal.base_head == state.head
-                    and (item.proposal.diagnosis, item.proposal.remedy) == (ref.diagnosis, ref.remedy)]
-            if (0 < tries <= CODEMOD_TRIES and mine and mine[-1].proposal.source == "codemod"
-                    and mine[-1].verdict.verdict == "rejected" and mine[-1].verdict.stage != "approval"
-                    and mine[-1].proposal.setting is not None and mine[-1].proposal.setting.function
-                    and not any(s.head == state.head and s.remedy == ref for s in state.skipped)):
+            last = _last_rejected(state, ref, "codemod", CODEMOD_TRIES)
+            if last is not None and last.setting is not None and last.setting.function:
                 yield d, ref
 
 
