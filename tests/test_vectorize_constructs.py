@@ -391,24 +391,21 @@ CASES = {
 }
 CASES.update({
     # an edge case that appends and moves on (`if ...: out.append(x); continue`), then the usual append ----------
-    # blind14 b1: AGC divides each sample by the RMS of a centred window and appends 0.0 where the window is silent.
+    # blind14 b1's kind: each sample over the RMS of its window, 0.0 appended where the window is silent.
     "continue_else/agc_rms": ("""
-        def agc(trace, window):
-            half = window // 2
-            sq = [v * v for v in trace]
-            n = len(trace)
-            out = []
-            for i, v in enumerate(trace):
-                lo = i - half if i > half else 0
-                hi = min(n, i + half + 1)
-                energy = sum(sq[lo:hi])
-                if energy == 0:
-                    out.append(0.0)
+        def rms_normalise(samples, span):
+            power = [s * s for s in samples]
+            result = []
+            for k, s in enumerate(samples):
+                first = max(0, k - span + 1)
+                total = sum(power[first:k + 1])
+                if total == 0:
+                    result.append(0.0)
                     continue
-                rms = math.sqrt(energy / (hi - lo))
-                out.append(v / rms)
-            return out
-    """, "agc", lambda: ([0] * 20 + [int(v * 1000) for v in signal(200, 12)] + [0] * 20, 9)),
+                level = math.sqrt(total / (k + 1 - first))
+                result.append(s / level)
+            return result
+    """, "rms_normalise", lambda: ([0] * 20 + [int(v * 1000) for v in signal(200, 12)] + [0] * 20, 9)),
     "continue_else/root_ratio": ("""
         def root_ratios(num, den):
             ratios = []
@@ -1765,29 +1762,31 @@ def test_the_last_value_read_after_a_later_loop_that_may_not_run_is_refused(tmp_
 
 
 PAIRWISE = {
-    # Kendall's tau-b over the upper triangle: a start value per outer pass, ties counted, an if/elif pair.
+    # Kendall's tau-b over the upper triangle: values fixed per outer pass, an if/elif pair, ties counted.
     "kendall_triangle": ("""
-        def kendall_tau_b(x, y):
-            n = len(x)
-            concordant = discordant = tied_x = tied_y = 0
-            for i in range(n):
-                xi, yi = x[i], y[i]
-                for j in range(i + 1, n):
-                    dx = xi - x[j]
-                    dy = yi - y[j]
-                    if dx == 0:
-                        tied_x += 1
-                    if dy == 0:
-                        tied_y += 1
-                    s = dx * dy
-                    if s > 0:
-                        concordant += 1
-                    elif s < 0:
-                        discordant += 1
-            n0 = n * (n - 1) // 2
-            denom = (n0 - tied_x) * (n0 - tied_y)
-            return (concordant - discordant) / math.sqrt(denom) if denom else 0.0
-    """, "kendall_tau_b"),
+        def tau_b(a, b):
+            size = len(a)
+            agree = disagree = ties_a = ties_b = 0
+            for p in range(size):
+                ap, bp = a[p], b[p]
+                for q in range(p + 1, size):
+                    da = a[q] - ap
+                    db = b[q] - bp
+                    prod = da * db
+                    if prod > 0:
+                        agree += 1
+                    elif prod < 0:
+                        disagree += 1
+                    if da == 0:
+                        ties_a += 1
+                    if db == 0:
+                        ties_b += 1
+            pairs = size * (size - 1) // 2
+            scale = (pairs - ties_a) * (pairs - ties_b)
+            if not scale:
+                return 0.0
+            return (agree - disagree) / math.sqrt(scale)
+    """, "tau_b"),
     # A ranking AUC over two lists, no indices: wins, else ties, else nothing.
     "auc_lists": ("""
         def pairwise_auc(scores, labels):
