@@ -4,13 +4,17 @@ Histograms, confusion matrices and co-occurrence counts written as `counts[i] +=
 zeros become, after the loop's other statements, one `np.add.at` on an array copy of the list and
 the list again. `np.add.at` adds element by element in C order, which is the loop's order (the
 nested loops' order for an update inside an inner loop), so float sums are the loop's bit for bit.
+
+Below, the loop as the checks read it: its counts and the `.tolist()` it iterates read, not written.
 """
 from __future__ import annotations
 
 import ast
+import copy
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import Val
+from perfloop.tools.change.codemods.loop_checks import is_random_call
+from perfloop.tools.change.codemods.loops import Val, dotted, names_loaded, names_stored, without_guards
 
 
 class CountRules:
@@ -74,3 +78,88 @@ class CountRules:
             self.lines.append(f"{name} = {acc}.tolist()")
         if len(self.scatters) > 1 and any(len(u) > 1 for u in self.scatters.values()):
             self.notes.append("several counted lists: each list's updates keep the loop's order")
+
+
+# the loop as the checks read it ----------------------------------------------------------------
+
+def count_list(value: ast.AST) -> str | None:
+    """The numpy dtype of a list of zeros made to count into (`[0] * k`, `[0.0] * k`, `[[0] * k for _ in
+    range(m)]`), else None."""
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs \
+            and isinstance(value.generators[0].iter, ast.Call) and dotted(value.generators[0].iter.func) == "range" \
+            and not names_loaded(value.elt) & names_stored([value.generators[0].target]):
+        value = value.elt
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) \
+            and len(value.left.elts) == 1 and isinstance(value.left.elts[0], ast.Constant):
+        zero = value.left.elts[0].value
+        if zero == 0 and type(zero) in (int, float):
+            return "np.int64" if type(zero) is int else "np.float64"
+    return None
+
+
+def counts_into(stmt: ast.stmt, scattered: dict[str, str]) -> bool:
+    """`name[...] += w` (at any depth of subscripts) into one of the lists counted into."""
+    node = stmt.target if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) else None
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in scattered
+
+
+def as_checked(loop: ast.For, scattered: set[str]) -> ast.For:
+    """The loop as refuse_effects reads it: guards without their `continue`, counts into a list made
+    before the loop without their write (their index and value are still read)."""
+    checked = without_guards(loop)
+    checked.iter = listed_once(checked.iter)
+    counted = dict.fromkeys(scattered, "")
+
+    def read_only(stmt: ast.stmt) -> ast.stmt:
+        if counts_into(stmt, counted):
+            reads = [stmt.value]
+            node = stmt.target
+            while isinstance(node, ast.Subscript):
+                reads.append(node.slice)
+                node = node.value
+            return ast.copy_location(ast.Expr(value=ast.Tuple(elts=reads, ctx=ast.Load())), stmt)
+        if isinstance(stmt, ast.For):  # an inner loop counting into the list (a histogram of every row's values)
+            stmt = copy.copy(stmt)
+            stmt.body = [read_only(s) for s in stmt.body]
+        return stmt
+
+    checked.body = [read_only(stmt) for stmt in checked.body]
+    return checked
+
+
+def without_counts(body: list[ast.stmt], scattered) -> list[ast.stmt]:
+    """The statements with every count into a scattered list left out, in inner loops too."""
+    kept = []
+    for stmt in body:
+        if counts_into(stmt, scattered):
+            continue
+        if isinstance(stmt, ast.For):
+            stmt = copy.copy(stmt)
+            stmt.body = without_counts(stmt.body, scattered) or [ast.Pass()]
+        kept.append(stmt)
+    return kept
+
+
+def listed_once(iterable: ast.AST) -> ast.AST:
+    """The loop's iterable as the effects check reads it: a `<expr>.tolist()` (or such a list zipped or
+    enumerated) is evaluated once before the first pass, in the loop as in the rewrite, which hoists
+    `np.asarray(<expr>.tolist())`; so the calls that make the tensor or array there (`p.grad.flatten()`,
+    `x.detach().cpu()`) are let through, random draws are not."""
+    def listed(node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
+                and not node.args and not node.keywords:
+            for sub in ast.walk(node.func.value):
+                if isinstance(sub, ast.Call) and is_random_call(dotted(sub.func)):
+                    return node  # the check refuses it with its usual words
+            return ast.copy_location(ast.Call(func=ast.Attribute(value=ast.Name(id="_listed", ctx=ast.Load()),
+                                                                 attr="tolist", ctx=ast.Load()),
+                                              args=[], keywords=[]), node)
+        return node
+
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("zip",
+                                                                                                      "enumerate"):
+        return ast.copy_location(ast.Call(func=iterable.func, args=[listed(a) for a in iterable.args],
+                                          keywords=iterable.keywords), iterable)
+    return listed(iterable)

@@ -13,6 +13,7 @@ import re
 from perfloop.contracts.tolerances import FP32
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
 from perfloop.tools.change.codemods.blocks import block_at, construct, runs_after, stmt_at, stored_by_loops
+from perfloop.tools.change.codemods.counts import as_checked, count_list, listed_once, without_counts
 from perfloop.tools.change.codemods.draws import sole_draw
 from perfloop.tools.change.codemods.gather import gather_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
@@ -24,7 +25,7 @@ from perfloop.tools.change.codemods.hot_function import (
     sampled_helpers,
 )
 from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers, with_math_names
-from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, is_random_call, refuse_effects
+from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
     LoopRewrite,
@@ -41,7 +42,6 @@ from perfloop.tools.change.codemods.loops import (
     read_before_rebound,
     rebuilt_every_pass,
     while_stop,
-    without_guards,
 )
 from perfloop.tools.change.codemods.restate import continue_as_else, grids_as_rows, restate_counts, slots_as_appends
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
@@ -336,89 +336,6 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     return rewrite, inexact
 
 
-def _count_list(value: ast.AST) -> str | None:
-    """The numpy dtype of a list of zeros made to count into (`[0] * k`, `[0.0] * k`, `[[0] * k for _ in
-    range(m)]`), else None."""
-    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs \
-            and isinstance(value.generators[0].iter, ast.Call) and dotted(value.generators[0].iter.func) == "range" \
-            and not names_loaded(value.elt) & names_stored([value.generators[0].target]):
-        value = value.elt
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) \
-            and len(value.left.elts) == 1 and isinstance(value.left.elts[0], ast.Constant):
-        zero = value.left.elts[0].value
-        if zero == 0 and type(zero) in (int, float):
-            return "np.int64" if type(zero) is int else "np.float64"
-    return None
-
-
-def _counts_into(stmt: ast.stmt, scattered: dict[str, str]) -> bool:
-    """`name[...] += w` (at any depth of subscripts) into one of the lists counted into."""
-    node = stmt.target if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) else None
-    while isinstance(node, ast.Subscript):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id in scattered
-
-
-def _as_checked(loop: ast.For, scattered: set[str]) -> ast.For:
-    """The loop as refuse_effects reads it: guards without their `continue`, counts into a list made
-    before the loop without their write (their index and value are still read)."""
-    checked = without_guards(loop)
-    checked.iter = _listed_once(checked.iter)
-    counted = dict.fromkeys(scattered, "")
-
-    def read_only(stmt: ast.stmt) -> ast.stmt:
-        if _counts_into(stmt, counted):
-            reads = [stmt.value]
-            node = stmt.target
-            while isinstance(node, ast.Subscript):
-                reads.append(node.slice)
-                node = node.value
-            return ast.copy_location(ast.Expr(value=ast.Tuple(elts=reads, ctx=ast.Load())), stmt)
-        if isinstance(stmt, ast.For):  # an inner loop counting into the list (a histogram of every row's values)
-            stmt = copy.copy(stmt)
-            stmt.body = [read_only(s) for s in stmt.body]
-        return stmt
-
-    checked.body = [read_only(stmt) for stmt in checked.body]
-    return checked
-
-
-def _without_counts(body: list[ast.stmt], scattered) -> list[ast.stmt]:
-    """The statements with every count into a scattered list left out, in inner loops too."""
-    kept = []
-    for stmt in body:
-        if _counts_into(stmt, scattered):
-            continue
-        if isinstance(stmt, ast.For):
-            stmt = copy.copy(stmt)
-            stmt.body = _without_counts(stmt.body, scattered) or [ast.Pass()]
-        kept.append(stmt)
-    return kept
-
-
-def _listed_once(iterable: ast.AST) -> ast.AST:
-    """The loop's iterable as the effects check reads it: a `<expr>.tolist()` (or such a list zipped or
-    enumerated) is evaluated once before the first pass, in the loop as in the rewrite, which hoists
-    `np.asarray(<expr>.tolist())`; so the calls that make the tensor or array there (`p.grad.flatten()`,
-    `x.detach().cpu()`) are let through, random draws are not."""
-    def listed(node: ast.AST) -> ast.AST:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
-                and not node.args and not node.keywords:
-            for sub in ast.walk(node.func.value):
-                if isinstance(sub, ast.Call) and is_random_call(dotted(sub.func)):
-                    return node  # the check refuses it with its usual words
-            return ast.copy_location(ast.Call(func=ast.Attribute(value=ast.Name(id="_listed", ctx=ast.Load()),
-                                                                 attr="tolist", ctx=ast.Load()),
-                                              args=[], keywords=[]), node)
-        return node
-
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("zip",
-                                                                                                      "enumerate"):
-        return ast.copy_location(ast.Call(func=iterable.func, args=[listed(a) for a in iterable.args],
-                                          keywords=iterable.keywords), iterable)
-    return listed(iterable)
-
-
 def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
           held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     loop = body[k]
@@ -436,13 +353,13 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     loaded = names_loaded(loop)
     lists = {n for n, (_, v) in inits.items() if isinstance(v, ast.List) and n in loaded}
     accs = {n for n, (_, v) in inits.items() if not isinstance(v, ast.List) and n in stored}
-    scattered = {n: dtype for n, (_, v) in inits.items() if (dtype := _count_list(v)) and n in loaded}
+    scattered = {n: dtype for n, (_, v) in inits.items() if (dtype := count_list(v)) and n in loaded}
     for name in lists | accs | set(scattered):
         between = body[inits[name][0] + 1:k]
         if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
     draw = sole_draw(loop, loop.body)
-    refuse_effects(_as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True, draw=draw)
+    refuse_effects(as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True, draw=draw)
     t = Translator(names, exact, float_context([loop] + [inits[n][1] for n in accs]))
     t.bytes_names = set(held)
     t.scatter_names = scattered
@@ -455,7 +372,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
         raise NotApplicable(f"line {loop.lineno}: the loop builds no list and no sum, product, max or min")
     read = {n for n in scattered if any(isinstance(sub, ast.Name) and sub.id == n for stmt in loop.body
                                         for sub in ast.walk(stmt)) and n not in t.scatters}
-    if read or set(t.scatters) & names_loaded(ast.Module(body=_without_counts(loop.body, scattered), type_ignores=[])):
+    if read or set(t.scatters) & names_loaded(ast.Module(body=without_counts(loop.body, scattered), type_ignores=[])):
         raise NotApplicable(f"line {loop.lineno}: `{sorted(read or t.scatters)[0]}` is read inside the loop it is "
                             "counted into")
     t.depth = 0
@@ -502,7 +419,7 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
         if not isinstance(name, ast.Name):
             return []
         if not ((isinstance(val, ast.List) and not val.elts) or is_number_literal(val) or is_inf(val)
-                or _count_list(val)):
+                or count_list(val)):
             return []
         found.append((name.id, val))
     return found
@@ -529,11 +446,11 @@ def _with_hoists(t: Translator) -> list[str]:
 
 def _outer_iter_once(node: ast.AST) -> ast.AST:
     """A comprehension (or a call of one) as the effects check reads it: its first iterable is evaluated
-    once, before the first element, as a loop's is (`_listed_once`)."""
+    once, before the first element, as a loop's is (`listed_once`)."""
     node = copy.deepcopy(node)
     comp = node.args[0] if isinstance(node, ast.Call) else node
     if isinstance(comp, (ast.GeneratorExp, ast.ListComp)) and comp.generators:
-        comp.generators[0].iter = _listed_once(comp.generators[0].iter)
+        comp.generators[0].iter = listed_once(comp.generators[0].iter)
     return node
 
 
