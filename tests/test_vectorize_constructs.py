@@ -1989,3 +1989,20 @@ def test_an_appending_continue_is_refused_where_the_branches_differ_or_a_branch_
                                                                                             why):
     with pytest.raises(NotApplicable, match=re_escape(why)):
         vectorise(tmp_path, HEADER_EXTRA + textwrap.dedent(source), function)
+
+
+NESTED_IN_A_GENERATOR = """
+def signed_pair(vectors, xs):
+    scaled = [v * 0.5 for v in xs]
+    return scaled, tuple([-c for c in v] if sum(v) < 0 else v for v in vectors)
+"""
+
+
+def test_a_comprehension_reading_an_enclosing_generators_name_stays_python(tmp_path):
+    # `[-c for c in v]` runs once per `v` of the generator around it: hoisting `np.asarray(v)` before the statement
+    # read a name that is not bound there (a NameError on the first call).
+    old, new, result = vectorise(tmp_path, NESTED_IN_A_GENERATOR, "signed_pair")
+    args = ([[1.0, -2.0, -0.5], [0.25, 0.5, 1.0]], signal(40))
+    assert_same(old(*args), new(*args))
+    assert "tuple(([-c for c in v] if sum(v) < 0 else v for v in vectors))" not in result.files["mod.py"]
+    assert any("an enclosing comprehension or lambda binds" in note for note in result.notes), result.notes

@@ -460,12 +460,32 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
     t.bytes_names = set(held)
 
     class Replace(ast.NodeTransformer):
+        # Names bound by an enclosing comprehension or lambda left as Python (`tuple([-x for x in v] for v in
+        # he)`): a comprehension reading one of them runs per element of that one, and is left as it is.
+        bound: list[set[str]] = []
+
+        def enclosed(self, node: ast.AST) -> ast.AST:
+            params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)} \
+                if isinstance(node, ast.Lambda) else names_stored([g.target for g in node.generators])
+            self.bound.append(params)
+            try:
+                return self.generic_visit(node)
+            finally:
+                self.bound.pop()
+
+        visit_GeneratorExp = visit_SetComp = visit_DictComp = visit_Lambda = enclosed
+
+        def reads_enclosed(self, node: ast.AST) -> bool:
+            return bool(self.bound and names_loaded(node) & set().union(*self.bound))
+
         def visit_Call(self, node: ast.Call) -> ast.AST:
             # sum/min/max/sorted of a generator at the function's top level: one axis, reduced away.
             arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
             if dotted(node.func) not in ("sum", "min", "max", "sorted", "statistics.median") \
                     or not isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
                 return self.generic_visit(node)
+            if self.reads_enclosed(node):
+                return node
             refuse_effects(_outer_iter_once(node), set(), pure_calls=_PURE, tolist=True)
             t.env, t.carried, t.depth = {}, set(), 0
             value = t.row_call(node, dotted(node.func))
@@ -473,6 +493,8 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
             return ast.parse(value.src, mode="eval").body
 
         def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
+            if self.reads_enclosed(node):
+                return node
             if len(node.generators) != 1 or node.generators[0].is_async:
                 raise NotApplicable(f"line {node.lineno}: comprehensions with several `for` are not vectorised")
             draw = sole_draw(node, [node.elt])
@@ -491,6 +513,9 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
             return ast.parse(f"{src}.tolist()", mode="eval").body
 
     new_stmt = Replace().visit(copy.deepcopy(stmt))
+    if ast.dump(new_stmt) == ast.dump(stmt):
+        raise NotApplicable(f"line {stmt.lineno}: each comprehension reads a name an enclosing comprehension or "
+                            "lambda binds (it runs once per element of that one, which stays Python)")
     t.lines.append(ast.unparse(new_stmt))
     lines = _with_hoists(t)
     return LoopRewrite(start=k, end=k, lines=lines, rule="comprehension", notes=t.notes,
