@@ -55,7 +55,7 @@ class AxisRules:
     def raw(self, node: ast.AST) -> Val | None:
         """The unrendered value of a loop value named by `node` (its array: loop axis first), else None."""
         if isinstance(node, ast.Name) and node.id in self.env and self.env[node.id].depth == 1:
-            return self.env[node.id]
+            return self.unrecorded(node)
         return None
 
     def row_of(self, node: ast.AST) -> Val | None:

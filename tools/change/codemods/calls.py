@@ -245,6 +245,13 @@ class CallRules:
                               "(nan, inf, values beyond int64) the array cast does not; an empty list made "
                               "torch.tensor float32, the int64 array makes it int64")
             return Val(f"{self.atom(srcs[0])}.astype(np.int64)", depth)
+        if name == "round" and len(args) == 1:
+            # round(x) of a float is the nearest int, ties to even: np.rint, then int64 (round(x, n) rounds the
+            # decimal digits Python prints, which np.round does not: refused below).
+            self.notes.append("round() → np.rint(...).astype(np.int64): nearest, ties to even, like round(); where "
+                              "round() raised (nan, inf) or gave an int beyond int64 the array cast does not, and "
+                              "integers beyond 2**53 pass through float64")
+            return Val(f"np.rint({srcs[0]}).astype(np.int64)", depth)
         if name in ("min", "max") and len(args) == 2:
             inner = node.args[0]
             # min(max(x, lo), hi) is exactly what np.clip computes.

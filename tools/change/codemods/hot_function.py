@@ -84,6 +84,37 @@ def find_function(tree: ast.Module, qualname: str, line: int) -> ast.FunctionDef
     return min(found, key=lambda node: abs(node.lineno - line))
 
 
+def covered_by_one(tree: ast.Module, callers: list[ast.FunctionDef], rewritten: list[ast.FunctionDef]
+                   ) -> tuple[ast.FunctionDef, list[ast.FunctionDef]]:
+    """The one of `callers` whose calls within the file (`f(...)` or `self.f(...)`, at any depth) reach the most
+    of `rewritten` (itself counted), the earliest on a tie; and those it reaches, in their order. Replaying it on
+    captured calls covers all of them."""
+    by_name: dict[str, list[ast.FunctionDef]] = {}
+    for node, _ in functions(tree):
+        by_name.setdefault(node.name, []).append(node)
+
+    def reached(fn: ast.FunctionDef) -> set[str]:
+        seen, todo = set(), [fn]
+        while todo:
+            for node in ast.walk(todo.pop()):
+                if not isinstance(node, ast.Call):
+                    continue
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) \
+                    and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls") else None
+                if name in by_name and name not in seen:
+                    seen.add(name)
+                    todo += by_name[name]
+        return seen
+
+    def covers(fn: ast.FunctionDef) -> list[ast.FunctionDef]:
+        calls = reached(fn)
+        return [r for r in rewritten if r is fn or r.name in calls]
+
+    best = max(callers, key=lambda fn: (len(covers(fn)), -callers.index(fn)))
+    return best, covers(best)
+
+
 def functions(tree: ast.AST, prefix: str = ""):
     for node in ast.iter_child_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

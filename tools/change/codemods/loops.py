@@ -42,6 +42,9 @@ class Val:
     depth: int
     row: bool = False
     mask: str | None = None
+    record: tuple[bool, tuple[tuple[str, bool], ...]] | None = None
+    """A tuple (True) or list (False) display per element: (source, varies) per field (`records.py`); `src` is
+    empty, and only a store, an append or a comprehension's element takes it."""
 
 
 @dataclass

@@ -440,3 +440,76 @@ def continue_as_else(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
 def _appends(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
         and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "append"
+
+
+MAX_UNROLLED = 8
+"""An inner `for c in range(K)` that builds one short row per pass is written out K times, up to this K."""
+
+
+def rows_unrolled(body: list[ast.stmt], k: int, names: set[str]) -> list[ast.stmt] | None:
+    """The loop `body[k]` with each short row its passes build written out, or None where it builds none.
+
+    `px = []` then `for ch in range(3): v = f(c0, ch); px.append(g(v))` (a literal range of at most
+    MAX_UNROLLED passes) is the same, pass for pass, as the three bodies in turn with `ch` read as 0, 1 and
+    2, each append kept as a name, then `px = [px_0, px_1, px_2]`: a record per element the translator
+    builds from per-field arrays (`records.py`). Taken only where the inner loop holds no loop, branch
+    that leaves it, or other use of the row, does not rebind its counter, the counter is not read after it,
+    and the append is one statement of the inner loop's own body.
+    """
+    loop = body[k]
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return None
+    new_body, changed, j = [], False, 0
+    taken, stmts = set(names), loop.body
+    while j < len(stmts):
+        inner = stmts[j + 1] if j + 1 < len(stmts) else None
+        unrolled = _unrolled(stmts[j], inner, taken) if inner is not None else None
+        if unrolled is not None and not any(
+                isinstance(n, ast.Name) and n.id == inner.target.id and isinstance(n.ctx, ast.Load)
+                for later in [*stmts[j + 2:], *body[k + 1:]] for n in ast.walk(later)):
+            new_body += unrolled
+            changed, j = True, j + 2
+        else:
+            new_body.append(stmts[j])
+            j += 1
+    if not changed:
+        return None
+    new_loop = copy.copy(loop)
+    new_loop.body = [ast.fix_missing_locations(s) for s in new_body]
+    return [*body[:k], new_loop, *body[k + 1:]]
+
+
+def _unrolled(start: ast.stmt, inner: ast.stmt, taken: set[str]) -> list[ast.stmt] | None:
+    """`row = []` + `for c in range(K): ... row.append(e) ...` written out, or None."""
+    if not (isinstance(start, ast.Assign) and len(start.targets) == 1 and isinstance(start.targets[0], ast.Name)
+            and isinstance(start.value, ast.List) and not start.value.elts):
+        return None
+    row = start.targets[0].id
+    if not (isinstance(inner, ast.For) and not inner.orelse and isinstance(inner.target, ast.Name)
+            and isinstance(inner.iter, ast.Call) and isinstance(inner.iter.func, ast.Name)
+            and inner.iter.func.id == "range" and len(inner.iter.args) == 1 and not inner.iter.keywords
+            and isinstance(inner.iter.args[0], ast.Constant) and type(inner.iter.args[0].value) is int
+            and 1 <= inner.iter.args[0].value <= MAX_UNROLLED):
+        return None
+    counter = inner.target.id
+    appends = [s for s in inner.body if _appends(s) and isinstance(s.value.func.value, ast.Name)
+               and s.value.func.value.id == row and len(s.value.args) == 1 and not s.value.keywords]
+    uses = [n for s in inner.body for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == row]
+    leaves = (ast.For, ast.While, ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom, ast.FunctionDef,
+              ast.Lambda, ast.Global, ast.Nonlocal, ast.Try, ast.With)
+    if len(appends) != 1 or len(uses) != 1 or counter in names_stored(inner.body) \
+            or any(isinstance(n, leaves) for s in inner.body for n in ast.walk(s)):
+        return None
+    out, fields = [], []
+    for value in range(inner.iter.args[0].value):
+        field = name_apart(f"{row}_{value}", taken)
+        taken.add(field)
+        fields.append(field)
+        for stmt in inner.body:
+            if stmt is appends[0]:
+                stmt = ast.copy_location(ast.Assign(targets=[ast.Name(id=field, ctx=ast.Store())],
+                                                    value=stmt.value.args[0]), stmt)
+            out.append(ast.copy_location(_replace_names(stmt, {counter: ast.Constant(value=value)}), stmt))
+    display = ast.List(elts=[ast.Name(id=f, ctx=ast.Load()) for f in fields], ctx=ast.Load())
+    out.append(ast.copy_location(ast.Assign(targets=[ast.Name(id=row, ctx=ast.Store())], value=display), inner))
+    return out

@@ -30,6 +30,7 @@ from perfloop.tools.change.codemods.loops import (
     names_loaded,
     names_stored,
 )
+from perfloop.tools.change.codemods.records import RecordRules
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
@@ -41,7 +42,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator(AxisRules, CallRules, CountRules):
+class Translator(AxisRules, CallRules, CountRules, RecordRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -146,7 +147,7 @@ class Translator(AxisRules, CallRules, CountRules):
             return Val(repr(node.value), 0)
         if isinstance(node, ast.Name):
             if node.id in self.env:
-                if self.env[node.id].mask is not None:
+                if self.unrecorded(node).mask is not None:
                     raise NotApplicable(f"line {node.lineno}: `{node.id}` is a slice whose length varies along the "
                                         "loop; only sum(), len() and loops over it are vectorised")
                 return Val(self.render(self.env[node.id]), self.env[node.id].depth)
@@ -255,10 +256,19 @@ class Translator(AxisRules, CallRules, CountRules):
                 for elt, val in zip(stmt.targets[0].elts, values):
                     self.assign(elt.id, val)
                 continue
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in self.env:
+                # `c0 *= k` on a name this pass bound: a number, so `c0 = c0 * k` (a sum across passes is a reduction)
+                value = ast.BinOp(left=ast.Name(id=stmt.target.id, ctx=ast.Load()), op=stmt.op, right=stmt.value)
+                self.assign(stmt.target.id, self.expr(ast.copy_location(value, stmt)))
+                continue
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
                 self.init_nodes[name] = stmt.value
-                if is_number_literal(stmt.value) or is_inf(stmt.value):
+                record = self.record(stmt.value)
+                if record is not None:  # `px = [r, g, b]`, appended below: made after the loop (records.py)
+                    self.env[name] = record
+                    self.carried.discard(name)
+                elif is_number_literal(stmt.value) or is_inf(stmt.value):
                     # A start value (acc = 0.0): inlined where read, never an array.
                     self.env[name] = Val(ast.unparse(stmt.value), 0)
                     self.carried.discard(name)
@@ -305,7 +315,9 @@ class Translator(AxisRules, CallRules, CountRules):
         if self.depth != 1 or len(call.args) != 1 or name in appended:
             raise NotApplicable(f"line {stmt.lineno}: `{name}` is appended more than once per element or "
                                 "inside an inner loop")
-        appended[name] = self.expr(call.args[0])
+        arg = call.args[0]
+        held = self.env.get(arg.id) if isinstance(arg, ast.Name) else None
+        appended[name] = held if held is not None and held.record else self.record(arg) or self.expr(arg)
         return True
 
     def branches(self, stmt: ast.If, lists: set[str]) -> dict[str, Val]:
@@ -332,6 +344,8 @@ class Translator(AxisRules, CallRules, CountRules):
                                         "inside if/elif/else")
             results.append(values)
         self.env, self.lines = saved_env, saved_lines
+        if any(val.record for values in results for val in values.values()):
+            raise NotApplicable(f"line {stmt.lineno}: a tuple or list per element is made inside an if/elif/else")
         merged = {}
         for name in dict.fromkeys([*results[0], *results[1]]):
             sides = []

@@ -17,7 +17,9 @@ from perfloop.tools.change.codemods.counts import as_checked, count_list, listed
 from perfloop.tools.change.codemods.draws import sole_draw
 from perfloop.tools.change.codemods.gather import gather_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
+    covered_by_one,
     functions,
+    helpers_in_target,
     load_hot_function,
     per_element_left_out,
     python_files,
@@ -43,7 +45,13 @@ from perfloop.tools.change.codemods.loops import (
     rebuilt_every_pass,
     while_stop,
 )
-from perfloop.tools.change.codemods.restate import continue_as_else, grids_as_rows, restate_counts, slots_as_appends
+from perfloop.tools.change.codemods.restate import (
+    continue_as_else,
+    grids_as_rows,
+    restate_counts,
+    rows_unrolled,
+    slots_as_appends,
+)
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
@@ -76,27 +84,73 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     # A loop that only dispatches (`for t in self.transforms: x = t(x)`) calls its work by no name: the
     # functions the profile sampled under it are candidates too.
     candidates += [h for h in sampled_helpers(ctx, file, tree) if all(h is not c for c in candidates)]
+    try:
+        return _vectorize_file(ctx, file, text, tree, fn, candidates, exact)
+    except NotApplicable as why:
+        reasons = [f"nothing in {name} ({file}:{line}) can be vectorised: {why}"]
+    # The per-sample work is often in another of the target's files (a Compose in one module calling the
+    # transforms of another): the helpers the profile sampled there, file by file in the profile's order.
+    sources: dict[str, tuple[str, ast.Module]] = {}
+    elsewhere: dict[str, list[ast.FunctionDef]] = {}
+    for other, helper in helpers_in_target(ctx, sources):
+        if other != file:
+            elsewhere.setdefault(other, []).append(helper)
+    for other, helpers in elsewhere.items():
+        other_text, other_tree = sources[other]
+        other_text, other_tree, first = grids_as_rows(other_text, other_tree, helpers[0], helpers)
+        helpers = [first] + [h for h in sampled_helpers(ctx, other, other_tree) if h.name != first.name
+                             or h.lineno != first.lineno]
+        helpers += [c for h in helpers for c in _callees(other_tree, h) if all(c is not k for k in helpers)]
+        try:
+            return _vectorize_file(ctx, other, other_text, other_tree, None, helpers, exact)
+        except NotApplicable as why:
+            reasons.append(f"nothing the profile sampled in {other} ({', '.join(h.name for h in helpers)}) can be "
+                           f"vectorised: {why}")
+    raise NotApplicable("; ".join(reasons))
+
+
+def _vectorize_file(ctx: CodemodContext, file: str, text: str, tree: ast.Module, fn: ast.FunctionDef | None,
+                    candidates: list[ast.FunctionDef], exact: bool) -> CodemodResult:
+    """Rewrite the candidates' loops, all in `file`; `fn` is the hot function when it is in this file (its calls
+    cover the others'), else None: then the sampled helper that calls the most of the others is replayed, and
+    only what it calls is rewritten."""
     candidates = per_element_left_out(candidates, ctx.params.get("per_element", True))
     refusals: list[str] = []
     done: list[tuple[ast.FunctionDef, FunctionRewrite]] = []
     # The training loop's own function: only its loops that hold a sampled line can shorten a step.
-    sampled = frozenset(ctx.params.get("sampled_lines") or ())
+    sampled = frozenset(ctx.params.get("sampled_lines") or ()) if fn is not None else frozenset()
     for candidate in candidates:
         found = rewrite_function(candidate, exact, tree, sampled if candidate is fn else frozenset())
         refusals += [f"{candidate.name}: {why}" for why in found.refusals]
         if found.rewrites:
             done.append((candidate, found))
     if not done:
-        detail = "; ".join(refusals) or "it has no loop or list comprehension at its top level"
-        raise NotApplicable(f"nothing in {name} ({file}:{line}) can be vectorised: {detail}")
+        raise NotApplicable("; ".join(refusals) or "no loop or list comprehension at the top level of "
+                            + ", ".join(c.name for c in candidates))
+    replayed = None
+    if fn is None:
+        # No hot function here to replay: the sampled helper that reaches the most of those rewritten.
+        found_in = {id(c): f for c, f in done}
+        replayed, kept = covered_by_one(tree, candidates, [c for c, _ in done])
+        refusals += [f"{c.name}: {qualname_of(tree, replayed)}, the function replayed, does not call it: left for "
+                     "another change"
+                     for c, _ in done if all(c is not k for k in kept)]
+        done = [(c, found_in[id(c)]) for c in kept]
     # Every function of the per-sample path that has loops to rewrite, in one change: a helper's loop
     # is often a small part of the path, and rewriting it alone leaves the rest in Python.
     new_text = _splice_each(text, tree, [(candidate, sampled if candidate is fn else frozenset())
                                          for candidate, _ in done], exact)
     found = FunctionRewrite(rewrites=[r for _, f in done for r in f.rewrites],
                             inexact=[why for _, f in done for why in f.inexact])
-    # Replay the hot function when it calls what was rewritten (its calls cover the helpers'); else the one helper.
-    candidate = fn if len(done) > 1 or done[0][0] is fn else done[0][0]
+    # Replay the hot function when it calls what was rewritten (its calls cover the helpers'); else the one
+    # helper, or the helper elsewhere that calls the others.
+    candidate = replayed if fn is None else fn if len(done) > 1 or done[0][0] is fn else done[0][0]
+    return _result(ctx, file, new_text, tree, candidate, done, found, refusals)
+
+
+def _result(ctx: CodemodContext, file: str, new_text: str, tree: ast.Module, candidate: ast.FunctionDef,
+            done: list[tuple[ast.FunctionDef, FunctionRewrite]], found: FunctionRewrite,
+            refusals: list[str]) -> CodemodResult:
     rules = sorted({r.rule for r in found.rewrites})
     lists_became_arrays = False
     round_trip = ctx.params.get("round_trip", True)
@@ -150,7 +204,8 @@ def _vectorize_main(ctx: CodemodContext) -> CodemodResult:
     for ref in ctx.profile.main_hot_functions:
         if ref.defining_name in skip or ref.name in skip:
             continue
-        facts = ctx.profile.model_copy(update={"hot_function": ref})
+        # The helpers sampled under this one are later entries of the list: no search of other files here.
+        facts = ctx.profile.model_copy(update={"hot_function": ref, "hot_helpers": []})
         sampled = ctx.profile.main_sampled_lines.get(f"{ref.file}:{ref.name}")
         try:
             return vectorize_hot_function(ctx.model_copy(update={
@@ -232,7 +287,10 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
                 slots = slots_as_appends(block, k)
                 counts = restate_counts(slots or block, k, names)
                 edge = continue_as_else(counts or slots or block, k)
-                rewrite, inexact = _loop(edge or counts or slots or block, k, names, exact, held)
+                short = rows_unrolled(edge or counts or slots or block, k, names)
+                rewrite, inexact = _loop(short or edge or counts or slots or block, k, names, exact, held)
+                if short:
+                    rewrite.rule = f"short rows written out, {rewrite.rule}"
                 if slots:
                     rewrite.rule = f"preallocated list, {rewrite.rule}"
                 if counts:
@@ -382,7 +440,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     for out, val in appended.items():
         if val.depth != 1:
             raise NotApplicable(f"line {loop.lineno}: the value appended to `{out}` does not vary along the loop")
-        t.lines.append(f"{out} = {t.atom(val.src)}.tolist()")
+        t.lines.append(f"{out} = {t.record_list(val) if val.record else f'{t.atom(val.src)}.tolist()'}")
     leaked = {name for name in stored - set(found) if read_before_rebound(name, body[k + 1:])}
     if leaked:
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
@@ -503,13 +561,13 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
             t.env, t.carried = {}, names_stored([gen.target])
             t.bind_outer(gen.target, gen.iter)
             t.arm_draw(draw, gen.target)
-            value = t.expr(node.elt)
+            value = t.record(node.elt) or t.expr(node.elt)
             if value.depth != 1:
                 raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary with its loop")
-            src = t.atom(value.src)
-            if gen.ifs:
-                mask = t.combine("np.logical_and", [t.expr(c) for c in gen.ifs])
-                src = f"{src}[{mask.src}]"
+            mask = t.combine("np.logical_and", [t.expr(c) for c in gen.ifs]).src if gen.ifs else None
+            if value.record:
+                return ast.parse(t.record_list(value, mask), mode="eval").body
+            src = t.atom(value.src) + (f"[{mask}]" if mask else "")
             return ast.parse(f"{src}.tolist()", mode="eval").body
 
     new_stmt = Replace().visit(copy.deepcopy(stmt))
