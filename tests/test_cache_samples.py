@@ -5,6 +5,7 @@ import ast
 import json
 import math
 import re
+import struct
 import textwrap
 from pathlib import Path
 
@@ -48,6 +49,69 @@ DATASETS = {
         json.dumps({"items": []}),
         json.dumps({"items": [{"bundle": [{"price": "3"}]}, {"price": "0.1", "qty": 3}]}),
     ])),
+    # A parser object made per sample and asked at once (`RowParser(line).values()`): its class is read where the
+    # call names no function, and it may write itself (a fresh object every access).
+    "parser_object_chained": ('''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class RowParser:
+            def __init__(self, line, sep=";"):
+                self.fields = line.split(sep)
+                self.bad = 0
+
+            def values(self):
+                out = []
+                for field in self.fields:
+                    try:
+                        out.append(float(field))
+                    except ValueError:
+                        self.bad += 1
+                        out.append(0.0)
+                return out + [float(self.bad)]
+
+
+        class Rows(Dataset):
+            def __init__(self, lines):
+                self.lines = lines
+
+            def __len__(self):
+                return len(self.lines)
+
+            def __getitem__(self, i):
+                return torch.tensor(RowParser(self.lines[i]).values())
+    ''', "RowParser.values", lambda ns: ns["Rows"](["1.5;2;x", "0;;3.25", "7"])),
+    # The same kind of object bound to a name first, from another module's class imported by name.
+    "decoder_object_named": ('''
+        import struct
+
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class FrameDecoder:
+            def __init__(self, blob, scale):
+                self.blob, self.scale = blob, scale
+
+            def samples(self):
+                count = len(self.blob) // 2
+                raw = struct.unpack(f"<{count}h", self.blob[:2 * count])
+                return [v * self.scale for v in raw]
+
+
+        class Frames(Dataset):
+            def __init__(self, blobs):
+                self.blobs = blobs
+
+            def __len__(self):
+                return len(self.blobs)
+
+            def __getitem__(self, i):
+                decoder = FrameDecoder(self.blobs[i], scale=0.5)
+                return {"x": torch.tensor(decoder.samples(), dtype=torch.float32), "n": len(self.blobs[i])}
+    ''', "FrameDecoder.samples", lambda ns: ns["Frames"]([struct.pack("<4h", 1, -2, 300, 7), b"\x01\x00\x02",
+                                                           struct.pack("<2h", -32768, 32767)])),
     # A character tokeniser: a dict lookup per character and a padding loop, every epoch.
     "char_tokens": ('''
         import torch
@@ -402,6 +466,49 @@ REFUSED = {
                 mask = torch.empty(4).bernoulli_(0.5)
                 return self.xs[i] * mask
     ''', "Masked.__getitem__", "random draw"),
+    "an object made per sample that draws": ('''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Jitter:
+            def __init__(self, x):
+                self.x = x
+
+            def apply(self):
+                return self.x + torch.rand(1)
+
+
+        class Jittered(Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                return Jitter(self.xs[i]).apply()
+    ''', "Jitter.apply", "random draw `torch.rand()`"),
+    "an object made per sample whose constructor draws": ('''
+        import random
+
+        from torch.utils.data import Dataset
+
+
+        class Window:
+            def __init__(self, xs):
+                self.start = random.randrange(4)
+                self.xs = xs
+
+            def cut(self):
+                return self.xs[self.start:self.start + 8]
+
+
+        class Windows(Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                w = Window(self.xs[i])
+                return w.cut()
+    ''', "Window.cut", "random draw `random.randrange()`"),
     "opaque transform": ('''
         from torch.utils.data import Dataset
 

@@ -152,7 +152,9 @@ def _reachable(node: ast.FunctionDef, defined: dict[str, list[ast.FunctionDef]])
 
 
 def _called_names(node: ast.AST) -> set[str]:
-    return {dotted(c.func).split(".")[-1] for c in ast.walk(node) if isinstance(c, ast.Call)}
+    """The last name of every call (`fixes` of `TrackReader(log).fixes()` too)."""
+    return {c.func.attr if isinstance(c.func, ast.Attribute) else dotted(c.func)
+            for c in ast.walk(node) if isinstance(c, ast.Call)}
 
 
 # Methods of lists, tuples, dicts, sets and strings that read and never change their object.
@@ -283,6 +285,7 @@ class Determinism:
         self.notes: list[str] = []
         self.current: ast.FunctionDef | None = None
         self.draws_only = False  # carried_draws: look past everything but random draws
+        self.fresh = False  # an object the sample's code makes (`TrackReader(log).fixes()`): it may write itself
         # Methods of the class already judged by the caller (`chain_head`'s head and tail): None, it draws
         # nothing and reads nothing that changes; a string, why it may differ per access.
         self.known: dict[str, str | None] = {}
@@ -332,7 +335,8 @@ class Determinism:
                                 "its index")
         # A helper that yields (`yield from flatten(item["children"])`) makes a new generator on each call,
         # which the sample's code runs through: its items follow from its arguments as a return value would.
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                and not self.fresh:
             if isinstance(node.ctx, ast.Store):
                 raise NotApplicable(f"{where}: writes self.{node.attr}: computing a sample changes the dataset")
             if node.attr in self.generators:
@@ -356,6 +360,8 @@ class Determinism:
         if isinstance(call.func, ast.Name):
             if name in self.top:
                 self.check(self.top[name], name)
+            elif (made := self._target_class(name)) is not None:
+                self._check_made(*made, None)  # `TrackReader(log)`: its __init__ runs per sample
             elif name in local:
                 # `for t in self.transforms: x = t(x)`: the objects the attribute holds, where the target makes them.
                 attr = self._loop_over_self(name)
@@ -375,6 +381,15 @@ class Determinism:
                 return
             raise NotApplicable(f"{where}: calls self.{attr}(), an object perfloop cannot read the code of "
                                 "(a transform pipeline may draw random numbers)")
+        made = self._made_here(base)
+        if made is not None:
+            # `TrackReader(log).fixes()`, or `reader = TrackReader(log)` then `reader.fixes()`: an object of the
+            # target's own class made per sample; its __init__ and the method are read as the sample's code.
+            if method_of(made[1], attr) is None:
+                raise NotApplicable(f"{where}: calls {made[1].name}(...).{attr}(), which the class does not define "
+                                    "(inherited): perfloop cannot read its code")
+            self._check_made(*made, attr)
+            return
         static = self._static_method(base, attr)
         if static is not None:
             # `RawFrameCodec.decode(buf)`: a static or class method of the target's own class, read as its code.
@@ -493,20 +508,51 @@ class Determinism:
         sub.seen, sub.notes, sub.draws_only = self.seen, self.notes, self.draws_only
         sub.check(method, label)
 
-    def _static_method(self, base: ast.expr | None, attr: str) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
-        """(file, class, method) where `base.attr` names a `@staticmethod` or `@classmethod` of a class the target
-        defines once under that name, imported from one of its own modules (or defined beside the caller)."""
-        if not isinstance(base, ast.Name):
-            return None
+    def _target_class(self, name: str) -> tuple[str, ast.ClassDef] | None:
+        """(file, class) where `name` is a class the target defines once under that name, imported from one of its
+        own modules (or defined beside the caller)."""
         found = [(file, cls) for file, tree in self.modules.items() for cls in tree.body
-                 if isinstance(cls, ast.ClassDef) and cls.name == base.id]
+                 if isinstance(cls, ast.ClassDef) and cls.name == name]
         if len(found) != 1:
             return None
         file, cls = found[0]
-        path = self.import_paths.get(base.id)
+        path = self.import_paths.get(name)
         module = file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
-        if path is not None and path != base.id and not module.endswith(path.rpartition(".")[0]):
+        if path is not None and path != name and not module.endswith(path.rpartition(".")[0]):
             return None  # the name is imported from somewhere else
+        return file, cls
+
+    def _made_here(self, base: ast.expr | None) -> tuple[str, ast.ClassDef] | None:
+        """The target's class of `base` where it is made here: `Cls(...)`, or a name the function being checked
+        binds only to `Cls(...)` of one class."""
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name):
+            return self._target_class(base.func.id)
+        if not isinstance(base, ast.Name) or self.current is None:
+            return None
+        stores = [n for n in ast.walk(self.current) if isinstance(n, ast.Name) and n.id == base.id
+                  and isinstance(n.ctx, ast.Store)]
+        values = [n.value for n in ast.walk(self.current) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                  and isinstance(n.targets[0], ast.Name) and n.targets[0].id == base.id]
+        calls = [v.func.id for v in values if isinstance(v, ast.Call) and isinstance(v.func, ast.Name)]
+        made = stores and len(calls) == len(values) == len(stores) and len(set(calls)) == 1
+        return self._target_class(calls[0]) if made else None
+
+    def _check_made(self, file: str, cls: ast.ClassDef, attr: str | None) -> None:
+        """Check `cls.__init__` and its method `attr` as the sample's code, on an object made per sample (it may
+        write itself; the draws and the packages it calls are judged as everywhere)."""
+        sub = Determinism(cls, file, self.modules)
+        sub.seen, sub.notes, sub.draws_only, sub.fresh = self.seen, self.notes, self.draws_only, True
+        for name in ("__init__", attr):
+            if name is not None and (method := method_of(cls, name)) is not None:
+                sub.check(method, f"{cls.name}.{name}")
+
+    def _static_method(self, base: ast.expr | None, attr: str) -> tuple[str, ast.ClassDef, ast.FunctionDef] | None:
+        """(file, class, method) where `base.attr` names a `@staticmethod` or `@classmethod` of a class the target
+        defines once under that name, imported from one of its own modules (or defined beside the caller)."""
+        found = self._target_class(base.id) if isinstance(base, ast.Name) else None
+        if found is None:
+            return None
+        file, cls = found
         method = method_of(cls, attr)
         if method is None or not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
                                      for d in method.decorator_list):
