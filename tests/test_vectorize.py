@@ -700,8 +700,9 @@ def test_tuple_unpacking_loops_read_columns_with_identical_results(tmp_path, nam
     source, function = COLUMNS[name]
     old, new, result = vectorise(tmp_path, source, function)
     assert "strict=True)" in result.files["mod.py"]
-    assert any("never empty" in note for note in result.notes)
     args = _column_args(name)
+    if name != "collate_pairs":  # an empty list gives empty columns, as the loop did nothing
+        assert_same(old(type(args)()), new(type(args)()))
     before, after = old(args), new(args)
     if name == "collate_pairs":
         assert "torch.as_tensor(" in result.files["mod.py"] and "for channel in" not in result.files["mod.py"]

@@ -312,22 +312,18 @@ class AxisRules:
 
         `zip(*pairs, strict=True)` unpacks like the loop did (a tuple of another length
         raises); each column keeps its element type (ints stay ints), so `float()` of one
-        converts explicitly. An empty `pairs` raises where the loop did nothing: the
-        rewrite's notes say so.
+        converts explicitly. An empty `pairs` gives empty columns, as the loop did nothing.
         """
         text = ast.unparse(iterable)
         if names_loaded(iterable) & (set(self.env) | self.carried):
             raise NotApplicable(f"line {iterable.lineno}: `{text}` changes inside the loop")
         columns = [self.fresh(f"{elt.id}_col") for elt in target.elts]
         self.hoists.append((", ".join(columns) + ("," if len(columns) == 1 else ""),
-                            f"zip(*{text}, strict=True)"))
+                            f"tuple(zip(*{text}, strict=True)) or ((),) * {len(columns)}"))
         for elt, column in zip(target.elts, columns):
             name = self.fresh(f"{elt.id}_arr")
             self.hoists.append((name, f"np.asarray({column})"))
             self.env[elt.id] = Val(name, 1)
-        names = ", ".join(elt.id for elt in target.elts)
-        self.notes.append(f"`for {names} in {text}` reads columns with zip(*{text}): "
-                          f"assumes {text} is never empty")
 
     def row_comprehension(self, node: ast.ListComp) -> Val:
         """`[f(v) for v in row]` over a loop value's row: `f` of the whole row, one axis deeper.
