@@ -258,7 +258,7 @@ REFUSED = {
             out = []
             acc = 0.0
             for v in xs:
-                acc += v
+                acc = acc * 0.9 + v
                 out.append(acc)
             return out
     """,

@@ -6,6 +6,7 @@ loop gone. The refusals name the construct and say why.
 """
 from __future__ import annotations
 
+import math
 import textwrap
 
 import numpy as np
@@ -136,6 +137,42 @@ CASES = {
                 out.append(round(v))
             return out
     """, "nearest", lambda: ([0.5, 1.5, 2.5, -0.5, -1.5, 3.49, -2.51, 1e6 + 0.5],)),
+    # a running sum read later in the pass ------------------------------------------------------------
+    "running/precision_recall_curve": ("""
+        def pr_points(scores, labels):
+            order = sorted(range(len(scores)), key=lambda i: -scores[i])
+            tp = fp = 0
+            prec, rec = [], []
+            positives = sum(labels)
+            for i in order:
+                if labels[i]:
+                    tp += 1
+                else:
+                    fp += 1
+                prec.append(tp / (tp + fp))
+                rec.append(tp / positives)
+            return prec, rec
+    """, "pr_points", lambda: (signal(90), [v > 0.4 for v in signal(90, seed=5)])),
+    "running/path_length": ("""
+        def arc_lengths(steps):
+            travelled = 0.0
+            marks = []
+            for dx, dy in steps:
+                travelled += math.sqrt(dx * dx + dy * dy)
+                marks.append(travelled)
+            return marks
+    """, "arc_lengths", lambda: (points(),)),
+    "running/cumulative_share": ("""
+        def lorenz(weights, total):
+            acc = 0
+            shares = []
+            for w in weights:
+                if w < 0:
+                    continue
+                acc += w
+                shares.append(acc / total)
+            return shares
+    """, "lorenz", lambda: ([3, -1, 0, 7, 2, -5, 11, 0], 23)),
 }
 CASES = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in CASES.items()}
 
@@ -156,6 +193,15 @@ def test_round_keeps_its_notes_and_short_rows_say_they_were_written_out(tmp_path
     _, _, result = vectorise(tmp_path, source, function)
     assert "short rows written out" in result.summary
     assert any(note.startswith("round() → np.rint") for note in result.notes), result.notes
+
+
+def test_a_running_sum_of_negative_zeros_is_positive_zero_as_in_python(tmp_path):
+    source, function, _ = CASES["running/path_length"]
+    old, new, result = vectorise(tmp_path, source.replace("math.sqrt(dx * dx + dy * dy)", "dx"), function)
+    steps = [(-0.0, 1.0), (-0.0, 2.0), (1.5, 0.0), (-0.0, 0.0)]
+    exact(old(steps), new(steps))
+    assert [math.copysign(1.0, v) for v in new(steps)] == [1.0, 1.0, 1.0, 1.0]
+    assert "running sum" in result.summary and old([]) == new([]) == []
 
 
 REFUSED = {
@@ -197,6 +243,33 @@ REFUSED = {
                 out.append(row)
             return out
     """, "nine", "`for v in xs` loop", "append() inside the loop"),
+    "a running sum read before its update": ("""
+        def previous_totals(xs):
+            total = 0.0
+            out = []
+            for v in xs:
+                out.append(total)
+                total += v
+            return out
+    """, "previous_totals", "`for v in xs` loop", "loop-carried dependency: `total` is read before this iteration"),
+    "a running sum from a start other than 0": ("""
+        def offset_totals(xs, base):
+            total = 1.5
+            out = []
+            for v in xs:
+                total += v
+                out.append(total)
+            return out
+    """, "offset_totals", "`for v in xs` loop", "loop-carried dependency: `total`"),
+    "a running product": ("""
+        def survival(hazards):
+            alive = 1.0
+            curve = []
+            for h in hazards:
+                alive *= 1.0 - h
+                curve.append(alive)
+            return curve
+    """, "survival", "`for h in hazards` loop", "loop-carried dependency: `alive`"),
     "round to digits": ("""
         def cents(xs):
             return [round(v, 2) for v in xs]

@@ -31,6 +31,7 @@ from perfloop.tools.change.codemods.loops import (
     names_stored,
 )
 from perfloop.tools.change.codemods.records import RecordRules
+from perfloop.tools.change.codemods.scans import RunningRules
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
@@ -42,7 +43,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator(AxisRules, CallRules, CountRules, RecordRules):
+class Translator(AxisRules, CallRules, CountRules, RecordRules, RunningRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -56,6 +57,8 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules):
         self.hoisted: dict[str, str] = {}
         self.lines: list[str] = []
         self.init_nodes: dict[str, ast.AST] = {}
+        self.starts: dict[str, ast.AST] = {}  # the outer loop's accumulators: their values before it
+        self.running_names: dict[str, str] = {}  # running sum's array -> its accumulator (`running`)
         self.written: set[str] = set()
         self.inexact: list[str] = []
         self.notes: list[str] = []
@@ -448,8 +451,7 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules):
                     # `+ 0`: a row of -0.0 terms sums to 0.0 when added to 0 in the loop (at depth 0 below too).
                     expr = f"({expr} + 0)"
                 if self.depth > 0 and mask is None:
-                    # An inner loop over an empty list (`for q in neg` with no negatives) leaves every row at its
-                    # start value, where the last column of an empty axis does not exist.
+                    # An inner loop over an empty list leaves each row at its start value (no last column).
                     terms = self.fresh(f"{acc}_terms")
                     self.lines.append(f"{terms} = {term.src}")
                     expr = expr.replace(term.src, terms, 1)
@@ -459,8 +461,7 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules):
                 terms = self.fresh(f"{acc}_terms")
                 self.lines.append(f"{terms} = {term.src}")
                 expr = expr.replace(term.src, terms, 1)
-                # A Python number, as the loop left (torch.tensor(np.float64) would be float64); `+ 0`
-                # turns a sum of -0.0 terms into 0.0, as adding them to 0 in the loop does.
+                # A Python number, as the loop left; `+ 0` turns a sum of -0.0 terms into 0.0, as the loop's 0 does.
                 expr = f"({expr} + 0).item() if {terms}.shape[-1] else {ast.unparse(init)}"
         else:
             func = "np.max" if kind == "max" else "np.min"
@@ -524,6 +525,7 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules):
                 if hit[0] in found:
                     raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")
                 found[hit[0]] = hit[1:] if keep is None else self.guarded(hit, keep, stmt)
+                self.running(hit[0], *found[hit[0]])
             if keep is not None:
                 for name, val in appended.items():
                     if name not in before:

@@ -425,6 +425,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     t.bind_outer(loop.target, loop.iter)
     t.arm_draw(draw, loop.target)
     appended: dict[str, Val] = {}
+    t.starts = {n: inits[n][1] for n in accs}
     found = t.loop_body(loop.body, accs, lists, appended)
     if not found and not appended and not t.scatters:
         raise NotApplicable(f"line {loop.lineno}: the loop builds no list and no sum, product, max or min")
@@ -445,6 +446,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     if leaked:
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
                             "the last element's value")
+    t.drop_unread_running()
     rule = _rule(found, appended, t)
     outputs = set(appended) | set(found)
     # An init line goes only when every name it sets is now computed by the new lines.
@@ -485,6 +487,8 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
 
 def _rule(found: dict, appended: dict, t: Translator) -> str:
     text = "\n".join(t.lines)
+    if t.running_names:
+        return "running sum" + ", reduction" * bool(set(found) - set(t.running_names.values()))
     if "sliding_window_view" in text or any(line.count("np.cumsum") for line in t.lines) and appended:
         return "windowed reduction"
     if found:
