@@ -1,0 +1,16 @@
+# Settings for the table-QA column-selection run (loaded with runpy).
+SEED = 9001
+NUM_TABLES = 2000
+MAX_ROWS = 18
+MAX_COLS = 7
+
+MAX_SEQ_LEN = 160
+MAX_CELL_TOKENS = 4
+HASH_BUCKETS = 2048
+SHUFFLE_ROWS = True
+
+BATCH_SIZE = 16
+NUM_WORKERS = 0
+MAX_STEPS = 100
+LEARNING_RATE = 2e-3
+HIDDEN = 32
