@@ -509,6 +509,33 @@ REFUSED = {
                 w = Window(self.xs[i])
                 return w.cut()
     ''', "Window.cut", "random draw `random.randrange()`"),
+    "a transform set from outside the class": ('''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Crop:
+            def __call__(self, x):
+                start = int(torch.randint(0, 4, (1,)))
+                return x[start:start + 4]
+
+
+        class Frames(Dataset):
+            def __init__(self, xs, transform=None):
+                self.xs, self.transform = xs, transform
+
+            def __getitem__(self, i):
+                x = self.xs[i]
+                if self.transform is not None:
+                    x = self.transform(x)
+                return x
+
+
+        def build(xs):
+            frames = Frames(xs)
+            frames.transform = Crop()
+            return frames
+    ''', "Frames.__getitem__", "calls self.transform(), an object perfloop cannot read"),
     "opaque transform": ('''
         from torch.utils.data import Dataset
 

@@ -429,8 +429,9 @@ class Determinism:
         """`held_objects` per value `self.<attr>` may hold, in order: one list per construction site and branch (a
         Compose's steps as the site lists them: `steps + [Flip()] if train else steps` gives two)."""
         init = self.methods.get("__init__")
-        if init is None:
-            return None
+        if init is None or any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
+                               and dotted(n.value) != "self" for tree in self.modules.values() for n in ast.walk(tree)):
+            return None  # set from outside too (`dataset.transform = build_transform(cfg)`): unknown
         params = [a.arg for a in init.args.args] + ([init.args.vararg.arg] if init.args.vararg else [])
         values = [value for node in ast.walk(init) if isinstance(node, ast.Assign)
                   for target in node.targets for value in _assigned(target, node.value, attr)]
