@@ -1452,3 +1452,41 @@ def test_a_dataset_indexed_by_tuples_caches_per_tuple(tmp_path):
     a = old[[1, 2]]
     torch.manual_seed(5)
     assert same(a, new[[1, 2]]) and computed[-1] == [1, 2]  # a list: computed as before, every time
+
+
+DROPOUT_OBJECT = '''
+        import torch
+        from torch.utils.data import Dataset
+
+
+        class Dropout:
+            def __init__(self, x, p):
+                self.x, self.p = x, p
+
+            def apply(self):
+                keep = torch.rand(self.x.shape) >= self.p
+                return self.x * keep
+
+
+        class Dropped(Dataset):
+            def __init__(self, xs):
+                self.xs = xs
+
+            def __getitem__(self, i):
+                layer = Dropout(self.xs[i], 0.1)
+                return layer.apply()
+    '''
+
+
+def test_a_draw_in_a_method_of_an_object_bound_to_a_name_keeps_the_sample_from_the_cache(tmp_path):
+    # `layer = Dropout(x, p)` then `layer.apply()`: the method is read as the sample's code, so its draw keeps the
+    # whole sample out of the cache; only the construction before it is cached, and the draw runs every access.
+    _, result = rewrite(tmp_path, DROPOUT_OBJECT, "Dropout.apply")
+    new_text = result.files["data.py"]
+    assert "_cached_first_part" in new_text and "layer.apply()" in new_text.split("def __getitem__")[-1]
+    ns = load(new_text)
+    data = ns["Dropped"]([torch.ones(64) for _ in range(2)])
+    torch.manual_seed(0)
+    first = data[0]
+    torch.manual_seed(1)
+    assert not torch.equal(first, data[0])  # drawn again, not the first access's sample

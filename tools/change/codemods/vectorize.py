@@ -98,8 +98,7 @@ def vectorize_hot_function(ctx: CodemodContext) -> CodemodResult:
     for other, helpers in elsewhere.items():
         other_text, other_tree = sources[other]
         other_text, other_tree, first = grids_as_rows(other_text, other_tree, helpers[0], helpers)
-        helpers = [first] + [h for h in sampled_helpers(ctx, other, other_tree) if h.name != first.name
-                             or h.lineno != first.lineno]
+        helpers = [first] + [h for h in sampled_helpers(ctx, other, other_tree) if h is not first]
         helpers += [c for h in helpers for c in _callees(other_tree, h) if all(c is not k for k in helpers)]
         try:
             return _vectorize_file(ctx, other, other_text, other_tree, None, helpers, exact)
