@@ -18,6 +18,7 @@ import re
 from perfloop.tools.change.codemods.axes import AxisRules
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.calls import CallRules
+from perfloop.tools.change.codemods.conditions import ConditionRules
 from perfloop.tools.change.codemods.counts import CountRules
 from perfloop.tools.change.codemods.loops import (
     Val,
@@ -43,7 +44,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator(AxisRules, CallRules, CountRules, RecordRules, RunningRules):
+class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, RunningRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -248,7 +249,7 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules, RunningRules):
         for stmt in stmts:
             if isinstance(stmt, ast.Pass):
                 continue
-            if self._append(stmt, lists, appended):
+            if self.append_stmt(stmt, lists, appended):
                 continue
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) \
                     and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts) \
@@ -308,7 +309,8 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules, RunningRules):
         self.written.add(name)
         return name
 
-    def _append(self, stmt: ast.stmt, lists: set[str], appended: dict[str, Val]) -> bool:
+    def append_stmt(self, stmt: ast.stmt, lists: set[str], appended: dict[str, Val]) -> bool:
+        """Record `lst.append(v)` of a list the loop builds (False where `stmt` is not one)."""
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
                 and isinstance(call.func.value, ast.Name) and call.func.value.id in lists):
@@ -321,53 +323,6 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules, RunningRules):
         held = self.env.get(arg.id) if isinstance(arg, ast.Name) else None
         appended[name] = held if held is not None and held.record else self.record(arg) or self.expr(arg)
         return True
-
-    def branches(self, stmt: ast.If, lists: set[str]) -> dict[str, Val]:
-        """Merge if/elif/else assignments (and appends) into np.where values."""
-        test = self.expr(stmt.test)
-        saved_env, saved_lines = dict(self.env), list(self.lines)
-        results = []
-        for block in (stmt.body, stmt.orelse):
-            self.env, self.lines = dict(saved_env), []
-            if len(block) == 1 and isinstance(block[0], ast.If):
-                results.append(self.branches(block[0], lists))
-                continue
-            values: dict[str, Val] = {}
-            for sub in block:
-                appended: dict[str, Val] = {}
-                if self._append(sub, lists, appended):
-                    values.update({f"\0{k}": v for k, v in appended.items()})
-                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
-                    val = self.expr(sub.value)
-                    values[sub.targets[0].id] = val
-                    self.env[sub.targets[0].id] = val
-                elif not isinstance(sub, ast.Pass):
-                    raise NotApplicable(f"line {sub.lineno}: only assignments and appends are vectorised "
-                                        "inside if/elif/else")
-            results.append(values)
-        self.env, self.lines = saved_env, saved_lines
-        if any(val.record for values in results for val in values.values()):
-            raise NotApplicable(f"line {stmt.lineno}: a tuple or list per element is made inside an if/elif/else")
-        merged = {}
-        for name in dict.fromkeys([*results[0], *results[1]]):
-            sides = []
-            for values in results:
-                if name in values:
-                    sides.append(values[name])
-                elif name in self.env:
-                    sides.append(self.env[name])
-                elif not name.startswith("\0") and name in self.carried:
-                    # A name one branch sets for its own use (`rms` before `out.append(v / rms)`): a later read in
-                    # the pass is a carried dependency, a read after the loop a leak, and both are refused there.
-                    break
-                else:
-                    raise NotApplicable(f"line {stmt.lineno}: `{name.lstrip(chr(0))}` is not set on every branch "
-                                        "of the if/elif/else")
-            if len(sides) < 2:
-                continue
-            merged[name] = Val(f"np.where({test.src}, {sides[0].src}, {sides[1].src})",
-                               max(test.depth, sides[0].depth, sides[1].depth, 1))
-        return merged
 
     # reductions -------------------------------------------------------------------
     def reduction(self, stmt: ast.stmt, accs: set[str]) -> tuple[str, str, Val] | None:
@@ -534,48 +489,6 @@ class Translator(AxisRules, CallRules, CountRules, RecordRules, RunningRules):
                                                 "along the loop")
                         appended[name] = Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)
         return found
-
-    def guard(self, stmt: ast.If, keep: str | None) -> str:
-        """Name the mask of the elements that get past `stmt` (and every guard before it)."""
-        skip = self.expr(stmt.test)
-        if skip.depth != self.depth:
-            raise NotApplicable(f"line {stmt.lineno}: the guard `if {ast.unparse(stmt.test)}: continue` does not "
-                                "vary along its loop")
-        mask = self.fresh("keep")
-        passed = f"np.logical_not({skip.src})"
-        self.lines.append(f"{mask} = {passed if keep is None else f'np.logical_and({keep}, {passed})'}")
-        self.guards += 1
-        return mask
-
-    def guarded(self, hit: tuple[str, str, Val], keep: str, stmt: ast.stmt) -> tuple[str, Val]:
-        """A reduction's term with the guarded-out elements made neutral: 0 for a sum, 1 for a product."""
-        acc, kind, term = hit
-        if kind not in ("sum", "prod"):
-            raise NotApplicable(f"line {stmt.lineno}: `{acc}` takes a {kind} after a `continue` guard (only sums, "
-                                "counts and products are masked)")
-        if term.depth > self.depth:
-            raise NotApplicable(f"the term added to `{acc}` varies along an inner loop")
-        # A constant term (a count: `n += 1`) is broadcast along the loop by the mask.
-        return kind, Val(f"np.where({keep}, {term.src}, {0 if kind == 'sum' else 1})", self.depth)
-
-    def masked_reductions(self, stmt: ast.stmt, accs: set[str]) -> list[tuple[str, str, Val]] | None:
-        """The reductions of `stmt`: one, or those of an `if cond:` block made only of sums (nested too),
-        each masked by the tests above it; None when `stmt` is not that."""
-        hit = self.reduction(stmt, accs)
-        if hit is not None:
-            return [hit]
-        if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) > 1):
-            return None
-        found = []
-        for sub in stmt.body:
-            hits = self.masked_reductions(sub, accs)
-            if hits is None or any(kind != "sum" for _, kind, _ in hits):
-                return None
-            found += hits
-        test = self.expr(stmt.test)
-        return [(acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth)))
-                for acc, kind, term in found]
-
 
 def _held_table(node: ast.AST) -> bool:
     """A module constant (`ELEMENTS`, by its upper-case name) or an attribute of an object (`self.symbols`)."""
