@@ -85,11 +85,12 @@ class AxisRules:
         return Val(f"{self.as_array(base)}[{', '.join(v.src for v in vals)}]", max(v.depth for v in vals))
 
     def index(self, node: ast.AST) -> Val:
-        """A subscript's index: read as float64 in a float loop, it is cast back (exact: list indices are ints)."""
+        """A subscript's index: read as float64 in a float loop, it is cast back (exact: list indices are ints);
+        under a condition, index 0 where it does not hold (`guarded_index`)."""
         val = self.expr(node)
         if val.depth and self.float_ctx:
-            return Val(f"{self.atom(val.src)}.astype(np.int64)", val.depth)
-        return val
+            val = Val(f"{self.atom(val.src)}.astype(np.int64)", val.depth)
+        return self.guarded_index(val)
 
     def subscript(self, node: ast.Subscript) -> Val:
         """`x[i]`, `row[k]`, `table[i][k]`, `sorted(...)[:k]`: an index of an array, of a row, or of a row-valued
@@ -240,10 +241,11 @@ class AxisRules:
                 self.depth = 2
                 self.mask = None
                 self.bind_inner(gen.target, gen.iter)
-            term = self.expr(arg.elt)
             masks = [m for m in [self.mask] if m] + [self.expr(c).src for c in gen.ifs]
             mask = masks[0] if len(masks) == 1 else self.combine("np.logical_and", [Val(m, 1) for m in masks]).src \
                 if masks else None
+            with self.under(mask):  # the element is read only where the filters let it through
+                term = self.expr(arg.elt)
         finally:
             self.env, depth, self.mask, self.carried, self.dead = saved
             self.depth = depth

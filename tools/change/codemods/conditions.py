@@ -4,10 +4,17 @@ Each is computed for every element and masked afterwards: an if/elif/else's assi
 become `np.where` of both sides, a guard's mask keeps the elements that get past it (sums add 0 and
 products multiply by 1 for the others), and an `if cond:` block made only of sums adds its terms
 where `cond` holds.
+
+Computing for every element reads values the loop did not read: `values[j]` under `if 0 <= j < n:` is
+evaluated where `j` is out of range too. So an index read under conditions (`conditions`, a stack of
+the tests above the value, and the inner axis's mask) is `np.where(cond, j, 0)`: where the conditions
+hold the loop's own index is read, and raises where Python raised; elsewhere index 0, whose value the
+mask discards.
 """
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
 
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loops import Val
@@ -16,30 +23,83 @@ from perfloop.tools.change.codemods.loops import Val
 class ConditionRules:
     """if/elif/else merged into np.where, guards and masked sums (the Translator's state)."""
 
+    @contextmanager
+    def under(self, test: Val | str | None, holds: bool = True):
+        """Translate the enclosed values as read only where `test` holds (or, `holds=False`, where it does not).
+
+        A test that does not vary along the loop adds nothing. One that does is kept in the shape of the depth
+        it was translated at, and named (`cond_1 = ...`) only when an index reads under it.
+        """
+        if test is None or (isinstance(test, Val) and test.depth == 0):
+            yield
+            return
+        src = test.src if isinstance(test, Val) else test
+        self.conditions.append(Val(src if holds else f"np.logical_not({src})", self.depth))
+        try:
+            yield
+        finally:
+            self.conditions.pop()
+
+    def guarded_index(self, index: Val) -> Val:
+        """`index` read only where the conditions above it hold: elsewhere 0 (see the module's docstring)."""
+        if index.depth == 0 or self.depth == 0:
+            return index
+        # A test of an inner axis does not hold the outer values read at depth 1 (a reduction of the outer row).
+        parts = []
+        for k, cond in enumerate(self.conditions):
+            if cond.depth <= self.depth:
+                if not cond.src.isidentifier():
+                    self.conditions[k] = cond = Val(self.named(cond.src), cond.depth)
+                parts.append(Val(self.render(cond), cond.depth))
+        if self.depth == 2 and self.mask is not None:
+            parts.append(Val(self.mask, 2))
+        if not parts:
+            return index
+        cond = self.combine("np.logical_and", parts)
+        return Val(f"np.where({self.named(cond.src)}, {index.src}, 0)", max(index.depth, cond.depth))
+
+    def named(self, src: str) -> str:
+        """A name bound to `src` once in the loop's lines (the same name for the same text)."""
+        if src.isidentifier():
+            return src
+        if src not in self.condition_names:
+            self.condition_names[src] = self.fresh("cond")
+            self.lines.append(f"{self.condition_names[src]} = {src}")
+        return self.condition_names[src]
+
     def branches(self, stmt: ast.If, lists: set[str]) -> dict[str, Val]:
         """Merge if/elif/else assignments (and appends) into np.where values."""
         test = self.expr(stmt.test)
-        saved_env, saved_lines = dict(self.env), list(self.lines)
+        saved_env = dict(self.env)
         results = []
-        for block in (stmt.body, stmt.orelse):
-            self.env, self.lines = dict(saved_env), []
-            if len(block) == 1 and isinstance(block[0], ast.If):
-                results.append(self.branches(block[0], lists))
-                continue
-            values: dict[str, Val] = {}
-            for sub in block:
-                appended: dict[str, Val] = {}
-                if self.append_stmt(sub, lists, appended):
-                    values.update({f"\0{k}": v for k, v in appended.items()})
-                elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
-                    val = self.expr(sub.value)
-                    values[sub.targets[0].id] = val
-                    self.env[sub.targets[0].id] = val
-                elif not isinstance(sub, ast.Pass):
-                    raise NotApplicable(f"line {sub.lineno}: only assignments and appends are vectorised "
-                                        "inside if/elif/else")
-            results.append(values)
-        self.env, self.lines = saved_env, saved_lines
+        for block, holds in ((stmt.body, True), (stmt.orelse, False)):
+            # A branch assigns no arrays (its values are merged below); its lines only name the tests it reads under.
+            self.env = dict(saved_env)
+            with self.under(test, holds):
+                results.append(self.branch_values(block, lists))
+        self.env = saved_env
+        return self.merged(stmt, test, results)
+
+    def branch_values(self, block: list[ast.stmt], lists: set[str]) -> dict[str, Val]:
+        """What one side of an if/elif/else assigns and appends (an `elif` is a nested if/else)."""
+        if len(block) == 1 and isinstance(block[0], ast.If):
+            return self.branches(block[0], lists)
+        values: dict[str, Val] = {}
+        for sub in block:
+            appended: dict[str, Val] = {}
+            if self.append_stmt(sub, lists, appended):
+                values.update({f"\0{k}": v for k, v in appended.items()})
+            elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
+                val = self.expr(sub.value)
+                values[sub.targets[0].id] = val
+                self.env[sub.targets[0].id] = val
+            elif not isinstance(sub, ast.Pass):
+                raise NotApplicable(f"line {sub.lineno}: only assignments and appends are vectorised "
+                                    "inside if/elif/else")
+        return values
+
+    def merged(self, stmt: ast.If, test: Val, results: list[dict[str, Val]]) -> dict[str, Val]:
+        """Each name either side sets, as np.where of the two sides (a side that does not set it keeps its value)."""
         if any(val.record for values in results for val in values.values()):
             raise NotApplicable(f"line {stmt.lineno}: a tuple or list per element is made inside an if/elif/else")
         merged = {}
@@ -95,11 +155,12 @@ class ConditionRules:
         if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) > 1):
             return None
         found = []
-        for sub in stmt.body:
-            hits = self.masked_reductions(sub, accs)
-            if hits is None or any(kind != "sum" for _, kind, _ in hits):
-                return None
-            found += hits
         test = self.expr(stmt.test)
+        with self.under(test):
+            for sub in stmt.body:
+                hits = self.masked_reductions(sub, accs)
+                if hits is None or any(kind != "sum" for _, kind, _ in hits):
+                    return None
+                found += hits
         return [(acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth)))
                 for acc, kind, term in found]

@@ -66,6 +66,8 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         self.outer_range: tuple[str, str, str, str] | None = None  # var, start, stop, step
         self.depth = 1
         self.mask: str | None = None  # inner axis entries that exist (ragged ranges, `if` filters)
+        self.conditions: list[Val] = []  # the tests the value being translated is read under (conditions.py)
+        self.condition_names: dict[str, str] = {}  # a test's text -> the name its line binds
         self.guards = 0  # `if cond: continue` guards translated (their lines compute skipped elements too)
         self.bytes_names: set[str] = set()  # names known to hold bytes (annotation or what set them)
         self.scatter_names: dict[str, str] = {}  # list made before the loop -> its numpy dtype (counts, histograms)
@@ -204,12 +206,20 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
                     return Val(ast.unparse(node), 0)
                 return self.combine("np.logical_and", parts)
         if isinstance(node, ast.BoolOp):
-            parts = [self.expr(v) for v in node.values]
+            parts = [self.expr(node.values[0])]
+            for value in node.values[1:]:  # each operand is read only where the ones before it let Python go on
+                with self.under(self.combine("np.logical_and", parts) if isinstance(node.op, ast.And) else
+                                self.combine("np.logical_or", parts), isinstance(node.op, ast.And)):
+                    parts.append(self.expr(value))
             if all(p.depth == 0 for p in parts) and self.invariant(node):
                 return Val(ast.unparse(node), 0)
             return self.combine("np.logical_and" if isinstance(node.op, ast.And) else "np.logical_or", parts)
         if isinstance(node, ast.IfExp):
-            test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
+            test = self.expr(node.test)
+            with self.under(test):
+                body = self.expr(node.body)
+            with self.under(test, holds=False):
+                orelse = self.expr(node.orelse)
             return Val(f"np.where({test.src}, {body.src}, {orelse.src})", max(test.depth, body.depth, orelse.depth))
         if isinstance(node, ast.Call) and not node.keywords:
             return self.call(node)
@@ -332,9 +342,10 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
                 and isinstance(stmt.body[0], ast.AugAssign) and isinstance(stmt.body[0].target, ast.Name) \
                 and stmt.body[0].target.id in accs and isinstance(stmt.body[0].op, (ast.Add, ast.Sub)):
-            inner = self.reduction(stmt.body[0], accs)
+            test = self.expr(stmt.test)
+            with self.under(test):
+                inner = self.reduction(stmt.body[0], accs)
             if inner is not None:
-                test = self.expr(stmt.test)
                 acc, kind, term = inner
                 return acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth))
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in accs:
@@ -472,10 +483,11 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
             if self.scatter(stmt, keep):
                 continue
             before = dict(appended)
-            hits = self.masked_reductions(stmt, accs)
-            if hits is None:
-                self.statements([stmt], lists, appended)
-                hits = []
+            with self.under(keep):
+                hits = self.masked_reductions(stmt, accs)
+                if hits is None:
+                    self.statements([stmt], lists, appended)
+                    hits = []
             for hit in hits:
                 if hit[0] in found:
                     raise NotApplicable(f"line {stmt.lineno}: `{hit[0]}` is updated twice per element")

@@ -564,10 +564,11 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
             t.env, t.carried = {}, names_stored([gen.target])
             t.bind_outer(gen.target, gen.iter)
             t.arm_draw(draw, gen.target)
-            value = t.record(node.elt) or t.expr(node.elt)
+            mask = t.combine("np.logical_and", [t.expr(c) for c in gen.ifs]).src if gen.ifs else None
+            with t.under(mask):  # the element is read only where the filters let it through
+                value = t.record(node.elt) or t.expr(node.elt)
             if value.depth != 1:
                 raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary with its loop")
-            mask = t.combine("np.logical_and", [t.expr(c) for c in gen.ifs]).src if gen.ifs else None
             if value.record:
                 return ast.parse(t.record_list(value, mask), mode="eval").body
             src = t.atom(value.src) + (f"[{mask}]" if mask else "")
