@@ -67,6 +67,27 @@ class ConditionRules:
             self.lines.append(f"{self.condition_names[src]} = {src}")
         return self.condition_names[src]
 
+    def boolop(self, node: ast.BoolOp) -> Val:
+        """`a and b` / `a or b` as np.logical_and/or; each operand is read only where the ones before it let
+        Python go on (all true for `and`, all false for `or`)."""
+        func = "np.logical_and" if isinstance(node.op, ast.And) else "np.logical_or"
+        parts = [self.expr(node.values[0])]
+        for value in node.values[1:]:
+            with self.under(self.combine(func, parts), isinstance(node.op, ast.And)):
+                parts.append(self.expr(value))
+        if all(p.depth == 0 for p in parts) and self.invariant(node):
+            return Val(ast.unparse(node), 0)
+        return self.combine(func, parts)
+
+    def ifexp(self, node: ast.IfExp) -> Val:
+        """`a if cond else b` as np.where, each side read only where it is chosen."""
+        test = self.expr(node.test)
+        with self.under(test):
+            body = self.expr(node.body)
+        with self.under(test, holds=False):
+            orelse = self.expr(node.orelse)
+        return Val(f"np.where({test.src}, {body.src}, {orelse.src})", max(test.depth, body.depth, orelse.depth))
+
     def branches(self, stmt: ast.If, lists: set[str]) -> dict[str, Val]:
         """Merge if/elif/else assignments (and appends) into np.where values."""
         test = self.expr(stmt.test)

@@ -206,21 +206,9 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
                     return Val(ast.unparse(node), 0)
                 return self.combine("np.logical_and", parts)
         if isinstance(node, ast.BoolOp):
-            parts = [self.expr(node.values[0])]
-            for value in node.values[1:]:  # each operand is read only where the ones before it let Python go on
-                with self.under(self.combine("np.logical_and", parts) if isinstance(node.op, ast.And) else
-                                self.combine("np.logical_or", parts), isinstance(node.op, ast.And)):
-                    parts.append(self.expr(value))
-            if all(p.depth == 0 for p in parts) and self.invariant(node):
-                return Val(ast.unparse(node), 0)
-            return self.combine("np.logical_and" if isinstance(node.op, ast.And) else "np.logical_or", parts)
+            return self.boolop(node)
         if isinstance(node, ast.IfExp):
-            test = self.expr(node.test)
-            with self.under(test):
-                body = self.expr(node.body)
-            with self.under(test, holds=False):
-                orelse = self.expr(node.orelse)
-            return Val(f"np.where({test.src}, {body.src}, {orelse.src})", max(test.depth, body.depth, orelse.depth))
+            return self.ifexp(node)
         if isinstance(node, ast.Call) and not node.keywords:
             return self.call(node)
         if isinstance(node, ast.Call):
