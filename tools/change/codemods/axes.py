@@ -376,8 +376,8 @@ class AxisRules:
         call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
         name = dotted(call.func) if call else ""
         if name == "range" and isinstance(target, ast.Name):
-            if len(call.args) == 1 and self.expr(call.args[0]).depth == 0:
-                self.env[target.id] = Val(f"np.arange({self.expr(call.args[0]).src})", 2)
+            if len(call.args) in (1, 3) and all(self.expr(a).depth == 0 for a in call.args):  # a fixed range
+                self.env[target.id] = Val(f"np.arange({', '.join(self.expr(a).src for a in call.args)})", 2)
                 return
             if len(call.args) == 2:
                 width = self._offset(call.args[0], call.args[1])

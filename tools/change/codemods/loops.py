@@ -329,17 +329,26 @@ def rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
 
 
 def while_stop(test: ast.AST, counter: str) -> ast.AST | None:
-    """The exclusive stop of `counter < E`, `counter <= E` or `counter + c <= E` (c a constant or invariant)."""
+    """The exclusive stop of `counter < E`, `counter <= E`, `counter + c <= E` or `counter - c < E` (c a constant or
+    invariant);
+    of several such tests joined by `and` (`k < n_taps and k <= n`), the smallest: `min(n_taps, n + 1)`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        stops = [while_stop(value, counter) for value in test.values]
+        if any(stop is None for stop in stops):
+            return None
+        call = ast.Call(func=ast.Name(id="min", ctx=ast.Load()), args=stops, keywords=[])
+        return ast.fix_missing_locations(ast.copy_location(call, test))
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Lt, ast.LtE))):
         return None
     left, right = test.left, test.comparators[0]
     offset: ast.AST | None = None
-    if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add) and isinstance(left.left, ast.Name) \
+    if isinstance(left, ast.BinOp) and isinstance(left.op, (ast.Add, ast.Sub)) and isinstance(left.left, ast.Name) \
             and left.left.id == counter and counter not in names_loaded(left.right):
-        offset, left = left.right, left.left
+        # `counter + c < E` stops at E - c, `counter - c < E` at E + c.
+        offset, back, left = left.right, ast.Sub() if isinstance(left.op, ast.Add) else ast.Add(), left.left
     if not (isinstance(left, ast.Name) and left.id == counter) or counter in names_loaded(right):
         return None
-    stop = right if offset is None else ast.BinOp(left=right, op=ast.Sub(), right=offset)
+    stop = right if offset is None else ast.BinOp(left=right, op=back, right=offset)
     if isinstance(test.ops[0], ast.LtE):
         stop = ast.BinOp(left=stop, op=ast.Add(), right=ast.Constant(1))
     return ast.fix_missing_locations(ast.copy_location(stop, test))

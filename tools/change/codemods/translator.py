@@ -376,14 +376,15 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         `mask` marks the entries of a ragged inner range that exist: the others add 0, multiply
         by 1 or compare as the start value, after the real terms.
         """
-        if term.depth != self.depth + 1:
+        if term.depth != self.depth + 1 and not (mask is not None and kind in ("sum", "prod")):
             raise NotApplicable(f"the term added to `{acc}` does not vary along the loop")
         if mask is not None:
             if kind in ("max", "min") and not (init is not None and is_inf(init)):
                 raise NotApplicable(f"`{acc}` takes the {kind} over a ragged range from a start value that is not "
                                     "±inf")
             pad = {"sum": "0", "prod": "1"}.get(kind, ast.unparse(init) if init is not None else "0")
-            term = Val(f"np.where({mask}, {term.src}, {pad})", term.depth)
+            # A term the same along the range (a count, `c += 1`) is broadcast over the entries that exist.
+            term = Val(f"np.where({mask}, {term.src}, {pad})", self.depth + 1)
         last = "[-1]" if self.depth == 0 else "[:, -1]"
         where = f"`{acc}`"
         if kind in ("sum", "prod"):

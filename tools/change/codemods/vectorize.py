@@ -55,6 +55,7 @@ from perfloop.tools.change.codemods.restate import (
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
+from perfloop.tools.change.codemods.whiles import whiles_as_fors
 
 _PURE = PURE_BUILTINS | PURE_REDUCTIONS
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
@@ -287,7 +288,10 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
                 counts = restate_counts(slots or block, k, names)
                 edge = continue_as_else(counts or slots or block, k)
                 short = rows_unrolled(edge or counts or slots or block, k, names)
-                rewrite, inexact = _loop(short or edge or counts or slots or block, k, names, exact, held)
+                fors = whiles_as_fors(short or edge or counts or slots or block, k)
+                rewrite, inexact = _loop(fors or short or edge or counts or slots or block, k, names, exact, held)
+                if fors:
+                    rewrite.rule = f"counting while loops as for loops, {rewrite.rule}"
                 if short:
                     rewrite.rule = f"short rows written out, {rewrite.rule}"
                 if slots:
@@ -349,7 +353,7 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     """A counting `while` loop is the `for` loop over the range it counts through: translate that.
 
     The form: a counter set before the loop (`i = start`), the test `i < stop` (or `<=`,
-    or `i + c <= stop`), and `i += step` as the body's last statement, with step a positive
+    or `i ± c <= stop`, or several joined by `and`: the smallest stop), and `i += step` as the body's last statement, with step a positive
     constant; nothing else in the body sets the counter, and stop and step do not change
     in the loop. The counter's start statement goes when nothing else reads it.
     """
@@ -371,7 +375,7 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     stop = while_stop(loop.test, counter)
     if stop is None:
         raise NotApplicable(f"{where}: the test `{ast.unparse(loop.test)}` is not `{counter} < stop`, "
-                            f"`{counter} <= stop` or `{counter} + c <= stop`")
+                            f"`{counter} <= stop`, `{counter} ± c <= stop` or such tests joined by `and`")
     if names_loaded(stop) & names_stored(loop.body):
         raise NotApplicable(f"{where}: the bound `{ast.unparse(stop)}` changes inside the loop")
     init = counter_start(body[:k], counter)
