@@ -45,17 +45,11 @@ from perfloop.tools.change.codemods.loops import (
     rebuilt_every_pass,
     while_stop,
 )
-from perfloop.tools.change.codemods.restate import (
-    continue_as_else,
-    grids_as_rows,
-    restate_counts,
-    rows_unrolled,
-    slots_as_appends,
-)
+from perfloop.tools.change.codemods.nests import CONTINUE_AS_ELSE, restated_loop
+from perfloop.tools.change.codemods.restate import grids_as_rows
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
-from perfloop.tools.change.codemods.whiles import whiles_as_fors
 
 _PURE = PURE_BUILTINS | PURE_REDUCTIONS
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
@@ -284,23 +278,12 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         block = body if not path else [*body, *runs_after(fn.body, path)]
         try:
             if isinstance(stmt, ast.For):
-                slots = slots_as_appends(block, k)
-                counts = restate_counts(slots or block, k, names)
-                edge = continue_as_else(counts or slots or block, k)
-                short = rows_unrolled(edge or counts or slots or block, k, names)
-                fors = whiles_as_fors(short or edge or counts or slots or block, k)
-                rewrite, inexact = _loop(fors or short or edge or counts or slots or block, k, names, exact, held)
-                if fors:
-                    rewrite.rule = f"counting while loops as for loops, {rewrite.rule}"
-                if short:
-                    rewrite.rule = f"short rows written out, {rewrite.rule}"
-                if slots:
-                    rewrite.rule = f"preallocated list, {rewrite.rule}"
-                if counts:
-                    rewrite.rule = f"counts per branch and per row, {rewrite.rule}"
-                if edge:
+                restated, rules = restated_loop(block, k, names)
+                rewrite, inexact = _loop(restated, k, names, exact, held)
+                rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
+                if CONTINUE_AS_ELSE in rules:
                     # Both branches are computed for every element (v / rms where rms is 0): quietly, one kept.
-                    rewrite.rule, rewrite.quiet = f"an appending `continue` as else, {rewrite.rule}", True
+                    rewrite.quiet = True
                     rewrite.notes.append(f"line {stmt.lineno}: the pass that appends and continues is the `if` "
                                          "branch of an if/else; the other branch is computed for those elements "
                                          "too, under np.errstate(all='ignore'), and left out")
