@@ -240,7 +240,7 @@ REFUSED = {
                 row = []
                 for k in range(9):
                     row.append(v * k)
-                out.append(row)
+                out.append(row[1:])
             return out
     """, "nine", "`for v in xs` loop", "append() inside the loop"),
     "a running sum read before its update": ("""

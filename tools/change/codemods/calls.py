@@ -215,7 +215,7 @@ class CallRules:
         if name in BISECT_CALLS and len(node.args) == 2:
             return self.binary_search(node, name)
         if len(node.args) == 1 and name in ROW_CALLS:
-            reduced = self.row_call(node, name)
+            reduced = self.record_call(node, name) or self.row_call(node, name)
             if reduced is not None:
                 return reduced
         args = [self.expr(a) for a in node.args]

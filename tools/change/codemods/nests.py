@@ -1,19 +1,25 @@
-"""The restatements a `for` loop goes through before translation, in order (`restated_loop`).
+"""The restatements a `for` loop goes through before translation, in order (`restated_loop`), and rows appended per
+pass as one grid (`appended_rows_as_grid`); `for_rewrite` tries them.
 
 Each says the loop another way that the translator reads, pass for pass the same: a preallocated list
 filled slot by slot as appends, counts per branch and per row, an appending `continue` as the `if`
-branch of an if/else, short inner rows written out, and counting `while` loops as `for` loops. Each is taken where its own conditions hold,
+branch of an if/else, short inner rows written out, counting `while` loops as `for` loops, and a sort in
+place of a list the pass has just made as a sorted copy. Each is taken where its own conditions hold,
 on the body the ones before it gave.
 """
 from __future__ import annotations
 
 import ast
+import copy
 
+from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.loops import names_loaded, names_stored, read_before_rebound
 from perfloop.tools.change.codemods.restate import (
     continue_as_else,
     restate_counts,
     rows_unrolled,
     slots_as_appends,
+    sorts_as_sorted,
 )
 from perfloop.tools.change.codemods.whiles import whiles_as_fors
 
@@ -26,7 +32,8 @@ def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[
              ("counts per branch and per row", lambda b: restate_counts(b, k, names)),
              (CONTINUE_AS_ELSE, lambda b: continue_as_else(b, k)),
              ("short rows written out", lambda b: rows_unrolled(b, k, names)),
-             ("counting while loops as for loops", lambda b: whiles_as_fors(b, k))]
+             ("counting while loops as for loops", lambda b: whiles_as_fors(b, k)),
+             ("sorts in place as sorted copies", lambda b: sorts_as_sorted(b, k))]
     taken = []
     for rule, step in steps:
         new = step(block)
@@ -34,3 +41,133 @@ def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[
             block = new
             taken.append(rule)
     return block, taken
+
+
+
+def for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, grid_rewrite):
+    """(rewrite, inexact, restatements taken) of the `for` loop `block[k]`: restated (`restated_loop`), then as one
+    grid where its rows are appended per pass (`appended_rows_as_grid`, through `grid_rewrite` of the new
+    statement), else as a loop (`loop_rewrite` of the restated block). NotApplicable where neither applies."""
+    restated, rules = restated_loop(block, k, names)
+    grid = appended_rows_as_grid(restated, k)
+    why = ""
+    if grid is not None:
+        try:
+            rewrite, inexact = grid_rewrite(grid[1])
+        except NotApplicable as error:
+            why = f"line {block[k].lineno}: the rows appended per pass are not vectorised as one grid: {error}"
+        else:
+            rewrite.remove = sorted({*rewrite.remove, grid[0]})
+            rewrite.rule = ", ".join([*reversed(rules), "rows appended per pass as one grid", rewrite.rule])
+            return rewrite, inexact, rules
+    rewrite, inexact = loop_rewrite(restated)
+    rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
+    if why:
+        rewrite.notes.append(why)
+    return rewrite, inexact, rules
+
+def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assign] | None:
+    """(index of `out = []`, `out = [[e' for x in S] for y in R]`) for rows appended per pass, else None.
+
+    `out = []`, then `for y in R:` with temporaries, `row = []`, `for x in S:` with temporaries and
+    `row.append(e)`, then `out.append(row)`: the same list as the comprehension over both axes whose element
+    is `e` with every temporary put in its place (a name set again takes its new value from there on), which
+    the translator vectorises over both axes. A row picked by a condition and then indexed,
+    `(rows[y - 1] if y > 0 else rows[y])[x]`, is the index picked: `rows[y - 1 if y > 0 else y][x]`.
+    Taken only in that exact form: plain `name = value` temporaries (or `a, b = c, d`), no pass that ends
+    early, `row` and `out` used nowhere else in the loops, no name the loops set read after them, and an inner
+    range that reads nothing the outer pass sets (rows of one length).
+    """
+    loop = block[k]
+    if not (isinstance(loop, ast.For) and not loop.orelse and isinstance(loop.target, ast.Name)
+            and len(loop.body) >= 3 and isinstance(loop.body[-2], ast.For)):
+        return None
+    inner, appended = loop.body[-2], _appended(loop.body[-1])
+    if inner.orelse or not isinstance(inner.target, ast.Name) or appended is None \
+            or not isinstance(appended[1], ast.Name) or not inner.body:
+        return None
+    out, row = appended[0], appended[1].id
+    heads = loop.body[:-2]
+    starts = [j for j, s in enumerate(heads) if ast.dump(s) == ast.dump(_empty_list(row))]
+    last = _appended(inner.body[-1])
+    if len(starts) != 1 or last is None or last[0] != row:
+        return None
+    outer_temps, inner_temps = heads[:starts[0]] + heads[starts[0] + 1:], inner.body[:-1]
+    values: dict[str, ast.AST] = {}
+    if not (_put(outer_temps, values) and _put(inner_temps, values)) or loop.target.id in values \
+            or inner.target.id in values or {row, out} & (_loaded(outer_temps + inner_temps) | set(values)) \
+            or row in names_loaded(last[1]) or out in names_loaded(last[1]) \
+            or names_loaded(inner.iter) & (names_stored([loop.target]) | names_stored(outer_temps) | {out}):
+        return None  # rows whose length the outer pass sets may differ: a grid of them is no array
+    init = next((j for j in range(k - 1, -1, -1) if out in names_loaded(block[j]) | names_stored([block[j]])), None)
+    if init is None or ast.dump(block[init]) != ast.dump(_empty_list(out)):
+        return None
+    if any(read_before_rebound(name, block[k + 1:]) for name in names_stored([loop]) - {out}):
+        return None
+    outer_values = {name: value for name, value in values.items()
+                    if name in names_stored(outer_temps)}
+    element = _chosen_rows(_replace(last[1], values))
+    inner_gen = ast.comprehension(target=inner.target, iter=_replace(inner.iter, outer_values), ifs=[], is_async=0)
+    outer_gen = ast.comprehension(target=loop.target, iter=loop.iter, ifs=[], is_async=0)
+    grid = ast.ListComp(elt=ast.ListComp(elt=element, generators=[inner_gen]), generators=[outer_gen])
+    assign = ast.Assign(targets=[ast.Name(id=out, ctx=ast.Store())], value=grid)
+    return init, ast.fix_missing_locations(ast.copy_location(assign, loop))
+
+
+def _loaded(stmts: list[ast.stmt]) -> set[str]:
+    return {name for stmt in stmts for name in names_loaded(stmt)}
+
+
+def _appended(stmt: ast.stmt) -> tuple[str, ast.AST] | None:
+    """(list name, value) where `stmt` is `name.append(value)`."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append" \
+            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords:
+        return call.func.value.id, call.args[0]
+    return None
+
+
+def _empty_list(name: str) -> ast.Assign:
+    return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.List(elts=[], ctx=ast.Load()))
+
+
+def _put(stmts: list[ast.stmt], values: dict[str, ast.AST]) -> bool:
+    """Add each temporary of `stmts` to `values`, its value with the earlier ones in place; False if one is not."""
+    for stmt in stmts:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            return False
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+                and all(isinstance(t, ast.Name) for t in target.elts):
+            new = [_replace(v, values) for v in value.elts]  # every right side read before any name is set
+            values.update({t.id: v for t, v in zip(target.elts, new)})
+        elif isinstance(target, ast.Name):
+            values[target.id] = _replace(value, values)
+        else:
+            return False
+    return True
+
+
+def _replace(node: ast.AST, values: dict[str, ast.AST]) -> ast.AST:
+    class Put(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            if isinstance(name.ctx, ast.Load) and name.id in values:
+                return copy.deepcopy(values[name.id])
+            return name
+    return Put().visit(copy.deepcopy(node))
+
+
+def _chosen_rows(node: ast.AST) -> ast.AST:
+    """`(a[p] if c else a[q])[r]` as `a[p if c else q][r]` (the same `a`, a name or attribute)."""
+    class Pick(ast.NodeTransformer):
+        def visit_Subscript(self, sub: ast.Subscript) -> ast.AST:
+            self.generic_visit(sub)
+            pick = sub.value
+            if isinstance(pick, ast.IfExp) and all(isinstance(b, ast.Subscript) and not isinstance(b.slice, ast.Slice)
+                                                   for b in (pick.body, pick.orelse)) \
+                    and isinstance(pick.body.value, (ast.Name, ast.Attribute)) \
+                    and ast.dump(pick.body.value) == ast.dump(pick.orelse.value):
+                index = ast.IfExp(test=pick.test, body=pick.body.slice, orelse=pick.orelse.slice)
+                sub.value = ast.Subscript(value=pick.body.value, slice=index, ctx=ast.Load())
+            return sub
+    return ast.fix_missing_locations(Pick().visit(copy.deepcopy(node)))

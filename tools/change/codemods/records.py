@@ -5,7 +5,8 @@ record per element. Each field that varies along the loop is computed as one arr
 then made again in Python from the fields' `.tolist()`, zipped, so each field keeps its own type
 (an int field stays int beside a float one) and the container is the one written (a tuple, or a new
 list per element). A field that does not vary is written as it was, evaluated per element as the loop
-did. Such a value is only stored, appended or made the comprehension's element: anything that reads
+did. Such a value is only stored, appended, made the comprehension's element, or sorted (`sorted`,
+`statistics.median`, `.sort()` restated as `sorted`: `record_call`, `record_index`): anything else that reads
 it (arithmetic, indexing) is refused.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import Val
+from perfloop.tools.change.codemods.loops import Val, dotted
 
 
 class RecordRules:
@@ -64,3 +65,61 @@ class RecordRules:
             raise NotApplicable(f"line {node.lineno}: `{node.id}` holds a tuple or list per element; it is only "
                                 "stored or appended, not read")
         return self.env[node.id]
+
+    def record_call(self, node: ast.Call, name: str) -> Val | None:
+        """`sorted(rec)` or `statistics.median(rec)` of a small list or tuple of numbers made per element (a display,
+        or a name bound to one: a 3x3 neighbourhood, `[up[l], up[j], up[r], ...]`), else None.
+
+        The values are stacked on a last axis and sorted as Python's stable sort orders them: equal values keep
+        their order, -0.0 beside 0.0 included (`kind='stable'` where a zero is negative). The median is the middle of that row, or
+        for an even count `(a + b) / 2` of the two middles, as `statistics.median` computes it. Every value must
+        vary along the loop (a fixed one would take the array's type, where Python kept its own). Inner axes
+        too: in a comprehension over both axes of a grid each value is a 2-D array.
+        """
+        if name not in ("sorted", "statistics.median") or node.keywords or self.depth == 0:
+            return None
+        arg = node.args[0]
+        held = self.env.get(arg.id) if isinstance(arg, ast.Name) else None
+        if held is not None and held.record:
+            srcs = [src if varies else "" for src, varies in held.record[1]]
+        elif isinstance(arg, (ast.List, ast.Tuple)) and arg.elts and not any(isinstance(e, ast.Starred)
+                                                                              for e in arg.elts):
+            values = [self.expr(e) for e in arg.elts]
+            if any(v.row or v.mask is not None or v.record for v in values):
+                raise NotApplicable(f"line {node.lineno}: a value `{ast.unparse(node)}` sorts is a whole row, not "
+                                    "one number")
+            srcs = [v.src if v.depth else "" for v in values]
+        else:
+            return None
+        if not all(srcs):
+            raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` sorts values some of which do not vary "
+                                "along the loop")
+        shown = ast.unparse(node) if len(ast.unparse(node)) <= 80 else ast.unparse(node)[:77] + "..."
+        self.notes.append(f"`{shown}` → np.sort(kind='stable') of its {len(srcs)} values per element: the "
+                          "same order for equal values; NaN are ordered differently (sorted() leaves them where "
+                          "comparisons put them)")
+        stacked = self.fresh("stacked")
+        # Equal values are the same bits, so any sort gives the stable sort's row, except for -0.0 beside 0.0:
+        # the stable sort (slower on many short rows) only where a zero is negative.
+        self.lines += [f"{stacked} = np.stack(np.broadcast_arrays({', '.join(srcs)}), axis=-1)",
+                       f"{stacked} = np.sort({stacked}, axis=-1, kind='stable' if np.any(np.signbit({stacked}) & "
+                       f"({stacked} == 0)) else None)"]
+        if name == "sorted":
+            return Val(stacked, self.depth, row=True)
+        middle = len(srcs) // 2
+        if len(srcs) % 2:
+            return Val(f"{stacked}[..., {middle}]", self.depth)
+        return Val(f"({stacked}[..., {middle - 1}] + {stacked}[..., {middle}]) / 2", self.depth)
+
+    def record_index(self, node: ast.Subscript) -> Val | None:
+        """`sorted(rec)[k]` with `k` a literal int: the k-th smallest of the values (`record_call`), else None."""
+        index = node.slice
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+            index = index.operand
+        if not (isinstance(node.value, ast.Call) and dotted(node.value.func) == "sorted" and len(node.value.args) == 1
+                and isinstance(index, ast.Constant) and type(index.value) is int):
+            return None
+        row = self.record_call(node.value, "sorted")
+        if row is None:
+            return None
+        return Val(f"{row.src}[..., {ast.unparse(node.slice)}]", self.depth)

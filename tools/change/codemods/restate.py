@@ -513,3 +513,52 @@ def _unrolled(start: ast.stmt, inner: ast.stmt, taken: set[str]) -> list[ast.stm
     display = ast.List(elts=[ast.Name(id=f, ctx=ast.Load()) for f in fields], ctx=ast.Load())
     out.append(ast.copy_location(ast.Assign(targets=[ast.Name(id=row, ctx=ast.Store())], value=display), inner))
     return out
+
+
+def sorts_as_sorted(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
+    """The loop `body[k]` with each `vals.sort()` of a list its pass has just made as `vals = sorted(vals)`, else None.
+
+    Sorting in place and binding the sorted copy differ only for another reference to the same list. Taken only
+    where the last statement before the sort in the same block that binds `vals` makes a new list (a display, a
+    comprehension, `list(...)` or `sorted(...)`) and nothing between them reads `vals`.
+    """
+    loop = body[k]
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return None
+    new_loop = copy.deepcopy(loop)
+    changed = False
+    for node in ast.walk(new_loop):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            for j, stmt in enumerate(stmts):
+                name = _sorted_in_place(stmt)
+                if name is None or not _fresh_list_before(stmts[:j], name):
+                    continue
+                call = ast.Call(func=ast.Name(id="sorted", ctx=ast.Load()), args=[ast.Name(id=name, ctx=ast.Load())],
+                                keywords=[])
+                stmts[j] = ast.fix_missing_locations(ast.copy_location(
+                    ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=call), stmt))
+                changed = True
+    return [*body[:k], new_loop, *body[k + 1:]] if changed else None
+
+
+def _sorted_in_place(stmt: ast.stmt) -> str | None:
+    """`name` where `stmt` is `name.sort()` with no key and no reverse."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "sort" \
+            and isinstance(call.func.value, ast.Name) and not call.args and not call.keywords:
+        return call.func.value.id
+    return None
+
+
+def _fresh_list_before(before: list[ast.stmt], name: str) -> bool:
+    for stmt in reversed(before):
+        if isinstance(stmt, ast.Assign) and [ast.unparse(t) for t in stmt.targets] == [name]:
+            value = stmt.value
+            return isinstance(value, (ast.List, ast.ListComp)) or (
+                isinstance(value, ast.Call) and dotted(value.func) in ("list", "sorted"))
+        if name in names_loaded(stmt) | names_stored([stmt]):
+            return False
+    return False

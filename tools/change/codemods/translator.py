@@ -216,7 +216,7 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         if isinstance(node, ast.ListComp) and self.depth == 1:
             return self.row_comprehension(node)
         if isinstance(node, ast.Subscript):
-            return self.subscript(node)
+            return self.record_index(node) or self.subscript(node)
         raise NotApplicable(f"line {getattr(node, 'lineno', '?')}: `{ast.unparse(node)}` has no numpy "
                             "equivalent the vectoriser knows")
 

@@ -45,7 +45,7 @@ from perfloop.tools.change.codemods.loops import (
     rebuilt_every_pass,
     while_stop,
 )
-from perfloop.tools.change.codemods.nests import CONTINUE_AS_ELSE, restated_loop
+from perfloop.tools.change.codemods.nests import CONTINUE_AS_ELSE, for_rewrite
 from perfloop.tools.change.codemods.restate import grids_as_rows
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
@@ -278,9 +278,8 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         block = body if not path else [*body, *runs_after(fn.body, path)]
         try:
             if isinstance(stmt, ast.For):
-                restated, rules = restated_loop(block, k, names)
-                rewrite, inexact = _loop(restated, k, names, exact, held)
-                rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
+                rewrite, inexact, rules = for_rewrite(block, k, names, lambda b: _loop(b, k, names, exact, held),
+                                                      lambda s: _comprehension(s, k, names, exact, held))
                 if CONTINUE_AS_ELSE in rules:
                     # Both branches are computed for every element (v / rms where rms is 0): quietly, one kept.
                     rewrite.quiet = True
