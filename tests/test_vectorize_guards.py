@@ -157,3 +157,37 @@ def test_a_condition_is_named_once_and_nested_conditions_do_not_repeat_it(tmp_pa
     exact(old(rows, cols, 9, 2, 14), new(rows, cols, 9, 2, 14))
     body = result.files["mod.py"].split("def mask(", 1)[1]
     assert len(body) < 2500, body  # each test is a name read where needed, not its text copied into every read
+
+
+TRUTHY = {
+    # a visibility flag per keypoint (0, 1, 2): `if v` keeps the nonzero ones
+    "flags/visible_xs": ("""
+        def visible_xs(kp, vis):
+            return [p[0] * 2.0 for p, v in zip(kp, vis) if v]
+    """, "visible_xs", lambda: (np.random.default_rng(5).normal(size=(12, 2)).tolist(),
+                                np.random.default_rng(6).integers(0, 3, 12).tolist())),
+    # weights as floats, zero meaning "left out", NaN counting as kept (Python reads NaN as true)
+    "weights/kept_values": ("""
+        def kept(values, weights):
+            return [v + 1.0 for v, w in zip(values, weights) if w]
+    """, "kept", lambda: (signal(10, seed=13), [0.0, 1.5, float("nan"), 0.0, -2.0, 1.0, 0.0, 0.25, 3.0, 0.0])),
+    # a sum over each row's entries whose mask entry is set, the mask of ints
+    "row_mask/masked_row_sums": ("""
+        def masked_sums(rows, masks):
+            out = []
+            for row, mask in zip(rows, masks):
+                out.append(sum(x for x, m in zip(row, mask) if m))
+            return out
+    """, "masked_sums", lambda: (np.random.default_rng(7).normal(size=(6, 5)).tolist(),
+                                 np.random.default_rng(8).integers(0, 3, (6, 5)).tolist())),
+}
+TRUTHY = {k: (textwrap.dedent(src), fn, args) for k, (src, fn, args) in TRUTHY.items()}
+
+
+@pytest.mark.parametrize("name", sorted(TRUTHY))
+def test_a_filter_on_numbers_keeps_the_nonzero_ones_as_python_does(tmp_path, name):
+    # A mask of ints or floats indexes an array (`arr[[2, 0, 1]]`) instead of selecting from it: read as a truth value.
+    source, function, make_args = TRUTHY[name]
+    old, new, result = vectorise(tmp_path, source, function)
+    exact(old(*make_args()), new(*make_args()))
+    assert ".astype(bool)" in result.files["mod.py"]

@@ -241,7 +241,7 @@ class AxisRules:
                 self.depth = 2
                 self.mask = None
                 self.bind_inner(gen.target, gen.iter)
-            masks = [m for m in [self.mask] if m] + [self.expr(c).src for c in gen.ifs]
+            masks = [m for m in [self.mask] if m] + [self.truth(c).src for c in gen.ifs]
             mask = masks[0] if len(masks) == 1 else self.combine("np.logical_and", [Val(m, 1) for m in masks]).src \
                 if masks else None
             with self.under(mask):  # the element is read only where the filters let it through

@@ -40,6 +40,15 @@ class ConditionRules:
         finally:
             self.conditions.pop()
 
+    def truth(self, node: ast.AST) -> Val:
+        """A filter or test as a boolean array: `if v` on numbers is `v != 0` (NaN true), as Python reads it;
+        a comparison, `and`/`or` or `not` is one already. A mask of numbers would index instead of select."""
+        val = self.expr(node)
+        if val.depth == 0 or isinstance(node, (ast.Compare, ast.BoolOp)) \
+                or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return val
+        return Val(f"np.asarray({val.src}).astype(bool)", val.depth)
+
     def guarded_index(self, index: Val) -> Val:
         """`index` read only where the conditions above it hold: elsewhere 0 (see the module's docstring)."""
         if index.depth == 0 or self.depth == 0:

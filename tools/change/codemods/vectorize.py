@@ -550,7 +550,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
             t.env, t.carried = {}, names_stored([gen.target])
             t.bind_outer(gen.target, gen.iter)
             t.arm_draw(draw, gen.target)
-            mask = t.combine("np.logical_and", [t.expr(c) for c in gen.ifs]).src if gen.ifs else None
+            mask = t.combine("np.logical_and", [t.truth(c) for c in gen.ifs]).src if gen.ifs else None
             with t.under(mask):  # the element is read only where the filters let it through
                 value = t.record(node.elt) or t.expr(node.elt)
             if value.depth != 1:
