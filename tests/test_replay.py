@@ -482,3 +482,22 @@ def test_calls_of_a_method_in_a_package_of_the_target_are_restored(tmp_path):
     new = old.replace("total = 0.0", "total = 0.0 + 0.0")
     outcome = replay(repo, "kit/energy.py", "Energy.frames", old, new, Path(calls.directory))
     assert outcome.ok and outcome.verdict == "identical" and outcome.num_identical == 3, outcome.reason
+
+
+def test_a_generator_is_replayed_by_what_it_yields(tmp_path):
+    """blind16 b3_ball_tracking: the rewrite of an IterableDataset's helpers was replayed through its `__iter__`, a
+    generator. The two generator objects were compared by their repr and always differed, so a correct rewrite was
+    refused. A generator's items are drawn (up to replay_child.GENERATED_ITEMS, 64) and compared, and a wrong one is
+    still caught."""
+    old = "def frames(xs, n):\n    for i in range(n):\n        yield [v * i for v in xs]\n"
+    good = "import numpy as np\n\n\ndef frames(xs, n):\n    a = np.asarray(xs)\n    for i in range(n):\n" \
+           "        yield (a * i).tolist()\n"
+    (tmp_path / "stream.py").write_text(old)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (calls / "call-1-0.pkl").write_bytes(pickle.dumps({"args": ([0.5, 1.25, -2.0], 6), "kwargs": {}}))
+    (calls / "call-1-1.pkl").write_bytes(pickle.dumps({"args": ([1.5], 300), "kwargs": {}}))
+    same = replay(tmp_path, "stream.py", "frames", old, good, calls)
+    assert same.ok and same.verdict == "identical", same.reason
+    wrong = replay(tmp_path, "stream.py", "frames", old, good.replace("range(n)", "range(1, n)"), calls)
+    assert not wrong.ok and wrong.verdict == "different", wrong.reason
