@@ -170,3 +170,31 @@ def test_sorting_values_some_of_which_are_fixed_is_refused(tmp_path):
     """)
     with pytest.raises(NotApplicable, match=re_escape("sorts values some of which do not vary along the loop")):
         vectorise(tmp_path, source, "clipped_median")
+
+
+
+def test_a_value_made_once_per_row_by_a_call_is_not_put_in_each_element():
+    # `gain` is drawn once per row; put in place in the grid comprehension it would be drawn once per pixel.
+    # The restatement itself refuses it (the translator's own draw rules are a second line, not the first).
+    import ast
+
+    from perfloop.tools.change.codemods.nests import appended_rows_as_grid
+
+    source = textwrap.dedent("""
+        def row_gain(rows, rng, w):
+            out = []
+            for y in range(len(rows)):
+                gain = GAIN
+                line = []
+                for x in range(w):
+                    line.append(rows[y][x] * gain)
+                out.append(line)
+            return out
+    """)
+    for value, taken in (("rng.standard_normal()", False), ("next(it)", False), ("max(rows[y][0], 1.0)", True),
+                         ("math.sqrt(abs(rows[y][0]))", True)):
+        body = ast.parse(source.replace("GAIN", value)).body[0].body
+        grid = appended_rows_as_grid(body, 1)
+        assert (grid is not None) == taken, value
+        if taken:
+            assert value.split("(")[0] in ast.unparse(grid[1]) and grid[0] == 0

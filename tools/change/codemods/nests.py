@@ -13,7 +13,8 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import names_loaded, names_stored, read_before_rebound
+from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
+from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored, read_before_rebound
 from perfloop.tools.change.codemods.restate import (
     continue_as_else,
     restate_counts,
@@ -74,8 +75,9 @@ def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assig
     is `e` with every temporary put in its place (a name set again takes its new value from there on), which
     the translator vectorises over both axes. A row picked by a condition and then indexed,
     `(rows[y - 1] if y > 0 else rows[y])[x]`, is the index picked: `rows[y - 1 if y > 0 else y][x]`.
-    Taken only in that exact form: plain `name = value` temporaries (or `a, b = c, d`), no pass that ends
-    early, `row` and `out` used nowhere else in the loops, no name the loops set read after them, and an inner
+    Taken only in that exact form: plain `name = value` temporaries (or `a, b = c, d`), those of the outer pass
+    calling nothing but builtins like `max` and `math.*` (a draw made once per row must not be made per element),
+    no pass that ends early, `row` and `out` used nowhere else in the loops, no name the loops set read after them, and an inner
     range that reads nothing the outer pass sets (rows of one length).
     """
     loop = block[k]
@@ -93,6 +95,9 @@ def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assig
     if len(starts) != 1 or last is None or last[0] != row:
         return None
     outer_temps, inner_temps = heads[:starts[0]] + heads[starts[0] + 1:], inner.body[:-1]
+    if any(isinstance(n, ast.Call) and not (dotted(n.func) in PURE_BUILTINS or dotted(n.func).startswith("math."))
+           for n in ast.walk(ast.Module(body=outer_temps, type_ignores=[]))):
+        return None  # put in place, a value made once per row (a draw, a call) would be made once per element
     values: dict[str, ast.AST] = {}
     if not (_put(outer_temps, values) and _put(inner_temps, values)) or loop.target.id in values \
             or inner.target.id in values or {row, out} & (_loaded(outer_temps + inner_temps) | set(values)) \
