@@ -5,7 +5,8 @@ import ast
 
 
 def add_import(text: str, module: str) -> str:
-    """Add `import <module>` before the first top-level import, unless the file already imports it so."""
+    """Add `import <module>` before the first top-level import (in a file with none, after its docstring and
+    `from __future__` imports), unless the file already imports it so."""
     tree = ast.parse(text)
     if any(isinstance(n, ast.Import) and any(a.name == module and a.asname is None for a in n.names)
            for n in tree.body):
@@ -13,7 +14,16 @@ def add_import(text: str, module: str) -> str:
     first = next((n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
                   and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")), None)
     lines = text.splitlines(keepends=True)
-    at = first.lineno - 1 if first is not None else 0
+    if first is not None:
+        at = first.lineno - 1
+    else:  # no import yet: after the module's docstring and its `from __future__` imports, which must come first
+        at = 0
+        for k, node in enumerate(tree.body):
+            docstring = k == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            if docstring or (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+                at = node.end_lineno
+            else:
+                break
     return "".join(lines[:at] + [f"import {module}\n"] + lines[at:])
 
 
