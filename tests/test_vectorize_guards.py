@@ -191,3 +191,23 @@ def test_a_filter_on_numbers_keeps_the_nonzero_ones_as_python_does(tmp_path, nam
     old, new, result = vectorise(tmp_path, source, function)
     exact(old(*make_args()), new(*make_args()))
     assert ".astype(bool)" in result.files["mod.py"]
+
+
+def test_a_count_under_a_filter_is_counted_not_summed(tmp_path):
+    # `sum(1 for ... if cond)` adds ints, the same in any order: np.count_nonzero of the mask, an int as sum() gives.
+    source = textwrap.dedent("""
+        def sweep(scores, labels, n):
+            out = []
+            for i in range(1, n):
+                t = i / n
+                above = sum(1 for s in scores if s >= t)
+                hits = sum(1 for s, y in zip(scores, labels) if y and s >= t)
+                out.append((above, hits))
+            return out
+    """)
+    old, new, result = vectorise(tmp_path, source, "sweep")
+    rng = np.random.default_rng(9)
+    scores, labels = rng.random(300).tolist(), rng.integers(0, 2, 300).tolist()
+    exact(old(scores, labels, 20), new(scores, labels, 20))
+    exact(old([], [], 4), new([], [], 4))
+    assert "np.count_nonzero(" in result.files["mod.py"] and "np.insert(" not in result.files["mod.py"]

@@ -194,6 +194,8 @@ class AxisRules:
             if name == "sorted":
                 return self.at_depth(f"np.sort({term.src}, axis=-1, kind='stable')", row=True)
             return self.at_depth(f"np.median({term.src}, axis=-1)")
+        if name == "sum" and mask is not None and term.src == "1":  # a count: ints add up the same in any order
+            return self.at_depth(f"np.count_nonzero(np.where({mask}, 1, 0), axis=-1)")
         if name == "sum":
             terms = term.src if mask is None else f"np.where({mask}, {term.src}, 0)"
             # (0 + t0) + t1 + ...: the leading 0 makes an empty row 0 and -0.0 terms +0.0, as sum() does.
