@@ -501,3 +501,16 @@ def test_a_generator_is_replayed_by_what_it_yields(tmp_path):
     assert same.ok and same.verdict == "identical", same.reason
     wrong = replay(tmp_path, "stream.py", "frames", old, good.replace("range(n)", "range(1, n)"), calls)
     assert not wrong.ok and wrong.verdict == "different", wrong.reason
+
+
+def test_a_generator_that_yields_one_buffer_changed_in_place_is_compared_item_by_item(tmp_path):
+    # A stream that refills one list and yields it: kept as references, every item would read as the last one,
+    # and a rewrite whose first item differs would pass.
+    old = "def stream(n):\n    buf = [0.0]\n    for i in range(n):\n        buf[0] = 2.0 * (i + 1)\n        yield buf\n"
+    wrong = old.replace("2.0 * (i + 1)", "2.0 * (i + 1) if i else 3.0")
+    (tmp_path / "feed.py").write_text(old)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (calls / "call-1-0.pkl").write_bytes(pickle.dumps({"args": (3,), "kwargs": {}}))
+    outcome = replay(tmp_path, "feed.py", "stream", old, wrong, calls)
+    assert not outcome.ok and outcome.verdict == "different", outcome.reason

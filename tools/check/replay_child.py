@@ -440,7 +440,8 @@ def called(version, args, kwargs):
     objects compare only by identity)."""
     out = version(*args, **kwargs)
     if isinstance(out, types.GeneratorType):
-        return list(itertools.islice(out, GENERATED_ITEMS))
+        # Each item copied as it comes: a generator may yield one buffer it changes in place.
+        return [copy.deepcopy(item) for item in itertools.islice(out, GENERATED_ITEMS)]
     return out
 
 

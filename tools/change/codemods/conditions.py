@@ -44,10 +44,18 @@ class ConditionRules:
         """A filter or test as a boolean array: `if v` on numbers is `v != 0` (NaN true), as Python reads it;
         a comparison, `and`/`or` or `not` is one already. A mask of numbers would index instead of select."""
         val = self.expr(node)
+        if val.row:
+            raise NotApplicable(f"line {node.lineno}: the filter `{ast.unparse(node)}` tests a whole row (a list is "
+                                "true when not empty), not a number")
         if val.depth == 0 or isinstance(node, (ast.Compare, ast.BoolOp)) \
                 or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
             return val
-        return Val(f"np.asarray({val.src}).astype(bool)", val.depth)
+        # A row per element (`for p in rows ... if p`) is true when not empty: refused where it runs, not flattened.
+        name = self.fresh("truth")
+        self.lines += [f"{name} = np.asarray({val.src}).astype(bool)",
+                       f"if {name}.ndim > {self.depth}: raise TypeError('perfloop: a filter tests a whole row per "
+                       "element, not a number')"]
+        return Val(name, val.depth)
 
     def guarded_index(self, index: Val) -> Val:
         """`index` read only where the conditions above it hold: elsewhere 0 (see the module's docstring)."""

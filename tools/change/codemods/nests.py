@@ -99,6 +99,8 @@ def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assig
            for n in ast.walk(ast.Module(body=outer_temps, type_ignores=[]))):
         return None  # put in place, a value made once per row (a draw, a call) would be made once per element
     values: dict[str, ast.AST] = {}
+    if _carried(outer_temps, inner_temps):
+        return None
     if not (_put(outer_temps, values) and _put(inner_temps, values)) or loop.target.id in values \
             or inner.target.id in values or {row, out} & (_loaded(outer_temps + inner_temps) | set(values)) \
             or row in names_loaded(last[1]) or out in names_loaded(last[1]) \
@@ -117,6 +119,24 @@ def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assig
     grid = ast.ListComp(elt=ast.ListComp(elt=element, generators=[inner_gen]), generators=[outer_gen])
     assign = ast.Assign(targets=[ast.Name(id=out, ctx=ast.Store())], value=grid)
     return init, ast.fix_missing_locations(ast.copy_location(assign, loop))
+
+
+def _carried(outer_temps: list[ast.stmt], inner_temps: list[ast.stmt]) -> bool:
+    """Whether a temporary reads a value a pass before set: a name the inner passes set, read by the outer pass or
+    by an inner one before it is set there (`v = x - prev; prev = x`), or one the outer pass sets later in it."""
+    inner_names = {n for s in inner_temps for n in names_stored([s])}
+    set_so_far: set[str] = set()
+    for stmt in outer_temps:
+        if names_loaded(stmt.value) & (inner_names | ({n for s in outer_temps for n in names_stored([s])}
+                                                      - set_so_far)):
+            return True
+        set_so_far |= names_stored([stmt])
+    set_so_far = set()
+    for stmt in inner_temps:
+        if names_loaded(stmt.value) & (inner_names - set_so_far):
+            return True
+        set_so_far |= names_stored([stmt])
+    return False
 
 
 def _loaded(stmts: list[ast.stmt]) -> set[str]:

@@ -376,7 +376,7 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         `mask` marks the entries of a ragged inner range that exist: the others add 0, multiply
         by 1 or compare as the start value, after the real terms.
         """
-        if term.depth != self.depth + 1 and not (mask is not None and kind in ("sum", "prod")):
+        if term.depth != self.depth + 1 and not (mask is not None and kind == "sum"):
             raise NotApplicable(f"the term added to `{acc}` does not vary along the loop")
         if mask is not None:
             if kind in ("max", "min") and not (init is not None and is_inf(init)):
@@ -467,7 +467,8 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         keep: str | None = None  # elements no guard above the current statement skipped
         for stmt in body:
             if is_guard(stmt):
-                keep = self.guard(stmt, keep)
+                with self.under(keep):  # a later guard's test is read only where the earlier ones let the pass on
+                    keep = self.guard(stmt, keep)
                 continue
             if self.scatter(stmt, keep):
                 continue

@@ -364,6 +364,9 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     if init is None:
         raise NotApplicable(f"{where}: no `{counter} = start` before the loop, with nothing between that reads it")
     j, start = init
+    if names_loaded(start) & names_stored(body[j + 1:k]):
+        raise NotApplicable(f"{where}: `{ast.unparse(start)}`, the counter's start, reads a name set again before "
+                            "the loop")
     if read_before_rebound(counter, body[k + 1:]):
         raise NotApplicable(f"{where}: `{counter}` is read after the loop, where it holds the first value past "
                             "the bound")

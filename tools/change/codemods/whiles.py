@@ -64,14 +64,37 @@ def _counted_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple[
                   and [ast.unparse(t) for t in stmts[i].targets] == [counter]), None)
     if start is None or counter in names_loaded(stmts[start].value):
         return None
-    # The counter is read only by the `while` itself: not between its start and the loop, not anywhere else.
+    between = stmts[start + 1:j]
+    # Between the start and the loop nothing sets the counter or what the start reads (the start moves to the
+    # loop); the counter is read only by the `while` itself: not in between, not anywhere else.
+    if ({counter} | names_loaded(stmts[start].value)) & {n for s in between for n in names_stored([s])}:
+        return None
     elsewhere = [s for s in scope if s is not loop and s is not stmts[start]]
-    if any(counter in names_loaded(s) for s in [*stmts[start + 1:j], *_flat(elsewhere, loop, stmts[start])]):
+    if any(counter in names_loaded(s) for s in [*between, *_flat(elsewhere, loop, stmts[start])]):
+        return None
+    # range() takes ints, where a `while` also counts up to a float: only bounds that read as ints
+    # (int literals, names, len(), min/max/int of them, + - * of them); a float there would be truncated.
+    if not all(_int_shaped(e) for e in (stmts[start].value, stop)):
         return None
     args = [stmts[start].value, stop] + ([] if ast.literal_eval(last.value) == 1 else [last.value])
     rng = ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=args, keywords=[])
     return start, ast.copy_location(ast.For(target=ast.Name(id=counter, ctx=ast.Store()), iter=rng,
                                             body=loop.body[:-1], orelse=[], type_comment=None), loop)
+
+
+def _int_shaped(node: ast.AST) -> bool:
+    """Whether `node` is built only of int literals, names, `len()`, and `min`/`max`/`int` and + - * of them."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and _int_shaped(node.left) and _int_shaped(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        if node.func.id in ("len", "int"):
+            return len(node.args) == 1
+        return node.func.id in ("min", "max") and all(_int_shaped(a) for a in node.args)
+    return False
 
 
 def _continues(stmts: list[ast.stmt]) -> bool:
