@@ -17,6 +17,7 @@ from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
 from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored, read_before_rebound
 from perfloop.tools.change.codemods.restate import (
     continue_as_else,
+    replace_names,
     restate_counts,
     rows_unrolled,
     slots_as_appends,
@@ -111,10 +112,8 @@ def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assig
         return None
     if any(read_before_rebound(name, block[k + 1:]) for name in names_stored([loop]) - {out}):
         return None
-    outer_values = {name: value for name, value in values.items()
-                    if name in names_stored(outer_temps)}
-    element = _chosen_rows(_replace(last[1], values))
-    inner_gen = ast.comprehension(target=inner.target, iter=_replace(inner.iter, outer_values), ifs=[], is_async=0)
+    element = _chosen_rows(replace_names(last[1], values))
+    inner_gen = ast.comprehension(target=inner.target, iter=inner.iter, ifs=[], is_async=0)
     outer_gen = ast.comprehension(target=loop.target, iter=loop.iter, ifs=[], is_async=0)
     grid = ast.ListComp(elt=ast.ListComp(elt=element, generators=[inner_gen]), generators=[outer_gen])
     assign = ast.Assign(targets=[ast.Name(id=out, ctx=ast.Store())], value=grid)
@@ -164,22 +163,13 @@ def _put(stmts: list[ast.stmt], values: dict[str, ast.AST]) -> bool:
         target, value = stmt.targets[0], stmt.value
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
                 and all(isinstance(t, ast.Name) for t in target.elts):
-            new = [_replace(v, values) for v in value.elts]  # every right side read before any name is set
+            new = [replace_names(v, values) for v in value.elts]  # every right side read before any name is set
             values.update({t.id: v for t, v in zip(target.elts, new)})
         elif isinstance(target, ast.Name):
-            values[target.id] = _replace(value, values)
+            values[target.id] = replace_names(value, values)
         else:
             return False
     return True
-
-
-def _replace(node: ast.AST, values: dict[str, ast.AST]) -> ast.AST:
-    class Put(ast.NodeTransformer):
-        def visit_Name(self, name: ast.Name) -> ast.AST:
-            if isinstance(name.ctx, ast.Load) and name.id in values:
-                return copy.deepcopy(values[name.id])
-            return name
-    return Put().visit(copy.deepcopy(node))
 
 
 def _chosen_rows(node: ast.AST) -> ast.AST:

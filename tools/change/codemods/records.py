@@ -94,7 +94,8 @@ class RecordRules:
         if not all(srcs):
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` sorts values some of which do not vary "
                                 "along the loop")
-        shown = ast.unparse(node) if len(ast.unparse(node)) <= 80 else ast.unparse(node)[:77] + "..."
+        text = ast.unparse(node)
+        shown = text if len(text) <= 80 else text[:77] + "..."
         self.notes.append(f"`{shown}` → np.sort(kind='stable') of its {len(srcs)} values per element: the "
                           "same order for equal values; NaN are ordered differently (sorted() leaves them where "
                           "comparisons put them)")

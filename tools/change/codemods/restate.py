@@ -164,11 +164,12 @@ def _substituted(body: list[ast.stmt], write: ast.Assign) -> ast.AST | None:
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
                 and stmt.targets[0].id not in values):
             return None
-        values[stmt.targets[0].id] = _replace_names(stmt.value, values)
-    return _replace_names(write.value, values)
+        values[stmt.targets[0].id] = replace_names(stmt.value, values)
+    return replace_names(write.value, values)
 
 
-def _replace_names(node: ast.AST, values: dict[str, ast.AST]) -> ast.AST:
+def replace_names(node: ast.AST, values: dict[str, ast.AST]) -> ast.AST:
+    """A copy of `node` with each name `values` holds, where it is read, replaced by a copy of its value."""
     class Put(ast.NodeTransformer):
         def visit_Name(self, name: ast.Name) -> ast.AST:
             if isinstance(name.ctx, ast.Load) and name.id in values:
@@ -509,7 +510,7 @@ def _unrolled(start: ast.stmt, inner: ast.stmt, taken: set[str]) -> list[ast.stm
             if stmt is appends[0]:
                 stmt = ast.copy_location(ast.Assign(targets=[ast.Name(id=field, ctx=ast.Store())],
                                                     value=stmt.value.args[0]), stmt)
-            out.append(ast.copy_location(_replace_names(stmt, {counter: ast.Constant(value=value)}), stmt))
+            out.append(ast.copy_location(replace_names(stmt, {counter: ast.Constant(value=value)}), stmt))
     display = ast.List(elts=[ast.Name(id=f, ctx=ast.Load()) for f in fields], ctx=ast.Load())
     out.append(ast.copy_location(ast.Assign(targets=[ast.Name(id=row, ctx=ast.Store())], value=display), inner))
     return out

@@ -9,7 +9,13 @@ from __future__ import annotations
 import ast
 import copy
 
-from perfloop.tools.change.codemods.loops import is_number_literal, names_loaded, names_stored, while_stop
+from perfloop.tools.change.codemods.loops import (
+    counter_start,
+    is_number_literal,
+    names_loaded,
+    names_stored,
+    while_stop,
+)
 
 
 def whiles_as_fors(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
@@ -60,17 +66,17 @@ def _counted_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple[
     if stop is None or counter in names_stored(loop.body[:-1]) or names_loaded(stop) & names_stored(loop.body) \
             or _continues(loop.body):
         return None
-    start = next((i for i in range(j - 1, -1, -1) if isinstance(stmts[i], ast.Assign)
-                  and [ast.unparse(t) for t in stmts[i].targets] == [counter]), None)
-    if start is None or counter in names_loaded(stmts[start].value):
+    # The last `counter = start` before the loop, with nothing in between that reads or sets the counter.
+    found = counter_start(stmts[:j], counter)
+    if found is None or counter in names_loaded(found[1]):
         return None
-    between = stmts[start + 1:j]
-    # Between the start and the loop nothing sets the counter or what the start reads (the start moves to the
-    # loop); the counter is read only by the `while` itself: not in between, not anywhere else.
-    if ({counter} | names_loaded(stmts[start].value)) & {n for s in between for n in names_stored([s])}:
+    start = found[0]
+    # Nothing in between sets what the start reads (the start moves to the loop), and the counter is read only
+    # by the `while` itself, nowhere else.
+    if names_loaded(stmts[start].value) & names_stored(stmts[start + 1:j]):
         return None
     elsewhere = [s for s in scope if s is not loop and s is not stmts[start]]
-    if any(counter in names_loaded(s) for s in [*between, *_flat(elsewhere, loop, stmts[start])]):
+    if any(counter in names_loaded(s) for s in _flat(elsewhere, loop, stmts[start])):
         return None
     # range() takes ints, where a `while` also counts up to a float: only bounds that read as ints
     # (int literals, names, len(), min/max/int of them, + - * of them); a float there would be truncated.
