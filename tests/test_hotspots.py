@@ -411,6 +411,11 @@ def test_a_dispatching_loop_hands_the_vectoriser_the_function_sampled_under_it(t
     facts = codemod_facts(build_profile(run, [], "python train.py", tmp_path, settings))
     assert facts.hot_function is not None and facts.hot_function.name == "Compose.__call__", facts.hot_function
     assert "BandRatios.__call__" in [h.name for h in facts.hot_helpers]
+    # The rest of the per-sample path (the dataset's __getitem__ that calls the hot loop) reaches the memo's
+    # candidates; the hot function itself and comprehensions (code of the function holding them) do not.
+    path = [f.name for f in facts.path_functions]
+    assert "Pixels.__getitem__" in path and facts.hot_function.name not in path, path
+    assert all("<" not in name for name in path), path
     result = apply_codemod("vectorize_hot_function", CodemodContext(root=tmp_path, profile=facts))
     assert "BandRatios.__call__" in result.summary, result.summary
     old, new = {}, {}

@@ -37,9 +37,14 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     hot = profile.transform_hot_function()
     helpers = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in (hot.helpers if hot else [])
                if not Path(h.file).is_absolute()]
+    # The rest of the per-sample path, by inclusive time (comprehensions are code of the function holding them).
+    on_path = profile.hot_functions if profile.loader is not None or profile.data_build is not None \
+        else profile.main_hot_functions
+    path = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in on_path
+            if h is not hot and "<" not in h.name and not Path(h.file).is_absolute()]
     loader, build = profile.loader, profile.data_build
     batch = loader.batch_size if loader is not None and loader.batch_size else None
-    return ProfileFacts(hot_function=hot, hot_helpers=helpers, num_workers=metrics.num_workers,
+    return ProfileFacts(hot_function=hot, hot_helpers=helpers, path_functions=path, num_workers=metrics.num_workers,
                         workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main,
                         main_sampled_lines=sampled,
                         cuda_capability=metrics.cuda_capability,

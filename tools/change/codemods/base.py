@@ -28,6 +28,11 @@ class ProfileFacts(BaseModel):
     hot_helpers: list[FunctionRef] = []
     """Functions of the target sampled under the hot function, most self time first: where a loop that
     only dispatches (`for t in self.transforms: x = t(x)`) spends its time, which no call by name shows."""
+    path_functions: list[FunctionRef] = []
+    """The other functions of the target the profile sampled on the per-sample path (batch building, or the
+    loop's own get_batch()), most inclusive time first: the hot function's callers and their other callees.
+    A memo of the hot function can cost what it saves (a byte loop over a three-character trigram), where one of
+    its caller (`word_trigrams(word)`, the words repeating) saves the callee's work too."""
     num_workers: int | None = None
     """DataLoader workers of the training loader; None without one."""
     workers_needed: int | None = None

@@ -54,8 +54,22 @@ def helpers_in_target(ctx: CodemodContext, sources: dict[str, tuple[str, ast.Mod
     """(file, function) of every helper the profile sampled under the hot function, in any of the target's own
     files, in the profile's order; ``sources`` (file -> (text, tree)) gains each file read. Files outside the
     target folder, and functions no longer found, are left out."""
+    return functions_in_target(ctx, ctx.profile.hot_helpers, sources)
+
+
+def path_in_target(ctx: CodemodContext, sources: dict[str, tuple[str, ast.Module]]
+                   ) -> list[tuple[str, ast.FunctionDef]]:
+    """(file, function) of the other functions the profile sampled on the per-sample path
+    (ProfileFacts.path_functions: the hot function's callers and their other callees), as
+    ``helpers_in_target`` reads them."""
+    return functions_in_target(ctx, ctx.profile.path_functions, sources)
+
+
+def functions_in_target(ctx: CodemodContext, refs: list[FunctionRef], sources: dict[str, tuple[str, ast.Module]]
+                        ) -> list[tuple[str, ast.FunctionDef]]:
+    """(file, function) of each of ``refs`` in the target's own files, in their order; see ``helpers_in_target``."""
     found = []
-    for helper in ctx.profile.hot_helpers:
+    for helper in refs:
         path = Path(ctx.root) / helper.file
         if Path(helper.file).is_absolute() or not path.is_file():
             continue

@@ -4,7 +4,9 @@ A per-sample path often calls one small function many times with arguments that 
 tokenizer's per-word `wordpiece(word)`, a parser's per-token `parse_field(tok)`, a lookup
 `code_to_features(code)`. When that function computes from its arguments alone, its result for
 an argument it has seen can be handed out again. The codemod picks, among the profile's hot
-function and the helpers it sampled under it in the target's files, the first module-level function
+function, the helpers it sampled under it and then the rest of the per-sample path it sampled (the hot
+function's callers: a memo of a per-word `word_trigrams(word)` saves the byte loop of the hash it calls per
+trigram, where a memo of that hash costs what it saves), in the target's files, the first module-level function
 (or method) that reads as pure, renames it `_<name>_uncached`, and puts a function of the old name in
 its place that looks the arguments up in a dict first. Functions called per element (in a loop or
 comprehension of any function of their files) come first: their arguments repeat within an epoch, where
@@ -56,6 +58,7 @@ from perfloop.tools.change.codemods.hot_function import (
     called_per_element,
     helpers_in_target,
     load_hot_function,
+    path_in_target,
     qualname_of,
 )
 from perfloop.tools.change.codemods.imports import add_import, after_imports_text, import_paths
@@ -90,12 +93,15 @@ CONTAINERS = frozenset({"deque", "Counter", "defaultdict", "OrderedDict"})
 
 
 def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
-    """Remember the results of the first pure function among the hot function and its sampled helpers, those
-    called per element (in a loop or comprehension of another) first; ``params["skip"]`` names functions
+    """Remember the results of the first pure function among the hot function, its sampled helpers and the rest of
+    the sampled per-sample path, those called per element (in a loop or comprehension of another) first; ``params["skip"]`` names functions
     (qualified names) already tried and refused by replay."""
     file, text, tree, hot = load_hot_function(ctx)
     sources = {file: (text, tree)}
-    candidates = [(file, hot)] + [(f, fn) for f, fn in helpers_in_target(ctx, sources) if fn is not hot]
+    candidates = [(file, hot)]
+    for where, fn in [*helpers_in_target(ctx, sources), *path_in_target(ctx, sources)]:
+        if all(fn is not other for _, other in candidates):
+            candidates.append((where, fn))
     skip = set(ctx.params.get("skip", ()))
     refusals = []
     ordered = per_element_first(candidates, [tree for _, tree in sources.values()])
