@@ -163,3 +163,54 @@ def listed_once(iterable: ast.AST) -> ast.AST:
         return ast.copy_location(ast.Call(func=iterable.func, args=[listed(a) for a in iterable.args],
                                           keywords=iterable.keywords), iterable)
     return listed(iterable)
+
+
+def counts_under_tail_ifs(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
+    """The loop `body[k]` with a count under an `if` that ends a pass said as guards, or None where nothing changes.
+
+    `if v: yy = y - shift[x]; if 0 <= yy < h: profile[yy] += 1`, the last statement of a pass (of the loop or
+    of a `for` nested in it), is `if not v: continue`, `yy = ...`, `if not 0 <= yy < h: continue`,
+    `profile[yy] += 1`: nothing follows it in the pass, so skipping the rest of the pass is skipping its body,
+    and each test is evaluated once, where it was. The translator reads guards (`continue` leaves the element
+    out of every count after it, by its mask) where it refuses a write inside an `if` block. Taken only where
+    the block counts into a list made before the loop to count into (`count_list`) and holds no loop, `continue`,
+    `break`, `return`, `with` or `try` of its own.
+    """
+    loop = body[k]
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return None
+    lists = {target.id: "" for stmt in body[:k] if isinstance(stmt, ast.Assign) and count_list(stmt.value)
+             for target in stmt.targets if isinstance(target, ast.Name)}
+    new = _tail_ifs_as_guards(loop, lists) if lists else loop
+    return None if new is loop else [*body[:k], new, *body[k + 1:]]
+
+
+def _tail_ifs_as_guards(loop: ast.For, lists: dict[str, str]) -> ast.For:
+    body, changed = list(loop.body), False
+    for j, stmt in enumerate(body):
+        if isinstance(stmt, ast.For) and not stmt.orelse:
+            inner = _tail_ifs_as_guards(stmt, lists)
+            changed |= inner is not stmt
+            body[j] = inner
+    while body and _counts_in_tail_if(body[-1], lists):
+        last = body.pop()
+        skip = ast.copy_location(ast.Continue(), last)
+        body.append(ast.copy_location(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=last.test), body=[skip],
+                                             orelse=[]), last))
+        body.extend(last.body)
+        changed = True
+    if not changed:
+        return loop
+    new = copy.copy(loop)
+    new.body = body
+    return ast.fix_missing_locations(new)
+
+
+def _counts_in_tail_if(stmt: ast.stmt, lists: dict[str, str]) -> bool:
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return False
+    inside = [node for s in stmt.body for node in ast.walk(s)]
+    if any(isinstance(node, (ast.For, ast.While, ast.Continue, ast.Break, ast.Return, ast.With, ast.Try, ast.Yield,
+                             ast.YieldFrom)) for node in inside):
+        return False
+    return any(isinstance(node, ast.AugAssign) and counts_into(node, lists) for node in inside)

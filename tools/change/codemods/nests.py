@@ -13,6 +13,7 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.counts import counts_under_tail_ifs
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
 from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored, read_before_rebound
 from perfloop.tools.change.codemods.restate import (
@@ -32,6 +33,7 @@ def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[
     """The block with its loop `block[k]` restated, and the restatements taken (their rule names, in order)."""
     steps = [("preallocated list", lambda b: slots_as_appends(b, k)),
              ("counts per branch and per row", lambda b: restate_counts(b, k, names)),
+             ("counts under an `if` that ends the pass as guards", lambda b: counts_under_tail_ifs(b, k)),
              (CONTINUE_AS_ELSE, lambda b: continue_as_else(b, k)),
              ("short rows written out", lambda b: rows_unrolled(b, k, names)),
              ("counting while loops as for loops", lambda b: whiles_as_fors(b, k)),
