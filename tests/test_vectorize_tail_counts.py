@@ -5,7 +5,8 @@ ignored, a pixel that is ink) as often as not, the test the last statement of th
 `if cond: body` is `if not cond: continue` and the body; the translator reads guards as masks and counts into a
 list made before the loop as one np.add.at in the loop's order. Each shape is written as a pipeline would write
 it (none is an eval target's): the counts must be the loop's, bit for bit (float weights added in its order),
-on full, short, empty and all-filtered inputs; an `if` that does not end the pass is left as it was.
+on full, short, empty and all-filtered inputs. An `if` whose body only counts is read as masked counts wherever it
+stands in the pass; one with an `else`, or with other statements beside counts, is refused as before.
 """
 from __future__ import annotations
 
@@ -131,8 +132,21 @@ def test_the_restatement_turns_each_tail_if_into_a_guard_and_takes_nothing_else(
                      "    return counts\n") is None
 
 
-def test_a_count_under_an_if_that_does_not_end_the_pass_is_still_refused(tmp_path):
-    source = textwrap.dedent("""
+IN_BLOCK = {
+    # per-class accuracy: the hits counted under a test, every target counted after it
+    "per_class_accuracy": ("""
+        def per_class_accuracy(targets, preds, classes):
+            hits = [0] * classes
+            seen = [0] * classes
+            for t, p in zip(targets, preds):
+                if p == t:
+                    hits[t] += 1
+                seen[t] += 1
+            return [h / s if s else 0.0 for h, s in zip(hits, seen)]
+    """, "per_class_accuracy", lambda n: (np.random.default_rng(7).integers(0, 4, n).tolist(),
+                                          np.random.default_rng(8).integers(0, 4, n).tolist(), 4)),
+    # a count of the non-negative readings and a running total of all of them
+    "count_and_sum": ("""
         def count_and_sum(xs, n):
             counts = [0] * n
             total = 0
@@ -141,6 +155,60 @@ def test_a_count_under_an_if_that_does_not_end_the_pass_is_still_refused(tmp_pat
                     counts[x] += 1
                 total += x
             return counts, total
+    """, "count_and_sum", lambda n: (np.random.default_rng(9).integers(-3, 6, n).tolist(), 6)),
+    # float mass per bin where the weight is positive, then a second count by index of every element
+    "positive_mass_then_occupancy": ("""
+        def mass_and_occupancy(bins, weights, nbins):
+            mass = [0.0] * nbins
+            occupancy = [0] * nbins
+            for i in range(len(bins)):
+                w = weights[i] * 2.0
+                if w > 0.5:
+                    mass[bins[i]] += w
+                occupancy[bins[i]] += 1
+            return mass, occupancy
+    """, "mass_and_occupancy", lambda n: (np.random.default_rng(10).integers(0, 5, n).tolist(),
+                                          np.random.default_rng(11).random(n).tolist(), 5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_BLOCK))
+def test_counts_alone_under_an_if_anywhere_in_the_pass_are_counted_where_it_holds(tmp_path, name):
+    """An `if` whose body only counts (it need not end the pass) is each count masked by its test, while the
+    statements after it still see every element."""
+    source, function, make_args = IN_BLOCK[name]
+    old, new, result = vectorise(tmp_path, textwrap.dedent(source), function)
+    body = result.files["mod.py"].split(f"def {function}(", 1)[1]
+    loops = body.split("return", 1)[0]
+    assert "for " not in loops.replace("for _ in range", ""), body
+    assert "np.add.at(" in body and result.tolerance is None
+    for n in (0, 1, 2, 9, 300):
+        exact(old(*make_args(n)), new(*make_args(n)))
+
+
+def test_an_if_with_an_else_or_with_more_than_counts_is_still_refused(tmp_path):
+    source = textwrap.dedent("""
+        def split_counts(xs, n):
+            pos = [0] * n
+            neg = [0] * n
+            for x in xs:
+                if x >= 0:
+                    pos[x] += 1
+                else:
+                    neg[-x] += 1
+            return pos, neg
     """)
-    with pytest.raises(NotApplicable, match="side effect: the loop writes `counts\\[x\\]`"):
-        vectorise(tmp_path, source, "count_and_sum")
+    with pytest.raises(NotApplicable, match="side effect: the loop writes `pos\\[x\\]`"):
+        vectorise(tmp_path, source, "split_counts")
+    source = textwrap.dedent("""
+        def count_and_log(xs, n, log):
+            counts = [0] * n
+            for x in xs:
+                if x >= 0:
+                    counts[x] += 1
+                    log.append(x)
+                print(x)
+            return counts
+    """)
+    with pytest.raises(NotApplicable):
+        vectorise(tmp_path, source, "count_and_log")

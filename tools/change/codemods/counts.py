@@ -60,6 +60,19 @@ class CountRules:
         self.scatters.setdefault(node.id, []).append((vals, term, keep))
         return True
 
+    def counted_if(self, stmt: ast.stmt, keep: str | None) -> bool:
+        """`if cond: counts[i] += w` (counts alone in its body, no `else`): each count taken where `cond` holds, by
+        the mask a guard `if not cond: continue` would leave, while the statements after it still see every
+        element. Returns False when `stmt` is not such an `if`."""
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and counted_block(stmt, self.scatter_names)):
+            return False
+        skip = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=stmt.test), stmt.test)
+        with self.under(keep):  # the test is read only where the guards above it let the pass on
+            held = self.guard(ast.copy_location(ast.If(test=skip, body=[ast.Continue()], orelse=[]), stmt), keep)
+        for count in stmt.body:
+            self.scatter(count, held)
+        return True
+
     def scatter_lines(self) -> None:
         """Emit each counted list's np.add.at, in the loop's order, and the list it becomes."""
         for name, updates in self.scatters.items():
@@ -105,6 +118,11 @@ def counts_into(stmt: ast.stmt, scattered: dict[str, str]) -> bool:
     return isinstance(node, ast.Name) and node.id in scattered
 
 
+def counted_block(stmt: ast.If, scattered) -> bool:
+    """Whether every statement of the `if`'s body counts into one of the lists counted into."""
+    return all(counts_into(s, scattered) for s in stmt.body)
+
+
 def as_checked(loop: ast.For, scattered: set[str]) -> ast.For:
     """The loop as refuse_effects reads it: guards without their `continue`, counts into a list made
     before the loop without their write (their index and value are still read)."""
@@ -120,7 +138,9 @@ def as_checked(loop: ast.For, scattered: set[str]) -> ast.For:
                 reads.append(node.slice)
                 node = node.value
             return ast.copy_location(ast.Expr(value=ast.Tuple(elts=reads, ctx=ast.Load())), stmt)
-        if isinstance(stmt, ast.For):  # an inner loop counting into the list (a histogram of every row's values)
+        if isinstance(stmt, ast.For) or (isinstance(stmt, ast.If) and not stmt.orelse
+                                         and counted_block(stmt, counted)):
+            # an inner loop counting into the list (a histogram of every row's values), or counts under an `if`
             stmt = copy.copy(stmt)
             stmt.body = [read_only(s) for s in stmt.body]
         return stmt
@@ -135,6 +155,8 @@ def without_counts(body: list[ast.stmt], scattered) -> list[ast.stmt]:
     for stmt in body:
         if counts_into(stmt, scattered):
             continue
+        if isinstance(stmt, ast.If) and not stmt.orelse and counted_block(stmt, scattered):
+            stmt = ast.copy_location(ast.Expr(value=stmt.test), stmt)  # its test is still read
         if isinstance(stmt, ast.For):
             stmt = copy.copy(stmt)
             stmt.body = without_counts(stmt.body, scattered) or [ast.Pass()]

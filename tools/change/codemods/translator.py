@@ -470,7 +470,7 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
                 with self.under(keep):  # a later guard's test is read only where the earlier ones let the pass on
                     keep = self.guard(stmt, keep)
                 continue
-            if self.scatter(stmt, keep):
+            if self.scatter(stmt, keep) or self.counted_if(stmt, keep):
                 continue
             before = dict(appended)
             with self.under(keep):
