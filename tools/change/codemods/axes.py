@@ -192,7 +192,7 @@ class AxisRules:
             self.notes.append(f"{name}() → np.sort(kind='stable'): the same order for equal values; rows holding "
                               "NaN are ordered differently (sorted() leaves them where comparisons put them)")
             if name == "sorted":
-                return self.at_depth(f"np.sort({term.src}, axis=-1, kind='stable')", row=True)
+                return self.at_depth(self.sorted_rows(term.src), row=True)
             return self.at_depth(f"np.median({term.src}, axis=-1)")
         if name == "sum" and mask is not None and term.src == "1":  # a count: ints add up the same in any order
             return self.at_depth(f"np.count_nonzero(np.where({mask}, 1, 0), axis=-1)")
@@ -378,7 +378,7 @@ class AxisRules:
         call = iterable if isinstance(iterable, ast.Call) and not iterable.keywords else None
         name = dotted(call.func) if call else ""
         if name == "range" and isinstance(target, ast.Name):
-            if len(call.args) in (1, 3) and all(self.expr(a).depth == 0 for a in call.args):  # a fixed range
+            if len(call.args) in (1, 2, 3) and all(self.expr(a).depth == 0 for a in call.args):  # a fixed range
                 self.env[target.id] = Val(f"np.arange({', '.join(self.expr(a).src for a in call.args)})", 2)
                 return
             if len(call.args) == 2:

@@ -100,17 +100,26 @@ class RecordRules:
                           "same order for equal values; NaN are ordered differently (sorted() leaves them where "
                           "comparisons put them)")
         stacked = self.fresh("stacked")
-        # Equal values are the same bits, so any sort gives the stable sort's row, except for -0.0 beside 0.0:
-        # the stable sort (slower on many short rows) only where a zero is negative.
-        self.lines += [f"{stacked} = np.stack(np.broadcast_arrays({', '.join(srcs)}), axis=-1)",
-                       f"{stacked} = np.sort({stacked}, axis=-1, kind='stable' if np.any(np.signbit({stacked}) & "
-                       f"({stacked} == 0)) else None)"]
+        self.lines.append(f"{stacked} = np.stack(np.broadcast_arrays({', '.join(srcs)}), axis=-1)")
+        stacked = self.sorted_rows(stacked)
         if name == "sorted":
             return Val(stacked, self.depth, row=True)
         middle = len(srcs) // 2
         if len(srcs) % 2:
             return Val(f"{stacked}[..., {middle}]", self.depth)
         return Val(f"({stacked}[..., {middle - 1}] + {stacked}[..., {middle}]) / 2", self.depth)
+
+    def sorted_rows(self, src: str) -> str:
+        """A name bound to `src` sorted along its last axis as Python's stable `sorted` orders each row.
+
+        Equal values are the same bits, so any sort gives the stable sort's row, except for -0.0 beside 0.0:
+        the stable sort (slower on many short rows, and on ints, where equal values cannot be told apart) only
+        where a zero is negative."""
+        rows = self.fresh("rows")
+        self.lines += [f"{rows} = np.asarray({src})",
+                       f"{rows} = np.sort({rows}, axis=-1, kind='stable' if np.any(np.signbit({rows}) & "
+                       f"({rows} == 0)) else None)"]
+        return rows
 
     def record_index(self, node: ast.Subscript) -> Val | None:
         """`sorted(rec)[k]` with `k` a literal int: the k-th smallest of the values (`record_call`), else None."""
