@@ -178,7 +178,7 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
         "old_source": old_source, "new_source": new_source, "calls_dir": str(Path(calls_dir).resolve()),
         "atol": tolerance.atol if tolerance else None, "rtol": tolerance.rtol if tolerance else None,
         "lists_became_arrays": lists_became_arrays, "argv": argv, "keep_object": keep_object, "keys_data": keys_data,
-        "call_glob": CALL_GLOB, "report_prefix": REPLAY_REPORT_PREFIX,
+        "call_glob": CALL_GLOB, "report_prefix": REPLAY_REPORT_PREFIX, "memo_helpers": memo_helpers(),
     }))
     limits = limits or RunLimits(timeout_s=120, memory_mb=4096)
     result = run_command(f"{sys.executable} {CHILD} {spec_path}", cwd=Path(target_dir), extra_env={},
@@ -212,6 +212,14 @@ def replay(target_dir: Path, file: str, function: str, old_source: str, new_sour
     return ReplayResult(ok=True, verdict=verdict,
                         reason=f"replay of {function}: {report['identical']} of {report['num_calls']} calls "
                                f"identical, {report['within_tolerance']} within tolerance", **common)
+
+
+def memo_helpers() -> str:
+    """The source of the memo's key functions (`_memo_key`, `_memo_key_data`), which the replay child runs to judge
+    which captured calls a memo keys, and how many differ: the same functions the memoised file holds."""
+    from perfloop.tools.change.codemods.memo_runtime import HELPER_SOURCE
+
+    return HELPER_SOURCE
 
 
 def check_rewrite(result: CodemodResult, target_dir: Path, command: str, work_dir: Path,

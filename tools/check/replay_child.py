@@ -12,7 +12,6 @@ import json
 import math
 import os
 import pickle
-import struct
 import sys
 import time
 import types
@@ -341,6 +340,7 @@ def main() -> None:
               "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0, "keyed": 0,
               "distinct": 0}
     matched, selves, keys = [], {}, set()
+    memo_key = memo_key_function(spec)
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], spec["call_glob"]))):
         try:
             with open(path, "rb") as handle:
@@ -367,10 +367,12 @@ def main() -> None:
             after.append(rng_states())
         report["num_calls"] += 1
         given = call["args"][1:] if "self_file" in call else call["args"]
-        data = bool(spec.get("keys_data"))
-        if exact_key(tuple(given), data) and exact_key(tuple(call["kwargs"].values()), data):
+        try:
+            keys.add(memo_key((tuple(given), tuple(sorted(call["kwargs"].items())))))
+        except (TypeError, AttributeError):
+            pass  # no exact key: the memo computes this call every time
+        else:
             report["keyed"] += 1
-            keys.add(key_of((tuple(given), tuple(sorted(call["kwargs"].items())))))
             report["distinct"] = len(keys)
         if not same_rng(*after):
             report["mismatch"] = f"{os.path.basename(path)}: the new version draws different random numbers " \
@@ -400,34 +402,13 @@ def main() -> None:
     print(spec["report_prefix"] + json.dumps(report))
 
 
-def exact_key(value, data=False) -> bool:
-    """Whether a value could key a remembered result exactly (the memo's `_memo_key` types): str, bytes, int,
-    float, bool, None, and tuples or frozensets of them; with `data` (`_memo_key_data`), lists of them and numpy
-    arrays of numbers too."""
-    if value is None or type(value) in (str, bytes, int, float, bool):
-        return True
-    if type(value) in (tuple, frozenset) or (data and type(value) is list):
-        return all(exact_key(item, data) for item in value)
-    return data and _is_array(value) and not value.dtype.hasobject
-
-
-def _is_array(value) -> bool:
-    """A numpy array or a numpy scalar (`np.float64(0.5)`), which the memo keys by dtype, shape and bytes."""
-    return type(value).__module__ == "numpy" and hasattr(value, "dtype")
-
-
-def key_of(value):
-    """The memo's key of an exact value (`_memo_key`): floats by their bits, so 1, 1.0 and True stay apart; an
-    array by dtype, shape and bytes."""
-    kind = type(value)
-    if kind is float:
-        return (kind, struct.pack("<d", value))
-    if kind in (tuple, frozenset, list):
-        return (kind, tuple(key_of(item) for item in value) if kind is not frozenset
-                else frozenset(key_of(item) for item in value))
-    if _is_array(value):
-        return (kind, value.dtype.str, value.shape, value.tobytes())
-    return (kind, value)
+def memo_key_function(spec: dict):
+    """The memo's own key function (`_memo_key_data` where the rewrite keys lists and arrays too, else `_memo_key`),
+    from the source perfloop passed (memo_runtime.HELPER_SOURCE): a call counts as keyed, and two calls as the same
+    argument, exactly as the memoised file will judge them. It raises TypeError for an argument without a key."""
+    namespace = {}
+    exec(compile("import copy\nimport struct\n" + spec["memo_helpers"], "<memo helpers>", "exec"), namespace)
+    return namespace["_memo_key_data" if spec.get("keys_data") else "_memo_key"]
 
 
 # A generator's items drawn for the comparison (an IterableDataset's `__iter__` may never end): a difference past
