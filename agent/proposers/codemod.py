@@ -90,10 +90,10 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
         return
     if result.knob == "memoize" and outcome.num_calls and not outcome.keyed_calls:
         # Keys are keys, for a method's memo too (its timing keeps one copy of the object per version: keep_object).
-        kinds = ("str, bytes, int, float, bool, None, tuples and lists of them and numpy arrays of numbers; tensors "
-                 "and other objects are computed every time" if result.replay.keys_data else
-                 "str, bytes, int, float, bool, None and tuples of them; lists, arrays and tensors are computed every "
-                 "time, since it may change what it is given")
+        kinds = ("str, bytes, int, float, bool, None, dates and times, tuples and lists of them and numpy arrays of "
+                 "numbers; tensors and other objects are computed every time" if result.replay.keys_data else
+                 "str, bytes, int, float, bool, None, dates and times and tuples of them; lists, arrays and tensors "
+                 "are computed every time, since it may change what it is given")
         raise NotApplicable(f"replay of {result.replay.function}: none of the {outcome.num_calls} captured calls "
                             f"passes arguments a memo can key exactly ({kinds}), so the pipeline was not run")
     if result.knob == "memoize" and outcome.speedup is not None and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:

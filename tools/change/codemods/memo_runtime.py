@@ -3,7 +3,8 @@
 What a hit costs is most of what a memo saves where the function is cheap: blind13 b4's `parse_record` kept
 x3.75 of a possible x14.5, and under cProfile two thirds of its `__getitem__` went to building keys and copying
 results. So each part of a result is judged once, when it is stored:
-- `_memo_key`: an exact key (floats by their bits, tuples and frozensets element by element); a function of one
+- `_memo_key`: an exact key (floats by their bits, tuples and frozensets element by element, dates, times,
+  datetimes and timedeltas by every field, the fold and the zone: `_memo_time_key`); a function of one
   positional parameter keys on it directly. `_memo_key_data` keys lists and numpy arrays by their contents too,
   for a function that changes nothing it was given (`kept_arguments.py`).
 - `_memo_store`: arrays and tensors kept as copies (a result may be a view of an argument); a tuple nothing can
@@ -15,7 +16,7 @@ The names are the file's own (never named after perfloop: see hoist.LOOKUP_HELPE
 """
 from __future__ import annotations
 
-HELPERS = ("_memo_key", "_memo_key_data", "_memo_copy", "_memo_store", "_memo_frozen")
+HELPERS = ("_memo_key", "_memo_time_key", "_memo_key_data", "_memo_copy", "_memo_store", "_memo_frozen")
 """Module-level helpers the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
 HELPER_SOURCE = '''def _memo_key(value):
@@ -31,7 +32,29 @@ HELPER_SOURCE = '''def _memo_key(value):
         return (kind, tuple(map(_memo_key, value)))
     if kind is frozenset:
         return (kind, frozenset(map(_memo_key, value)))
+    if kind.__module__ == "datetime":
+        return _memo_time_key(value)
     raise TypeError(kind.__name__)
+
+
+def _memo_time_key(value):
+    """An exact key for a date, time, datetime or timedelta. Naive values compare field by field, so they key as
+    themselves (and the fold); an aware one compares by its instant, which with its zone gives every field: a
+    fixed-offset `timezone` by its offset and name, any other zone as the object it is (an aware datetime equals
+    one of another zone at the same instant, whose `.hour` differs). TypeError for anything else of the module."""
+    kind = type(value)
+    name = kind.__name__
+    if name == "date" or name == "timedelta":
+        return (kind, value)
+    if name != "datetime" and name != "time":
+        raise TypeError(name)
+    zone = value.tzinfo
+    if zone is None:
+        return (kind, value, value.fold)
+    if type(zone).__name__ == "timezone" and type(zone).__module__ == "datetime":
+        return (kind, value, value.fold, value.utcoffset(), value.tzname())
+    hash(zone)  # a zone that cannot be a key: TypeError, computed as before
+    return (kind, value, value.fold, zone)
 
 
 def _memo_key_data(value):

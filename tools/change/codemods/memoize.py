@@ -23,9 +23,13 @@ Safety, by construction and then by evidence:
   bind), no calls other than the target's own pure functions, builtins that compute, methods of
   values it computed or was given, and modules that compute from their arguments (numpy, math,
   re, ...; a name bound by `from <module> import` is judged as that module's). Built-in exceptions are
-  made to be raised, and a call that raises is not remembered. Refused otherwise, naming the construct.
+  made to be raised, and a call that raises is not remembered. `.time()` of a value (`stamp.time()`,
+  `datetime.min.time()`) is a datetime's time of day; on the `time` module, under any name, it is the clock.
+  Refused otherwise, naming the construct.
 - Keys are exact: only arguments that are str, bytes, int, bool, None, float (keyed by its bits,
-  so -0.0 and 0.0, 1 and 1.0 and True stay apart) and tuples/frozensets of them are remembered; lists of them
+  so -0.0 and 0.0, 1 and 1.0 and True stay apart), dates, times, datetimes and timedeltas (every field, the fold,
+  and the zone: an aware datetime equals one of another zone at the same instant) and tuples/frozensets of them
+  are remembered; lists of them
   and numpy arrays of numbers too, by their contents, where nothing the function runs can change an object it
   was given (`kept_arguments.py`); any other argument (a tensor, an object) calls the original, as before.
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
@@ -376,7 +380,8 @@ class _Purity:
         attr = call.func.attr if isinstance(call.func, ast.Attribute) else name
         if is_random_call(name) or RANDOM_CALL.search(attr):
             return f"random draw `{ast.unparse(call.func)}()`"
-        if IMPURE_CALL.search(name) or name in ("open", "print", "input", "exec", "eval", "setattr", "delattr"):
+        if (IMPURE_CALL.search(name) and not self._time_of_a_value(call)) \
+                or name in ("open", "print", "input", "exec", "eval", "setattr", "delattr"):
             return f"`{ast.unparse(call.func)}()` is not a computation on its arguments"
         if isinstance(call.func, ast.Name):
             if name in self.module_level:
@@ -410,6 +415,18 @@ class _Purity:
         # A method that only reads (text.split(), VOCAB.get(piece), self.vocab.get(...)): a value that changes
         # between calls (a vocabulary that grows elsewhere) shows as a changed batch in verification.
         return None
+
+    def _time_of_a_value(self, call: ast.Call) -> bool:
+        """`d.time()` of a value (a datetime's time of day, `datetime.min.time()`), not the clock: `.time()` without
+        arguments on a name that is neither the `time` module (imported under any name) nor `self`."""
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "time" and not call.args
+                and not call.keywords):
+            return False
+        root = call.func.value
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        return isinstance(root, ast.Name) and root.id != "self" \
+            and self.aliases.get(root.id, root.id).split(".")[0] != "time"
 
     def _held_call(self, attr: str) -> str | None:
         """Why calling the object `self.<attr>` (its class's `__call__`) is not pure, or None."""
