@@ -142,7 +142,8 @@ class AxisRules:
         index = self.expr(node.slice)
         if index.depth == 1:
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` reads each row at its own index")
-        return Val(f"{self.atom(row.src)}[:, {index.src}]", max(1, index.depth))
+        val = Val(f"{self.atom(row.src)}[:, {index.src}]", max(1, index.depth))
+        return Val(self.render(val), 1) if val.depth == 1 else val  # an outer row's field, read in an inner loop
 
     def row_call(self, node: ast.Call, name: str) -> Val | None:
         """sum/min/max/sorted/len/statistics.median of a row, a generator or a comprehension.
@@ -184,8 +185,7 @@ class AxisRules:
             # A count, `sum(1 for ... if cond)`: np.where below broadcasts the constant along the filter's axis.
             term = Val(term.src, self.depth + 1)
         if term.depth != self.depth + 1:
-            raise NotApplicable(f"line {node.lineno}: the values `{ast.unparse(node)}` reads do not vary along "
-                                "its own loop")
+            raise NotApplicable(f"line {node.lineno}: the values `{ast.unparse(node)}` reads do not vary along its own loop")
         if name == "sorted" or name == "statistics.median":
             if mask is not None:
                 raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` sorts a filtered or ragged row")
@@ -367,8 +367,7 @@ class AxisRules:
             return Val(value.src, 1, row=True)
         value, mask = self.axis_values(node, node)
         if mask is not None:
-            raise NotApplicable(f"line {node.lineno}: the comprehension walks a ragged range; its rows would differ "
-                                "in length")
+            raise NotApplicable(f"line {node.lineno}: the comprehension walks a ragged range; its rows would differ in length")
         if value.depth != 2:
             raise NotApplicable(f"line {node.lineno}: the comprehension's value does not vary along the row")
         return Val(value.src, 1, row=True)
@@ -485,8 +484,7 @@ class AxisRules:
                        f"{steps} = {lo}[:, None] + np.arange({width})"]
         self.mask = f"({steps} < {hi}[:, None])"
         self.env[var] = Val(f"np.where({self.mask}, {steps}, 0)", 2)
-        self.notes.append(f"ragged inner range `{ast.unparse(call)}`: rows padded to the widest with index 0, "
-                          "masked out of the reduction")
+        self.notes.append(f"ragged inner range `{ast.unparse(call)}`: rows padded to the widest with index 0, masked out of the reduction")
 
     def is_ragged_slice(self, node: ast.AST) -> bool:
         """`x[lo:hi]` of an array the loop does not change, with bounds that move with the outer loop
@@ -526,8 +524,7 @@ class AxisRules:
         for bound, default in ((node.slice.lower, "0"), (node.slice.upper, size)):
             val = self.expr(bound) if bound is not None else Val(default, 0)
             if val.row or val.mask is not None or val.depth > 1:
-                raise NotApplicable(f"line {node.lineno}: slice bound `{ast.unparse(bound)}` is not one number "
-                                    "per element")
+                raise NotApplicable(f"line {node.lineno}: slice bound `{ast.unparse(bound)}` is not one number per element")
             vals.append(val)
         lo, hi, width, steps, mask = (self.fresh("slice_lo"), self.fresh("slice_hi"), self.fresh("slice_width"),
                                       self.fresh("slice_steps"), self.fresh("slice_mask"))
