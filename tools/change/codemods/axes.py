@@ -119,6 +119,8 @@ class AxisRules:
                 return chained
         index = self.expr(node.slice) if not isinstance(node.slice, ast.Slice) else None
         if index is None or index.depth == 0:
+            if (field := self.item_field(node)) is not None:
+                return field
             if names_loaded(node) & (set(self.env) | self.carried | self.dead):
                 raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a loop value")
             return Val(ast.unparse(node), 0)
@@ -425,10 +427,12 @@ class AxisRules:
             if self._is_window(iterable) and (self.is_fixed_window(iterable) or not self.is_ragged_slice(iterable)):
                 self.env[target.id] = self.window_value(iterable)
                 return
+            fixed = not names_loaded(iterable) & (set(self.env) | self.carried | self.dead)
             values = self.inner_values(iterable)
             if values.mask is not None:
                 self.mask = values.mask
             self.env[target.id] = Val(values.src, 2)
+            (self.fixed_items.add if fixed else self.fixed_items.discard)(target.id)  # `g[2]`: records.item_field
             return
         raise NotApplicable(f"line {iterable.lineno}: inner loop over `{ast.unparse(iterable)}` is not a "
                             "range, a row, a window slice of the outer index or a fixed array")

@@ -109,6 +109,17 @@ class RecordRules:
             return Val(f"{stacked}[..., {middle}]", self.depth)
         return Val(f"({stacked}[..., {middle - 1}] + {stacked}[..., {middle}]) / 2", self.depth)
 
+    def item_field(self, node: ast.Subscript) -> Val | None:
+        """`g[2]` of an inner loop's item, where that loop walks a list the loop never changes (`for g in gt_boxes`,
+        a box per item, inside a loop over anchors): the field's column of the list's 2-D array, along the inner
+        axis; None where `node` is not that. A list of numbers has no column: numpy raises IndexError where Python
+        raised TypeError, and replay sees the two differ."""
+        if not (isinstance(node.value, ast.Name) and node.value.id in self.fixed_items
+                and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int):
+            return None
+        val = self.env[node.value.id]
+        return Val(f"{self.atom(val.src)}[:, {node.slice.value}]", 2) if val.depth == 2 and not val.row else None
+
     def sorted_rows(self, src: str) -> str:
         """A name bound to `src` sorted along its last axis as Python's stable `sorted` orders each row.
 

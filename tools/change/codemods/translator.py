@@ -76,6 +76,7 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         self.draw_axis = ""  # a value along the loop's axis: the array draw takes its length
         self.drawn: Val | None = None
         self.elements: set[str] = set()  # names bound to the elements of a row in an element-wise comprehension
+        self.fixed_items: set[str] = set()  # inner loop names bound to the items of a list the loop never changes
 
     def arm_draw(self, draw: ast.Call | None, target: ast.AST) -> None:
         """Let the loop's one unconditional draw per element through (`draws.sole_draw`), drawn as one array along
