@@ -136,3 +136,28 @@ def test_a_filter_on_a_whole_row_is_not_flattened(tmp_path):
     with pytest.raises(TypeError, match="whole row"):
         new(rows)
     assert old(rows) == rows
+
+
+def test_a_comprehension_that_only_takes_the_items_is_left_alone(tmp_path):
+    """`torch.stack([img for img, _ in batch])` in a collate: the comprehension computes nothing, and its items are
+    tensors; an array of them and `.tolist()` turned them into lists, and the pipeline failed its smoke run
+    (blind17 f5). Such a comprehension is refused, with the loop beside it still tried."""
+    import torch
+
+    source = textwrap.dedent("""
+        import torch
+
+
+        def collate(batch):
+            images = torch.stack([img for img, _ in batch])
+            return images, sum(label for _, label in batch)
+    """)
+    try:
+        old, new, result = vectorise(tmp_path, source, "collate")
+    except NotApplicable as refused:
+        assert "only takes the items as they are" in str(refused)
+        return
+    assert "torch.stack([img for img, _ in batch])" in result.files["mod.py"]
+    batch = [(torch.ones(2, 2) * k, k) for k in range(3)]
+    out_old, out_new = old(batch), new(batch)
+    assert torch.equal(out_old[0], out_new[0]) and out_old[1] == out_new[1]

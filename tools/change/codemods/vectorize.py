@@ -547,9 +547,13 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
                 return node
             if len(node.generators) != 1 or node.generators[0].is_async:
                 raise NotApplicable(f"line {node.lineno}: comprehensions with several `for` are not vectorised")
+            gen = node.generators[0]
+            if not gen.ifs and isinstance(node.elt, ast.Name) and node.elt.id in names_stored([gen.target]):
+                # `[img for img, _ in batch]` unpacks or copies the items: nothing to compute, and they may be tensors
+                # or other objects that an array of them and `.tolist()` would turn into lists.
+                raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` only takes the items as they are")
             draw = sole_draw(node, [node.elt])
             refuse_effects(_outer_iter_once(node), set(), pure_calls=_PURE, tolist=True, draw=draw)
-            gen = node.generators[0]
             t.env, t.carried = {}, names_stored([gen.target])
             t.bind_outer(gen.target, gen.iter)
             t.arm_draw(draw, gen.target)
