@@ -187,6 +187,9 @@ class ConditionRules:
     def masked_reductions(self, stmt: ast.stmt, accs: set[str]) -> list[tuple[str, str, Val]] | None:
         """The reductions of `stmt`: one, or those of an `if cond:` block made only of sums (nested too),
         each masked by the tests above it; None when `stmt` is not that."""
+        pair = self.best_pair(stmt, accs)  # `if v > best: best, at = v, j` (bests.py)
+        if pair is not None:
+            return pair
         hit = self.reduction(stmt, accs)
         if hit is not None:
             return [hit]

@@ -17,6 +17,7 @@ import re
 
 from perfloop.tools.change.codemods.axes import AxisRules
 from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.bests import BestRules
 from perfloop.tools.change.codemods.calls import CallRules
 from perfloop.tools.change.codemods.conditions import ConditionRules
 from perfloop.tools.change.codemods.counts import CountRules
@@ -44,7 +45,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, RunningRules):
+class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, RecordRules, RunningRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -77,6 +78,7 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         self.drawn: Val | None = None
         self.elements: set[str] = set()  # names bound to the elements of a row in an element-wise comprehension
         self.fixed_items: set[str] = set()  # inner loop names bound to the items of a list the loop never changes
+        self.best_positions: dict[str, tuple[str, str, str]] = {}  # a running best -> its lines' names (bests.py)
 
     def arm_draw(self, draw: ast.Call | None, target: ast.AST) -> None:
         """Let the loop's one unconditional draw per element through (`draws.sole_draw`), drawn as one array along
@@ -377,6 +379,11 @@ class Translator(AxisRules, CallRules, ConditionRules, CountRules, RecordRules, 
         `mask` marks the entries of a ragged inner range that exist: the others add 0, multiply
         by 1 or compare as the start value, after the real terms.
         """
+        if kind.startswith(("best", "at:")):
+            start = init_val.src if init_val is not None else ast.unparse(init) if init is not None else None
+            if start is None:
+                raise NotApplicable(f"`{acc}` has no starting value the vectoriser can read")
+            return self.reduce_best(acc, kind, term, start, mask)
         if term.depth != self.depth + 1 and not (mask is not None and kind == "sum"):
             raise NotApplicable(f"the term added to `{acc}` does not vary along the loop")
         if mask is not None:

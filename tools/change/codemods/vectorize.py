@@ -398,7 +398,9 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     stored = names_stored(loop.body) | names_stored([loop.target])
     loaded = names_loaded(loop)
     lists = {n for n, (_, v) in inits.items() if isinstance(v, ast.List) and n in loaded}
-    accs = {n for n, (_, v) in inits.items() if not isinstance(v, ast.List) and n in stored}
+    # A start the loop could change (`best = first`, `first` set in the loop) would be read after it: left out.
+    accs = {n for n, (_, v) in inits.items() if not isinstance(v, ast.List) and n in stored
+            and not names_loaded(v) & stored}
     scattered = {n: dtype for n, (_, v) in inits.items() if (dtype := count_list(v)) and n in loaded}
     for name in lists | accs | set(scattered):
         between = body[inits[name][0] + 1:k]
@@ -467,10 +469,19 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
         if not isinstance(name, ast.Name):
             return []
         if not ((isinstance(val, ast.List) and not val.elts) or is_number_literal(val) or is_inf(val)
-                or count_list(val)):
+                or count_list(val) or _read_start(val)):
             return []
         found.append((name.id, val))
     return found
+
+
+def _read_start(node: ast.AST) -> bool:
+    """A start value read as it is (`best_row = self.min_row`, `lo = -limit`): a name or attribute, negated or not.
+    Only a reduction that takes a computed start (a running best) uses it; the others refuse it as before."""
+    node = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) else node
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _rule(found: dict, appended: dict, t: Translator) -> str:
