@@ -73,3 +73,13 @@ def test_a_sorted_window_keeps_pythons_order_of_signed_zeros(tmp_path):
     exact(want, got)
     assert [np.signbit(v) for v in got] == [np.signbit(v) for v in want]
     exact(old(rows_of_ints(50), 3), new(rows_of_ints(50), 3))
+
+
+def test_sorted_windows_of_strings_are_sorted_as_python_does(tmp_path):
+    """The choice of sort reads the dtype first: `np.signbit` has no string loop, so a row of strings must not reach
+    it (it raised where `sorted()` of the window ran fine)."""
+    source, function, _ = CASES["running_median/ints"]
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(source), function)
+    words = ["pear", "fig", "apple", "fig", "kiwi", "date", "apple"]
+    exact(old(words, 3), new(words, 3))
+    exact(old([True, False, True, True], 3), new([True, False, True, True], 3))

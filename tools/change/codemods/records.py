@@ -123,13 +123,13 @@ class RecordRules:
     def sorted_rows(self, src: str) -> str:
         """A name bound to `src` sorted along its last axis as Python's stable `sorted` orders each row.
 
-        Equal values are the same bits, so any sort gives the stable sort's row, except for -0.0 beside 0.0:
-        the stable sort (slower on many short rows, and on ints, where equal values cannot be told apart) only
-        where a zero is negative."""
+        Equal ints, bools and strings cannot be told apart, and equal floats are the same bits except for -0.0
+        beside 0.0, so the faster default sort gives the stable sort's row there; the stable sort (slower on many
+        short rows) is taken for floats holding a negative zero and for anything else (objects)."""
         rows = self.fresh("rows")
         self.lines += [f"{rows} = np.asarray({src})",
-                       f"{rows} = np.sort({rows}, axis=-1, kind='stable' if np.any(np.signbit({rows}) & "
-                       f"({rows} == 0)) else None)"]
+                       f"{rows} = np.sort({rows}, axis=-1, kind=None if {rows}.dtype.kind in 'biuSU' or "
+                       f"({rows}.dtype.kind == 'f' and not np.any(np.signbit({rows}) & ({rows} == 0))) else 'stable')"]
         return rows
 
     def record_index(self, node: ast.Subscript) -> Val | None:
