@@ -38,9 +38,7 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     helpers = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in (hot.helpers if hot else [])
                if not Path(h.file).is_absolute()]
     # The rest of the per-sample path, by inclusive time (comprehensions are code of the function holding them).
-    on_path = profile.hot_functions if profile.loader is not None or profile.data_build is not None \
-        else profile.main_hot_functions
-    path = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in on_path
+    path = [FunctionRef(name=h.name, file=h.file, line=h.line) for h in profile.build_hot_functions()
             if h is not hot and "<" not in h.name and not Path(h.file).is_absolute()]
     loader, build = profile.loader, profile.data_build
     batch = loader.batch_size if loader is not None and loader.batch_size else None

@@ -211,15 +211,18 @@ class Profile(BaseModel):
         """The metrics by name, as the knowledge base's conditions and templates read them."""
         return self.typed_metrics().values()
 
-    def transform_hot_function(self) -> HotFunction | None:
-        """The function the knowledge base calls ``hot_function``: what a data-side rewrite changes.
-
-        The hottest function of batch building; in a loop without a DataLoader (its own
-        get_batch()), the main process's hot loop owner, since there the batches are built inline.
-        """
+    def build_hot_functions(self) -> list[HotFunction]:
+        """The hot functions of batch building: the loader's, or in a loop without a DataLoader (its own
+        get_batch()) the main process's, since there the batches are built inline."""
         if self.loader is None and self.data_build is None:
-            return self.main_hot_functions[0] if self.main_hot_functions else None
-        return self.hot_functions[0] if self.hot_functions else None
+            return self.main_hot_functions
+        return self.hot_functions
+
+    def transform_hot_function(self) -> HotFunction | None:
+        """The function the knowledge base calls ``hot_function``: what a data-side rewrite changes: the hottest
+        of ``build_hot_functions``."""
+        functions = self.build_hot_functions()
+        return functions[0] if functions else None
 
     def sample_path(self) -> HotFunction | None:
         """The dataset's `__getitem__` (or `__iter__`/`__next__`) among batch build's hot functions, by share.

@@ -52,11 +52,15 @@ class BestRules:
         if term.depth != self.depth + 1:
             raise NotApplicable(f"the value `{acc}` takes does not vary along the loop")
         start = self.atom(start)
+
+        def picked(values: str, cand: str) -> str:  # each row's entry at its chosen position
+            return f"np.take_along_axis({values}, {cand}[..., None], axis=-1)[..., 0]"
+
         if kind.startswith("at:"):
             if kind[3:] not in self.best_positions:
                 raise NotApplicable(f"`{acc}` is the position of `{kind[3:]}`, which is not read as a best")
             won, cand, terms = self.best_positions[kind[3:]]
-            chosen = f"np.take_along_axis(np.broadcast_to({term.src}, {terms}.shape), {cand}[..., None], axis=-1)[..., 0]"
+            chosen = picked(f"np.broadcast_to({term.src}, {terms}.shape)", cand)
         else:
             terms, cand, won = self.fresh(f"{acc}_terms"), self.fresh(f"{acc}_cand"), self.fresh(f"{acc}_won")
             fill, pick = ("-np.inf", "np.argmax") if kind == "best>" else ("np.inf", "np.argmin")
@@ -65,10 +69,10 @@ class BestRules:
             self.lines += [f"{terms} = np.asarray({term.src})",
                            f"{cand} = {pick}({key}, axis=-1) if {terms}.shape[-1] else "
                            f"np.zeros({terms}.shape[:-1], dtype=np.int64)",
-                           f"{won} = (np.take_along_axis({terms}, {cand}[..., None], axis=-1)[..., 0] {beats} {start}) "
+                           f"{won} = ({picked(terms, cand)} {beats} {start}) "
                            f"if {terms}.shape[-1] else np.zeros({terms}.shape[:-1], dtype=bool)"]
             self.best_positions[acc] = (won, cand, terms)
-            chosen = f"np.take_along_axis({terms}, {cand}[..., None], axis=-1)[..., 0]"
+            chosen = picked(terms, cand)
         if self.depth == 0:
             # Python's own values: the start as the loop left it, or the chosen term as a Python number.
             expr = f"{chosen}.item() if {won} else {start}"

@@ -125,11 +125,10 @@ def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assig
 def _carried(outer_temps: list[ast.stmt], inner_temps: list[ast.stmt]) -> bool:
     """Whether a temporary reads a value a pass before set: a name the inner passes set, read by the outer pass or
     by an inner one before it is set there (`v = x - prev; prev = x`), or one the outer pass sets later in it."""
-    inner_names = {n for s in inner_temps for n in names_stored([s])}
+    inner_names, outer_names = names_stored(inner_temps), names_stored(outer_temps)
     set_so_far: set[str] = set()
     for stmt in outer_temps:
-        if names_loaded(stmt.value) & (inner_names | ({n for s in outer_temps for n in names_stored([s])}
-                                                      - set_so_far)):
+        if names_loaded(stmt.value) & (inner_names | (outer_names - set_so_far)):
             return True
         set_so_far |= names_stored([stmt])
     set_so_far = set()
