@@ -200,15 +200,18 @@ def test_an_if_with_an_else_or_with_more_than_counts_is_still_refused(tmp_path):
     """)
     with pytest.raises(NotApplicable, match="side effect: the loop writes `pos\\[x\\]`"):
         vectorise(tmp_path, source, "split_counts")
+    # A count beside an append in the block, the block not ending the pass: read as counts alone, the append
+    # would be lost.
     source = textwrap.dedent("""
-        def count_and_log(xs, n, log):
+        def count_and_keep(xs, n):
             counts = [0] * n
+            kept = []
             for x in xs:
                 if x >= 0:
                     counts[x] += 1
-                    log.append(x)
-                print(x)
-            return counts
+                    kept.append(x)
+                kept.append(x * 2)
+            return counts, kept
     """)
     with pytest.raises(NotApplicable):
-        vectorise(tmp_path, source, "count_and_log")
+        vectorise(tmp_path, source, "count_and_keep")
