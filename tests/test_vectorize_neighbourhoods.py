@@ -198,3 +198,52 @@ def test_a_value_made_once_per_row_by_a_call_is_not_put_in_each_element():
         assert (grid is not None) == taken, value
         if taken:
             assert value.split("(")[0] in ast.unparse(grid[1]) and grid[0] == 0
+
+
+@pytest.mark.parametrize("statement", [
+    "for dy in (-1, 0, 1):\n    s += rows[y + dy][x]",
+    "while s < 3:\n    s += 1",
+    "if x > 0:\n    s = rows[y][x - 1]",
+])
+def test_a_nest_whose_element_is_built_by_a_statement_other_than_an_assignment_is_left_alone(statement):
+    # h1 (blind18): a clamped 3x3 sum per pixel, `s = 0` then a `for dy` loop adding into it before the append; the
+    # restatement read each statement's value and raised AttributeError on the loop (the codemod crashed).
+    import ast
+
+    from perfloop.tools.change.codemods.nests import appended_rows_as_grid
+
+    source = textwrap.dedent("""
+        def window_sums(rows, h, w):
+            out = []
+            for y in range(h):
+                line = []
+                for x in range(w):
+                    s = 0
+        STATEMENT
+                    line.append(s)
+                out.append(line)
+            return out
+    """).replace("STATEMENT", textwrap.indent(statement, " " * 12))
+    body = ast.parse(source).body[0].body
+    assert appended_rows_as_grid(body, 1) is None
+
+
+def test_a_clamped_window_sum_per_pixel_is_refused_with_reasons_not_a_crash(tmp_path):
+    source = textwrap.dedent("""
+        def local_sums(cell):
+            h, w = len(cell), len(cell[0])
+            out = []
+            for y in range(h):
+                line = []
+                for x in range(w):
+                    s = 0
+                    for dy in (-1, 0, 1):
+                        r = cell[min(max(y + dy, 0), h - 1)]
+                        for dx in (-1, 0, 1):
+                            s += r[min(max(x + dx, 0), w - 1)]
+                    line.append(s)
+                out.append(line)
+            return out
+    """)
+    with pytest.raises(NotApplicable, match="makes 3 passes"):
+        vectorise(tmp_path, source, "local_sums")

@@ -102,9 +102,10 @@ def appended_rows_as_grid(block: list[ast.stmt], k: int) -> tuple[int, ast.Assig
            for n in ast.walk(ast.Module(body=outer_temps, type_ignores=[]))):
         return None  # put in place, a value made once per row (a draw, a call) would be made once per element
     values: dict[str, ast.AST] = {}
-    if _carried(outer_temps, inner_temps):
+    # Plain assignments only (`_put`), before `_carried` reads their values: a loop among them is no temporary.
+    if not (_put(outer_temps, values) and _put(inner_temps, values)) or _carried(outer_temps, inner_temps):
         return None
-    if not (_put(outer_temps, values) and _put(inner_temps, values)) or loop.target.id in values \
+    if loop.target.id in values \
             or inner.target.id in values or {row, out} & (_loaded(outer_temps + inner_temps) | set(values)) \
             or row in names_loaded(last[1]) or out in names_loaded(last[1]) \
             or names_loaded(inner.iter) & (names_stored([loop.target]) | names_stored(outer_temps) | {out}):
