@@ -228,7 +228,9 @@ def test_a_nest_whose_element_is_built_by_a_statement_other_than_an_assignment_i
     assert appended_rows_as_grid(body, 1) is None
 
 
-def test_a_clamped_window_sum_per_pixel_is_refused_with_reasons_not_a_crash(tmp_path):
+def test_a_clamped_window_sum_per_pixel_is_rewritten_not_a_crash(tmp_path):
+    # Before the fix the codemod raised AttributeError here; with the offset loops written out (unroll.py) the
+    # pixel loop is now rewritten, and gives the loop's values.
     source = textwrap.dedent("""
         def local_sums(cell):
             h, w = len(cell), len(cell[0])
@@ -245,5 +247,6 @@ def test_a_clamped_window_sum_per_pixel_is_refused_with_reasons_not_a_crash(tmp_
                 out.append(line)
             return out
     """)
-    with pytest.raises(NotApplicable, match="makes 3 passes"):
-        vectorise(tmp_path, source, "local_sums")
+    old, new, _ = vectorise(tmp_path, source, "local_sums")
+    cell = np.random.default_rng(3).integers(0, 99, (5, 4)).tolist()
+    exact(old(cell), new(cell))

@@ -50,6 +50,7 @@ from perfloop.tools.change.codemods.restate import grids_as_rows
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
+from perfloop.tools.change.codemods.unroll import Unrolled, unroll_literal_loops
 
 _PURE = PURE_BUILTINS | PURE_REDUCTIONS
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
@@ -232,15 +233,17 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
     comprehension or generator statement, with its line) and why; the codemod's notes carry it
     to the audit log.
     """
-    original = fn = with_math_names(fn, module) if module is not None else fn
-    inline_notes: list[str] = []
+    # A loop over a few values written in the code, inside another loop, is written out first (unroll.py).
+    original, unrolled = unroll_literal_loops(with_math_names(fn, module) if module is not None else fn)
+    fn, inline_notes = original, []
     why_not: dict[str, str] = {}
     if module is not None:
         fn, inline_notes, why_not = inline_helpers(fn, helpers_of(module, fn))
     names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn.args)
                                                                       if isinstance(a, ast.arg)}
     result = FunctionRewrite()
-    _block(fn, original, (), names, exact, bytes_names(fn), result, (inline_notes, why_not))
+    _block(fn, original, (), names, exact, bytes_names(fn), result, (inline_notes, why_not, unrolled))
+    unrolled.annotate(fn, result.rewrites)
     if sampled:
         kept = []
         for rewrite in result.rewrites:
@@ -260,7 +263,7 @@ MAX_NESTING = 3
 
 
 def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...], names: set[str], exact: bool,
-           held: frozenset[str], result: FunctionRewrite, inlined: tuple[list[str], dict[str, str]]) -> None:
+           held: frozenset[str], result: FunctionRewrite, inlined: tuple[list[str], dict[str, str], Unrolled]) -> None:
     """Rewrite the loops of the block at ``path`` (the function's body, or a loop's body inside it).
 
     A `for` or `while` loop that cannot be rewritten itself (it writes a dict, has side effects or an
@@ -268,7 +271,9 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
     names as values fixed for one pass (a sum over one parameter's gradient, inside a loop over the
     parameters). A name such an inner loop leaves behind must not be read anywhere else in the function.
     """
-    inline_notes, why_not = inlined
+    inline_notes, why_not, unrolled = inlined
+    if unrolled.inside_moved(path):  # a rewrite's place here would not be the text's
+        return
     body, before = block_at(fn.body, path), block_at(original.body, path)
     if len(before) != len(body):  # inlining changed the block's shape: compare nothing
         before = body
