@@ -979,6 +979,17 @@ DATA_KEYED = {
                 ids.append(hash(" ".join(tokens[i:i + n])) % 1000 + len(seen))
             return ids
     """, "ngram_ids", lambda rng: [[str(w) for w in rng.integers(0, 5, 7)] for _ in range(3)]),
+    # blind18 g6's shape: a survival curve over a cohort's times, its names bound in pairs (`curve, g = [], 1.0`),
+    # the running product changed with `*=`.
+    "names_bound_in_pairs": ("""
+        def censoring_curve(times):
+            curve, g = [], 1.0
+            for s in sorted(set(times)):
+                at_risk = sum(1 for t in times if t >= s)
+                g *= 1.0 - 1.0 / (at_risk + 1)
+                curve.append(g)
+            return curve
+    """, "censoring_curve", lambda rng: [[int(t) for t in rng.integers(1, 9, 11)] for _ in range(3)]),
 }
 
 
@@ -1030,6 +1041,12 @@ def test_lists_and_arrays_key_by_their_contents_where_nothing_given_is_changed(t
 
 
 KEPT_TO_SCALARS = {
+    "pair_of_an_argument_and_a_number": ("""
+        def running_totals(xs):
+            out, total = xs, 0.0
+            out.append(total)
+            return out
+    """, "running_totals", "changes `out`"),
     "alias_then_append": ("""
         def padded_sum(xs):
             out = xs

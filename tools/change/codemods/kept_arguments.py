@@ -161,6 +161,9 @@ def _made_names(fn: ast.FunctionDef) -> tuple[set[str], set[str]]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     bindings.setdefault(target.id, []).append(node.value)
+                elif _paired(target, node.value):  # `curve, g = [], 1.0`: each name its own value
+                    for part, value in zip(target.elts, node.value.elts):
+                        bindings.setdefault(part.id, []).append(value)
                 else:
                     for part in _parts(target):
                         if isinstance(part, ast.Name):
@@ -191,6 +194,14 @@ def _made_names(fn: ast.FunctionDef) -> tuple[set[str], set[str]]:
         grew = new_top != top or new_deep != deep
         top, deep = new_top, new_deep
     return top, deep
+
+
+def _paired(target: ast.expr, value: ast.expr) -> bool:
+    """Whether `target = value` binds names of a tuple (or list) target to the values of a display of the same
+    length, one each (no starred part)."""
+    return isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+        and len(target.elts) == len(value.elts) and all(isinstance(t, ast.Name) for t in target.elts) \
+        and not any(isinstance(v, ast.Starred) for v in value.elts)
 
 
 def _new_object(value: ast.expr, top: set[str]) -> bool:
