@@ -74,7 +74,10 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
     from perfloop.tools.check.replay import check_rewrite
     from perfloop.tools.measure.profiler import ProbeSettings
 
-    settings = ProbeSettings(steps=2, warmup_steps=0, limits=ctx.protected(ctx.workspace.candidate_tree).limits,
+    # A per-step memo's calls must show whether they repeat from step to step: three steps, for a helper called once
+    # a step after the step's work (the run ends at the last step's end).
+    settings = ProbeSettings(steps=3 if result.replay.per_step else 2, warmup_steps=0,
+                             limits=ctx.protected(ctx.workspace.candidate_tree).limits,
                              first_step_timeout_s=ctx.state.target.first_step_timeout_s)
     outcome = check_rewrite(result, root, ctx.state.target.rendered_command(), ctx.next_run("replay"), settings)
     ctx.record(ReplayChecked(file=result.replay.file, function=result.replay.function, ok=outcome.ok,
@@ -94,6 +97,11 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
                  "are computed every time, since it may change what it is given")
         raise NotApplicable(f"replay of {result.replay.function}: none of the {outcome.num_calls} captured calls "
                             f"passes arguments a memo can key exactly ({kinds}), so the pipeline was not run")
+    if result.knob == "memoize" and result.replay.per_step and outcome.keyed_calls >= 2 \
+            and outcome.distinct_keys == outcome.keyed_calls:
+        raise NotApplicable(f"replay of {result.replay.function}: the {outcome.keyed_calls} calls captured over three "
+                            "steps never repeated an argument, so a remembered result would never serve; the "
+                            "pipeline was not run")
     if result.knob == "memoize" and outcome.speedup is not None and outcome.speedup < MEMO_MIN_REPLAY_SPEEDUP:
         # (A method keeps its results on its object: replay keeps one copy of it per version through the timed
         # rounds, `keep_object`.) Replay times each call over several rounds, so a remembered result serves every
@@ -123,7 +131,7 @@ def _per_record(result: CodemodResult, outcome) -> None:
     per element, whose captured calls (PER_RECORD_MIN_CALLS or more, all with exact keys) never repeated an argument
     (a record's bytes, a file's id). Its results first serve when the records come round again; timed in the first
     epoch it reads as no gain, and a stale result (state that changes between epochs) would go unseen there."""
-    if result.knob != "memoize" or result.replay is None or result.replay.per_element:
+    if result.knob != "memoize" or result.replay is None or result.replay.per_element or result.replay.per_step:
         return
     if outcome.keyed_calls < PER_RECORD_MIN_CALLS or outcome.distinct_keys != outcome.keyed_calls:
         return

@@ -93,6 +93,10 @@ class ReplayTarget(BaseModel):
     per_element: bool = False
     """The function is called per element by another of the per-sample path (a memo's per-word helper): its
     arguments can repeat within one epoch, whatever the captured calls show."""
+    per_step: bool = False
+    """A memo of the training loop's own per-step work (a metric's helper): a result serves only a later call with
+    the same arguments, so where the captured calls (of three steps) never repeat one, it is refused before any
+    pipeline run."""
     keys_data: bool = False
     """A memo that keys lists and numpy arrays by their contents too (`_memo_key_data`): replay counts such
     arguments as keys."""

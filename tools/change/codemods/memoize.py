@@ -17,6 +17,11 @@ a memo of a cheap callee alone costs more than it saves), while `encode(text)` s
 `wordpiece(word)` it calls per word of the text. Where replay refuses the one chosen, the proposer asks
 again with it in ``params["skip"]`` (agent/proposers/codemod.py, MEMO_TRIES).
 
+With ``params["target"] == "main"`` (`memoize_step_helper`) the candidates are the training loop's own sampled
+functions in the target's files (ProfileFacts.main_hot_functions, by inclusive time) instead of the per-sample
+path: a metric callback that recomputes, every step, a curve of a cohort that never changes. Its replay captures
+three steps and refuses a memo whose calls never repeat an argument (``ReplayTarget.per_step``).
+
 Safety, by construction and then by evidence:
 - Pure by reading: no random draws, no clock, no `global`/`nonlocal`, no `yield`, no writes to
   anything but its own local names (no `x[i] = ...` or `x.attr = ...` on a name it did not
@@ -60,6 +65,7 @@ from pathlib import Path
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
 from perfloop.tools.change.codemods.hot_function import (
     called_per_element,
+    functions_in_target,
     helpers_in_target,
     load_hot_function,
     path_in_target,
@@ -100,10 +106,19 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
     """Remember the results of the first pure function among the hot function, its sampled helpers and the rest of
     the sampled per-sample path, those called per element (in a loop or comprehension of another) first; ``params["skip"]`` names functions
     (qualified names) already tried and refused by replay."""
-    file, text, tree, hot = load_hot_function(ctx)
-    sources = {file: (text, tree)}
-    candidates = [(file, hot)]
-    for where, fn in [*helpers_in_target(ctx, sources), *path_in_target(ctx, sources)]:
+    per_step = ctx.params.get("target") == "main"
+    sources: dict[str, tuple[str, ast.Module]] = {}
+    if per_step:
+        # The training loop's own host time: its sampled functions in the target's files, by inclusive time.
+        candidates = functions_in_target(ctx, ctx.profile.main_hot_functions, sources)
+        if not candidates:
+            raise NotApplicable("memoize_pure_helper: the profile names no function of the training loop's own host "
+                                "time in the target's files")
+    else:
+        file, text, tree, hot = load_hot_function(ctx)
+        sources[file] = (text, tree)
+        candidates = [(file, hot)]
+    for where, fn in [] if per_step else [*helpers_in_target(ctx, sources), *path_in_target(ctx, sources)]:
         if all(fn is not other for _, other in candidates):
             candidates.append((where, fn))
     skip = set(ctx.params.get("skip", ()))
@@ -127,12 +142,14 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
                                                 imported_functions(ctx.root, where, where_tree))
             result = _rewrite(where, where_text, where_tree, fn, cls, data_keys=changes is None)
             result.replay.per_element = id(fn) in ordered.per_element
+            result.replay.per_step = per_step
             if changes:
                 result.notes.append(f"keyed on str, bytes, numbers and tuples of them only, not lists or arrays: "
                                     f"{changes}")
             return result
         refusals.append(f"{qualname}: {reason}")
-    raise NotApplicable("memoize_pure_helper: no function of the per-sample path in " + ", ".join(sources)
+    path = "the training loop's per-step work" if per_step else "the per-sample path"
+    raise NotApplicable(f"memoize_pure_helper: no function of {path} in " + ", ".join(sources)
                         + " computes from its arguments alone by what perfloop can read: " + "; ".join(refusals[:4]))
 
 
