@@ -20,6 +20,22 @@ dtype as the element-wise writes did (the same C cast for each element). Refused
 the reason: other statements, targets read in the loop (aliasing, loop-carried
 dependencies), indices that are not affine in the loop values, written indices that
 are not the loop counters in loop order, early exits, random draws and other calls.
+
+Row writes (`row_write_loop`, tried where the nest is not a gather): one loop that copies a sequence into one row
+of a preallocated array or tensor, element by element (the padding loop of a collate):
+
+    for t, tok in enumerate(q):
+        input_ids[i, t] = tok
+        attention[i, t] = 1
+
+is one slice write per statement, the sequence converted once to the target's dtype, as each element's write did:
+
+    input_ids[i, :len(q)] = torch.as_tensor(q, dtype=input_ids.dtype)
+    attention[i, :len(q)] = 1
+
+The counter must be one position of the written index (the others the loop never changes), the value the loop's
+element, `seq[t]`, or a value the loop does not change. A sequence longer than the row raises in both forms (an
+IndexError part-way through the loop, a shape error before any write).
 """
 from __future__ import annotations
 
@@ -102,6 +118,112 @@ def gather_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
             lines += [f"{tmp} = {values}",
                       f"{base}[{shape}] = {tmp} if isinstance({base}, np.ndarray) else {tensor}"]
     return LoopRewrite(start=k, end=k, lines=lines, rule="gather")
+
+
+def copy_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite:
+    """A gather nest, or else one row copied element by element; where neither, the gather's reason for a nest, and
+    both reasons for a single loop."""
+    try:
+        return gather_loop(fn_body, k, names)
+    except NotApplicable as not_a_gather:
+        if any(isinstance(stmt, ast.For) for stmt in fn_body[k].body):
+            raise
+        try:
+            return row_write_loop(fn_body, k, names)
+        except NotApplicable as not_a_row:
+            raise NotApplicable(f"{not_a_gather}; as one row copied element by element: {not_a_row}") from None
+
+
+def row_write_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite:
+    """Rewrite the row-write loop `fn_body[k]` (see the module docstring), or raise NotApplicable with the reason."""
+    loop = fn_body[k]
+    where = f"line {loop.lineno}"
+    counter, value, seq = _row_header(loop)
+    loop_vars = {n for n in (counter, value) if n}
+    if loop.orelse or not all(isinstance(s, ast.Assign) and len(s.targets) == 1
+                              and isinstance(s.targets[0], ast.Subscript) for s in loop.body):
+        raise NotApplicable(f"{where}: a row write holds only `T[..., t, ...] = value` statements")
+    if any(isinstance(n, ast.Call) for n in ast.walk(seq)):
+        raise NotApplicable(f"{where}: the sequence `{ast.unparse(seq)}` is computed by a call")
+    lines, written = [], []
+    for stmt in loop.body:
+        base, index = _row_target(stmt.targets[0], counter, loop_vars, where)
+        if base in written or base in names_loaded(seq) or base == dotted(seq):
+            raise NotApplicable(f"{where}: `{base}` is written twice, or is the sequence copied")
+        written.append(base)
+        rows = f"{ast.unparse(seq)}" if _is_element(stmt.value, value, seq, counter) else None
+        if rows is None and names_loaded(stmt.value) & loop_vars:
+            raise NotApplicable(f"line {stmt.lineno}: `{ast.unparse(stmt.value)}` is not the loop's element or a "
+                                "value the loop does not change")
+        if any(isinstance(n, ast.Call) for n in ast.walk(stmt.value)):
+            raise NotApplicable(f"line {stmt.lineno}: `{ast.unparse(stmt.value)}` calls a function")
+        slot = index.replace("\0", f":len({ast.unparse(seq)})")
+        lines.append(f"{base}[{slot}] = {_converted(base, rows, _target_kind(fn_body[:k], base), names)}"
+                     if rows is not None else f"{base}[{slot}] = {ast.unparse(stmt.value)}")
+    for node in ast.walk(ast.Module(body=[s.value for s in loop.body] + [seq], type_ignores=[])):
+        if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) in written:
+            raise NotApplicable(f"{where}: `{dotted(node)}` is both written and read in the loop")
+    leaked = {name for name in loop_vars if read_before_rebound(name, fn_body[k + 1:])}
+    if leaked:
+        raise NotApplicable(f"{where}: `{sorted(leaked)[0]}` is read after the loop, where it holds the last "
+                            "element's value")
+    return LoopRewrite(start=k, end=k, lines=lines, rule="row writes")
+
+
+def _row_header(loop: ast.For) -> tuple[str, str | None, ast.expr]:
+    """(counter, element name or None, the sequence) of `for t, v in enumerate(seq)` or `for t in range(len(seq))`."""
+    call = loop.iter if isinstance(loop.iter, ast.Call) and not loop.iter.keywords and len(loop.iter.args) == 1 \
+        else None
+    name, target = (dotted(call.func) if call else ""), loop.target
+    if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+            and all(isinstance(e, ast.Name) for e in target.elts) and target.elts[0].id != target.elts[1].id:
+        return target.elts[0].id, target.elts[1].id, call.args[0]
+    inner = call.args[0] if call else None
+    if name == "range" and isinstance(target, ast.Name) and isinstance(inner, ast.Call) \
+            and dotted(inner.func) == "len" and len(inner.args) == 1 and not inner.keywords:
+        return target.id, None, inner.args[0]
+    raise NotApplicable(f"line {loop.lineno}: a row write walks `enumerate(seq)` or `range(len(seq))`, not "
+                        f"`{ast.unparse(loop.iter)}`")
+
+
+def _row_target(target: ast.Subscript, counter: str, loop_vars: set[str], where: str) -> tuple[str, str]:
+    """(the written array, its index with "\\0" where the counter is) of `T[i, t]`, `T[i][t]` or `T[t]`."""
+    def fixed(node: ast.expr) -> bool:
+        return not names_loaded(node) & loop_vars and not any(isinstance(n, (ast.Call, ast.Slice, ast.Starred))
+                                                                 for n in ast.walk(node))
+
+    def is_counter(node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == counter
+
+    base = dotted(target.value)
+    parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+    if base and base.split(".")[0] not in loop_vars and sum(map(is_counter, parts)) == 1 \
+            and all(is_counter(p) or fixed(p) for p in parts):
+        return base, ", ".join("\0" if is_counter(p) else ast.unparse(p) for p in parts)
+    outer = target.value
+    if isinstance(outer, ast.Subscript) and is_counter(target.slice) and dotted(outer.value) \
+            and dotted(outer.value).split(".")[0] not in loop_vars and fixed(outer.slice):
+        return dotted(outer.value), f"{ast.unparse(outer.slice)}][\0"
+    raise NotApplicable(f"{where}: the written index `{ast.unparse(target)}` is not the loop's counter at one place "
+                        "and values the loop does not change elsewhere")
+
+
+def _is_element(node: ast.expr, value: str | None, seq: ast.expr, counter: str) -> bool:
+    """Whether `node` is the loop's element: its name, or `seq[t]`."""
+    if value is not None and isinstance(node, ast.Name) and node.id == value:
+        return True
+    return isinstance(node, ast.Subscript) and ast.dump(node.value) == ast.dump(seq) \
+        and isinstance(node.slice, ast.Name) and node.slice.id == counter
+
+
+def _converted(base: str, seq: str, kind: str, names: set[str]) -> str:
+    """`seq` as the written array's kind, in its dtype (each element converted as its own write converted it)."""
+    if kind == "torch":
+        return f"torch.as_tensor({seq}, dtype={base}.dtype)"
+    if kind == "numpy":
+        return f"np.asarray({seq}, dtype={base}.dtype)"
+    tensor = f"torch.as_tensor({seq}, dtype={base}.dtype)" if "torch" in names else f"{base}.new_tensor({seq})"
+    return f"(np.asarray({seq}, dtype={base}.dtype) if isinstance({base}, np.ndarray) else {tensor})"
 
 
 def _levels(loop: ast.For) -> tuple[list[_Level], list[ast.stmt], set[str]]:

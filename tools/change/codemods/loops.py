@@ -306,8 +306,9 @@ def rebuilt_every_pass(lines: list[str], outer: set[str]) -> str | None:
     """The first array conversion among an inner loop's new lines that reads nothing the enclosing loops
     change (`np.asarray(img)` of the whole image), which would run again on every pass; else None."""
     tree = ast.parse("\n".join(lines))
+    # Names bound (tuple targets too); not the names in a written subscript (`ids[i, :len(seq)] = ...` binds none).
     values = {n.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-              for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}  # tuple targets too
+              for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
     def reads(node: ast.AST, seen: frozenset[str] = frozenset()) -> set[str]:
         """The names `node` reads from outside the new lines (through the names they set)."""

@@ -15,7 +15,7 @@ from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, N
 from perfloop.tools.change.codemods.blocks import block_at, construct, runs_after, stmt_at, stored_by_loops
 from perfloop.tools.change.codemods.counts import as_checked, count_list, listed_once, without_counts
 from perfloop.tools.change.codemods.draws import sole_draw
-from perfloop.tools.change.codemods.gather import gather_loop, is_gather
+from perfloop.tools.change.codemods.gather import copy_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
     covered_by_one,
     functions,
@@ -391,7 +391,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
           held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     loop = body[k]
     if is_gather(loop):
-        return gather_loop(body, k, names), []
+        return copy_loop(body, k, names), []
     if loop.orelse:
         raise NotApplicable(f"line {loop.lineno}: for/else is not vectorised")
     inits: dict[str, tuple[int, ast.AST]] = {}
