@@ -250,3 +250,30 @@ def test_a_clamped_window_sum_per_pixel_is_rewritten_not_a_crash(tmp_path):
     old, new, _ = vectorise(tmp_path, source, "local_sums")
     cell = np.random.default_rng(3).integers(0, 99, (5, 4)).tolist()
     exact(old(cell), new(cell))
+
+
+def test_a_sum_the_pass_starts_and_adds_to_is_a_temporary_of_the_grid():
+    # `s = 0` then `s += ...` in the same pass (a written-out neighbourhood's additions): `s` is put in place as
+    # `(0 + a) + b`, in the pass's order; `s += ...` of what a pass before left is carried, and stays refused.
+    import ast
+
+    from perfloop.tools.change.codemods.nests import appended_rows_as_grid
+
+    source = textwrap.dedent("""
+        def pair_sums(rows, h, w):
+            out = []
+            for y in range(h):
+                line = []
+                for x in range(w):
+                    START
+                    s += rows[y][x]
+                    s += rows[y][max(x - 1, 0)]
+                    line.append(s)
+                out.append(line)
+            return out
+    """)
+    grid = appended_rows_as_grid(ast.parse(source.replace("START", "s = 0")).body[0].body, 1)
+    assert grid is not None and "0 + rows[y][x] + rows[y][max(x - 1, 0)]" in ast.unparse(grid[1]), grid
+    assert appended_rows_as_grid(ast.parse(source.replace("START", "pass")).body[0].body, 1) is None
+    carried = source.replace("                    START\n", "").replace("for y in range(h):", "s = 0\n    for y in range(h):")
+    assert appended_rows_as_grid(ast.parse(carried).body[0].body, 2) is None

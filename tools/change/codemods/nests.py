@@ -158,10 +158,18 @@ def _empty_list(name: str) -> ast.Assign:
 
 
 def _put(stmts: list[ast.stmt], values: dict[str, ast.AST]) -> bool:
-    """Add each temporary of `stmts` to `values`, its value with the earlier ones in place; False if one is not."""
+    """Add each temporary of `stmts` to `values`, its value with the earlier ones in place; False if one is not.
+    `s += v` counts where `stmts` set `s` before it (`s = 0`, then a written-out neighbourhood's additions): `s + v`,
+    in the same order; one that adds to what a pass before left is a carried value, not a temporary."""
+    own: set[str] = set()
     for stmt in stmts:
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in own:
+            values[stmt.target.id] = ast.BinOp(left=values[stmt.target.id], op=stmt.op,
+                                               right=replace_names(stmt.value, values))
+            continue
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
             return False
+        own |= names_stored(stmt.targets)
         target, value = stmt.targets[0], stmt.value
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
                 and all(isinstance(t, ast.Name) for t in target.elts):
