@@ -16,7 +16,9 @@ costs less than the lookup).
 A call is rewritten only where the list is one the target makes once and never changes:
 - `self.<attr>.index(v)` in a method of a class whose `__init__` binds `self.<attr>` once to a new
   list or tuple (a literal, a comprehension, `list(...)`, `tuple(...)`, `sorted(...)`; `__init__`
-  may go on filling it, `self.vocab.append(w)`), no other method binds it, and every mention of
+  may go on filling it, `self.vocab.append(w)`), or to a parameter every caller in the target's files passes a new
+  list it only reads afterwards (`handed_in.py`: a vocabulary built by the script and handed to the dataset), no
+  other method binds it, and every mention of
   `.<attr>` outside `__init__`, anywhere in the target's files, only reads it:
   `.index`/`.count` calls on it, subscripts, `in` tests, loops over it, or an argument of a reading
   builtin (`len`, `enumerate`, `sorted`, ...). Bound to another name, handed to other code or
@@ -37,6 +39,7 @@ import ast
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.determinism import READ_METHODS, constant_table
 from perfloop.tools.change.codemods.growing_index import GROWING_HELPERS, growing_edits, growing_lists
+from perfloop.tools.change.codemods.handed_in import handed_in_refusal
 from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files, sampled_helpers
 from perfloop.tools.change.codemods.imports import after_imports_text, import_paths
 
@@ -196,7 +199,16 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     binds = [(method, node) for method in cls.body if isinstance(method, ast.FunctionDef)
              for node in ast.walk(method) if isinstance(node, ast.Assign) and any(_self_attr(t, attr) for t in node.targets)]
-    if len(binds) != 1 or binds[0][0] is not init or len(binds[0][1].targets) != 1 or not _fresh(binds[0][1].value):
+    if len(binds) != 1 or binds[0][0] is not init or len(binds[0][1].targets) != 1:
+        return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
+    value = binds[0][1].value
+    if isinstance(value, ast.Name) and value.id not in {n.id for n in ast.walk(init)
+                                                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}:
+        # `self.vocab = vocab`: the list its callers made (handed_in.py reads them).
+        why = handed_in_refusal(cls, init, value.id, modules, _reading)
+        if why:
+            return f"self.{attr} is the `{value.id}` handed to __init__: {why}"
+    elif not _fresh(value):
         return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
     # __init__ may still fill it (`self.vocab = []`, then appends): it ends before any sample is made.
     return _only_read(attr, {id(n) for n in ast.walk(init)}, modules)
