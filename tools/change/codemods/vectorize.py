@@ -13,6 +13,7 @@ import re
 from perfloop.contracts.tolerances import FP32
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
 from perfloop.tools.change.codemods.blocks import block_at, construct, runs_after, stmt_at, stored_by_loops
+from perfloop.tools.change.codemods.chains import keep_arrays
 from perfloop.tools.change.codemods.counts import as_checked, count_list, listed_once, without_counts
 from perfloop.tools.change.codemods.draws import sole_draw
 from perfloop.tools.change.codemods.gather import copy_loop, is_gather
@@ -255,6 +256,7 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
                                        f"lines of {fn.name} ({', '.join(map(str, sorted(sampled)))}) is in it, so "
                                        "rewriting it cannot shorten a step")
         result.rewrites = kept
+    keep_arrays(fn, result.rewrites)  # arrays passed from statement to statement (chains.py)
     return result
 
 
