@@ -340,7 +340,7 @@ def main() -> None:
               "skipped": [], "mismatch": None, "old_s": 0.0, "new_s": 0.0, "keyed": 0,
               "distinct": 0}
     matched, selves, keys = [], {}, set()
-    memo_key = memo_key_function(spec)
+    memo_key = memo_key_function(spec, new_module)
     for path in sorted(glob.glob(os.path.join(spec["calls_dir"], spec["call_glob"]))):
         try:
             with open(path, "rb") as handle:
@@ -402,10 +402,14 @@ def main() -> None:
     print(spec["report_prefix"] + json.dumps(report))
 
 
-def memo_key_function(spec: dict):
-    """The memo's own key function (`_memo_key_data` where the rewrite keys lists and arrays too, else `_memo_key`),
-    from the source perfloop passed (memo_runtime.HELPER_SOURCE): a call counts as keyed, and two calls as the same
-    argument, exactly as the memoised file will judge them. It raises TypeError for an argument without a key."""
+def memo_key_function(spec: dict, new_module=None):
+    """The memo's own key function (`_memo_key_data` where the rewrite keys lists and arrays too, else `_memo_key`):
+    the memoised file's own where it has one (with its `_MEMO_FROZEN` classes, keyed by their state), else from the
+    source perfloop passed (memo_runtime.HELPER_SOURCE): a call counts as keyed, and two calls as the same argument,
+    exactly as the memoised file will judge them. It raises TypeError for an argument without a key."""
+    name = "_memo_key_data" if spec.get("keys_data") else "_memo_key"
+    if callable(getattr(new_module, name, None)):
+        return getattr(new_module, name)
     namespace = {}
     exec(compile("import copy\nimport struct\n" + spec["memo_helpers"], "<memo helpers>", "exec"), namespace)
     return namespace["_memo_key_data" if spec.get("keys_data") else "_memo_key"]

@@ -205,7 +205,7 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
     if isinstance(value, ast.Name) and value.id not in {n.id for n in ast.walk(init)
                                                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}:
         # `self.vocab = vocab`: the list its callers made (handed_in.py reads them).
-        why = handed_in_refusal(cls, init, value.id, modules, _reading)
+        why = handed_in_refusal(cls, init, value.id, modules, only_reads)
         if why:
             return f"self.{attr} is the `{value.id}` handed to __init__: {why}"
     elif not _fresh(value):
@@ -235,13 +235,13 @@ def _only_read(attr: str, building: set[int], modules: dict[str, ast.Module]) ->
             if not (isinstance(node, ast.Attribute) and node.attr == attr) or id(node) in building:
                 continue
             parent = parents.get(id(node))
-            if not _reading(node, parent, parents):
+            if not only_reads(node, parent, parents):
                 where = parent if isinstance(parent, (ast.expr, ast.stmt)) else node
                 return f"{file}:{node.lineno} `{ast.unparse(where)[:60]}` may change or share .{attr}"
     return None
 
 
-def _reading(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool:
+def only_reads(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool:
     if not isinstance(node.ctx, ast.Load):
         return False
     if isinstance(parent, ast.Attribute) and parent.attr in READ_METHODS:

@@ -16,7 +16,8 @@ The names are the file's own (never named after perfloop: see hoist.LOOKUP_HELPE
 """
 from __future__ import annotations
 
-HELPERS = ("_memo_key", "_memo_time_key", "_memo_key_data", "_memo_copy", "_memo_store", "_memo_frozen")
+HELPERS = ("_memo_key", "_memo_time_key", "_memo_key_data", "_memo_copy", "_memo_store", "_memo_frozen",
+           "_memo_state_key", "_memo_state_part")
 """Module-level helpers the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
 HELPER_SOURCE = '''def _memo_key(value):
@@ -34,7 +35,62 @@ HELPER_SOURCE = '''def _memo_key(value):
         return (kind, frozenset(map(_memo_key, value)))
     if kind.__module__ == "datetime":
         return _memo_time_key(value)
+    if kind.__qualname__ in globals().get("_MEMO_FROZEN", ()):
+        return _memo_state_key(value)
     raise TypeError(kind.__name__)
+
+
+_MEMO_STATES = {}
+
+
+class _MemoState:
+    """An object's state as a key: its parts hashed once (a vocabulary's thousands of entries are not hashed again
+    on every call), equal where the parts are."""
+    __slots__ = ("parts", "digest")
+
+    def __init__(self, parts):
+        self.parts, self.digest = parts, hash(parts)
+
+    def __hash__(self):
+        return self.digest
+
+    def __eq__(self, other):
+        return self is other or (type(other) is _MemoState and self.digest == other.digest
+                                 and self.parts == other.parts)
+
+
+def _memo_state_key(value):
+    """A key for an object of a class nothing changes once its __init__ returns (perfloop read the target's files
+    for it: `_MEMO_FROZEN`, qualname -> (fields keyed by value, method names)): its class and the contents of its
+    fields, read once per object and kept with the object, so that another at the same address is not taken for
+    it. TypeError where the class's methods are not the ones read, or a field has no exact key."""
+    held = _MEMO_STATES.get(id(value))
+    if held is not None and held[0] is value:
+        return held[1]
+    kind = type(value)
+    given, methods = _MEMO_FROZEN[kind.__qualname__]
+    if not set(methods) <= set(vars(kind)):
+        raise TypeError(kind.__name__)
+    parts = tuple((name, _memo_key(field) if name in given else _memo_state_part(field))
+                  for name, field in sorted(vars(value).items())
+                  if not (name.startswith("_") and name.endswith("_memo")))  # a method memo's own results
+    key = (kind.__qualname__, _MemoState(parts))
+    if len(_MEMO_STATES) < 4096:
+        _MEMO_STATES[id(value)] = (value, key)
+    return key
+
+
+def _memo_state_part(value):
+    """A field made in __init__, by its contents: dicts, lists, tuples and sets of them item by item, anything else
+    as `_memo_key_data` keys it (scalars, numpy arrays)."""
+    kind = type(value)
+    if isinstance(value, dict):
+        return (kind, tuple((_memo_state_part(k), _memo_state_part(v)) for k, v in value.items()))
+    if kind is list or kind is tuple or kind.__name__ == "deque":
+        return (kind, tuple(map(_memo_state_part, value)))
+    if kind is set or kind is frozenset:
+        return (kind, frozenset(map(_memo_state_part, value)))
+    return _memo_key_data(value)
 
 
 def _memo_time_key(value):

@@ -37,6 +37,11 @@ Safety, by construction and then by evidence:
   are remembered; lists of them
   and numpy arrays of numbers too, by their contents, where nothing the function runs can change an object it
   was given (`kept_arguments.py`); any other argument (a tensor, an object) calls the original, as before.
+- An object of one of the target's classes that nothing changes once its `__init__` returns (`frozen.py`: a
+  vocabulary whose `itos` and `stoi` only its constructor builds and only its methods read) keys by its class and
+  its fields' contents, read once per object (`memo_runtime._memo_state_key`; the file gains `_MEMO_FROZEN`).
+- A function an earlier memo wrapped is judged by the original it renamed, and the memo's own helpers as pure:
+  the caller of a remembered helper can be remembered in turn.
 - Results are handed out as copies where they could be changed by the caller: lists, dicts and
   sets are rebuilt, arrays and tensors copied, immutable values shared (the builtin scalars, and `datetime`,
   `Decimal`, `Fraction` and `UUID` values, which a deep copy once made as dear as a parse). Each part of a result
@@ -63,6 +68,7 @@ import re
 from pathlib import Path
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
+from perfloop.tools.change.codemods.frozen import frozen_in_target
 from perfloop.tools.change.codemods.hot_function import (
     called_per_element,
     functions_in_target,
@@ -140,7 +146,8 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
             methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
             changes = changes_what_it_was_given(fn, module_level, methods,
                                                 imported_functions(ctx.root, where, where_tree))
-            result = _rewrite(where, where_text, where_tree, fn, cls, data_keys=changes is None)
+            result = _rewrite(where, where_text, where_tree, fn, cls, data_keys=changes is None,
+                              frozen=frozen_in_target(ctx.root, sources))
             result.replay.per_element = id(fn) in ordered.per_element
             result.replay.per_step = per_step
             if changes:
@@ -401,8 +408,11 @@ class _Purity:
                 or name in ("open", "print", "input", "exec", "eval", "setattr", "delattr"):
             return f"`{ast.unparse(call.func)}()` is not a computation on its arguments"
         if isinstance(call.func, ast.Name):
+            if name in HELPERS and name in self.module_level:
+                return None  # a memo's own key and copy functions (memo_runtime)
             if name in self.module_level:
-                inner = self.refusal(self.module_level[name])
+                # A function an earlier memo wraps is judged by what it wraps (the wrapper writes its own dict).
+                inner = self.refusal(_wrapped(self.module_level, name))
                 return f"calls {name}(), which is not pure ({inner})" if inner else None
             if name in self.imported:  # the target's own function in another module: read there, one level deep
                 functions, imported = self.imported[name]
@@ -423,7 +433,7 @@ class _Purity:
                 return self._held_call(attr)
             if method is None:
                 return f"calls self.{attr}(), which perfloop cannot read"
-            inner = self.refusal(method)
+            inner = self.refusal(_wrapped(self.methods, attr))
             return f"calls self.{attr}(), which is not pure ({inner})" if inner else None
         if name.startswith(PURE_MODULES):
             return None
@@ -457,6 +467,11 @@ class _Purity:
         return f"calls self.{attr}(), whose {held.name}.__call__ is not pure ({inner})" if inner else None
 
 
+def _wrapped(functions: dict[str, ast.FunctionDef], name: str) -> ast.FunctionDef:
+    """`name`'s function, or, where an earlier memo wrapped it, the original it renamed (`_<name>_uncached`)."""
+    return functions.get(UNCACHED.format(name=name.lstrip("_") or name), functions[name])
+
+
 def _written(target: ast.expr, made: set[str]) -> ast.expr | None:
     """The part of an assignment target that writes into something the function did not make (`x[i]`, `x.a`,
     `x.a[i]` where `x` is not its own), or None; a slice's index (`words[len(words) // 2]`) is read, not written."""
@@ -473,7 +488,7 @@ def _written(target: ast.expr, made: set[str]) -> ast.expr | None:
 
 
 def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: ast.ClassDef | None,
-             data_keys: bool = False) -> CodemodResult:
+             data_keys: bool = False, frozen: dict | None = None) -> CodemodResult:
     name = fn.name
     # A file memoised by an earlier perfloop holds its helpers without `_memo_key_data`: keys as those had.
     data_keys = data_keys and ("def _memo_key(" not in text or "def _memo_key_data(" in text)
@@ -524,6 +539,9 @@ def _rewrite(file: str, text: str, tree: ast.Module, fn: ast.FunctionDef, cls: a
     new = "".join(lines[:end]).rstrip("\n") + "\n" + wrapper + "".join(lines[end:])
     if "def _memo_key(" not in new:
         new = after_imports_text(new, HELPER_SOURCE)
+    if frozen and "_MEMO_FROZEN = " not in new:
+        # Objects of these classes key by their state (memo_runtime._memo_state_key; frozen.py read them).
+        new = after_imports_text(new, f"_MEMO_FROZEN = {dict(sorted(frozen.items()))!r}\n")
     new = add_import(add_import(new, "copy"), "struct")
     ast.parse(new)
     qualname = qualname_of(tree, fn)
