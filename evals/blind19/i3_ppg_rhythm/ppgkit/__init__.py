@@ -1,0 +1,3 @@
+from .dataset import PPGWindowStream, RHYTHMS
+
+__all__ = ["PPGWindowStream", "RHYTHMS"]

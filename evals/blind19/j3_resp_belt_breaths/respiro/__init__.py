@@ -1,0 +1,2 @@
+from .dataset import BeltWindowDataset
+from .model import BreathNet

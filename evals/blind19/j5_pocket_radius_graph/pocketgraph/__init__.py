@@ -1,0 +1,3 @@
+from .collate import PocketGraphCollator
+from .complexes import SyntheticComplexes, ELEMENTS
+from .model import PocketGNN
