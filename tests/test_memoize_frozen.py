@@ -291,3 +291,28 @@ def test_a_caller_of_a_function_an_earlier_memo_wrapped_is_read_through_the_wrap
     for node in (1, 2, 4, 9):
         assert namespace["two_hops"](node, edges) == original["two_hops"](node, edges) == namespace["two_hops"](node,
                                                                                                            edges)
+
+
+def test_a_made_field_holding_what_could_change_gives_no_key(tmp_path):
+    """`self.rows = list(rows)` copies the outer list only: rows that are lists stay the caller's, who may change
+    them after the key was read, so such an object has no key and every call is computed."""
+    source = """
+        class Table:
+            def __init__(self, rows):
+                self.rows = list(rows)
+
+            def width(self, i):
+                return len(self.rows[i])
+
+
+        def total_width(n, table):
+            return sum(table.width(i) for i in range(n))
+    """
+    old, new, result = _memoised(tmp_path, source, "total_width")
+    assert "'Table'" in result.files["mod.py"].split("_MEMO_FROZEN = ")[1].splitlines()[0]
+    rows = [[1, 2], [3]]
+    table = new["Table"](rows)
+    assert new["total_width"](2, table) == 3
+    rows[0].append(9)  # the caller changes a row it still holds
+    assert new["total_width"](2, table) == old["total_width"](2, old["Table"](rows)) == 4
+    assert len(new["_total_width_memo"]) == 0

@@ -81,15 +81,20 @@ def _memo_state_key(value):
 
 
 def _memo_state_part(value):
-    """A field made in __init__, by its contents: dicts, lists, tuples and sets of them item by item, anything else
-    as `_memo_key_data` keys it (scalars, numpy arrays)."""
+    """A field made in __init__, by its contents: a dict, list, tuple, deque or set whose items nothing can change
+    (`_memo_frozen`: scalars, tuples of them), item by item; a numpy array by its bytes; a scalar as `_memo_key`
+    keys it. Anything nested that could change (a list inside the list, which may be the caller's) raises
+    TypeError: the object has no key, and the call is computed as before."""
     kind = type(value)
     if isinstance(value, dict):
-        return (kind, tuple((_memo_state_part(k), _memo_state_part(v)) for k, v in value.items()))
-    if kind is list or kind is tuple or kind.__name__ == "deque":
-        return (kind, tuple(map(_memo_state_part, value)))
-    if kind is set or kind is frozenset:
-        return (kind, frozenset(map(_memo_state_part, value)))
+        if not (all(map(_memo_frozen, value)) and all(map(_memo_frozen, value.values()))):
+            raise TypeError("a field holding values that could change")
+        return (kind, tuple((_memo_key(k), _memo_key(v)) for k, v in value.items()))
+    if kind is list or kind is tuple or kind is set or kind is frozenset or kind.__name__ == "deque":
+        if not all(map(_memo_frozen, value)):
+            raise TypeError("a field holding values that could change")
+        keys = map(_memo_key, value)
+        return (kind, frozenset(keys) if kind is set or kind is frozenset else tuple(keys))
     return _memo_key_data(value)
 
 
