@@ -15,7 +15,8 @@ files:
   `.get`, `len()`, a loop): a method that hands the container itself out (`return self.itos`) is refused, since its
   caller could change it;
 - outside the class, the target's files mention a made field's name only to read it.
-The memo then keys such an object by its class and the contents of its fields (`memo_runtime._memo_state_key`),
+The memo then keys such an object by its class and the contents of its fields (`memo_runtime._memo_state_key`;
+a made field must hold only values nothing can change, since `list(rows)` copies the outer list only),
 computed once per object and kept with a reference to it, so a later object at the same address is not mistaken
 for it.
 """
