@@ -412,7 +412,7 @@ def memo_key_function(spec: dict, new_module=None):
         return getattr(new_module, name)
     namespace = {}
     exec(compile("import copy\nimport struct\n" + spec["memo_helpers"], "<memo helpers>", "exec"), namespace)
-    return namespace["_memo_key_data" if spec.get("keys_data") else "_memo_key"]
+    return namespace[name]
 
 
 # A generator's items drawn for the comparison (an IterableDataset's `__iter__` may never end): a difference past

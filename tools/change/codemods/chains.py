@@ -28,8 +28,8 @@ from perfloop.tools.change.codemods.loops import LoopRewrite, name_apart, names_
 
 def keep_arrays(fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> None:
     """Rewrite the lines of `rewrites` (of `fn`) so arrays pass between statements; the producer's notes say which."""
-    taken = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {
-        name for r in rewrites for line in r.lines if _parse(line) for name in names_stored([_parse(line)])}
+    parsed = [stmt for r in rewrites for stmt in map(_parse, r.lines) if stmt is not None]
+    taken = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | names_stored(parsed)
     for block in {r.block for r in rewrites}:
         group = sorted((r for r in rewrites if r.block == block), key=lambda r: r.end)
         stmts = block_at(fn.body, block)
@@ -51,8 +51,8 @@ def keep_arrays(fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> None:
                 still = block != () or _read_later(name, segments, reach, stmts, replaced)
                 producer.lines[li - 1:li] = [f"{kept} = {array}"] + [f"{name} = {kept}.tolist()"] * still
                 li += still
-                producer.notes.append(f"`{name}` is kept as an array for {readers} later rewritten statement(s) that read it "
-                                      "back, instead of a list converted again")
+                producer.notes.append(f"`{name}` is kept as an array for {readers} later rewritten statement(s) that "
+                                      "read it back, instead of a list converted again")
 
 
 def _parse(line: str) -> ast.stmt | None:

@@ -41,12 +41,13 @@ def frozen_in_target(root: Path, sources: dict[str, tuple[str, ast.Module]]) -> 
             modules[file] = sources[file][1] if file in sources else ast.parse((Path(root) / file).read_text())
         except (OSError, SyntaxError, UnicodeDecodeError):
             continue
-    return frozen_classes(modules, only_reads)
+    return frozen_classes(modules)
 
 
-def frozen_classes(modules: dict[str, ast.Module], reading) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+def frozen_classes(modules: dict[str, ast.Module], reading=only_reads
+                   ) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """qualname -> (given fields, method names) of each frozen class in `modules` (file -> parse);
-    `reading(node, parent, parents)`: whether a mention only reads (lookup_index's reading)."""
+    `reading(node, parent, parents)`: whether a mention only reads (lookup_index's `only_reads`)."""
     classes = [(file, node) for file, tree in modules.items() for node in tree.body if isinstance(node, ast.ClassDef)]
     derived = {base.id if isinstance(base, ast.Name) else base.attr for tree in modules.values()
                for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for base in c.bases

@@ -151,7 +151,7 @@ def row_write_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewr
         if base in written or base in names_loaded(seq) or base == dotted(seq):
             raise NotApplicable(f"{where}: `{base}` is written twice, or is the sequence copied")
         written.append(base)
-        rows = f"{ast.unparse(seq)}" if _is_element(stmt.value, value, seq, counter) else None
+        rows = ast.unparse(seq) if _is_element(stmt.value, value, seq, counter) else None
         if rows is None and names_loaded(stmt.value) & loop_vars:
             raise NotApplicable(f"line {stmt.lineno}: `{ast.unparse(stmt.value)}` is not the loop's element or a "
                                 "value the loop does not change")

@@ -33,8 +33,7 @@ def handed_in_refusal(cls: ast.ClassDef, init: ast.FunctionDef, param: str, modu
     if param not in params or init.args.vararg or init.args.kwarg:
         return f"`{param}` is not a plain parameter of {cls.name}.__init__"
     position = params.index(param)
-    functions = {name: fn for tree in modules.values() for fn in tree.body
-                 if isinstance(fn, ast.FunctionDef) for name in [fn.name]}
+    functions = {fn.name: fn for tree in modules.values() for fn in tree.body if isinstance(fn, ast.FunctionDef)}
     built = 0
     for file, tree in modules.items():
         parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
@@ -87,7 +86,7 @@ def _made_and_read(name: str, scope: ast.AST, call: ast.Call, functions: dict[st
     assign = parents.get(id(binds[0])) if len(binds) == 1 else None
     if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and assign.targets[0] is binds[0]):
         return f"`{name}` is not bound once, by a plain assignment"
-    if not _fresh(assign.value, functions):
+    if not new_list(assign.value, functions):
         return f"`{name}` is bound to `{ast.unparse(assign.value)[:40]}`, not a list made there"
     for node in _nodes(scope):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) \
@@ -97,16 +96,16 @@ def _made_and_read(name: str, scope: ast.AST, call: ast.Call, functions: dict[st
     return None
 
 
-def _fresh(value: ast.expr, functions: dict[str, ast.FunctionDef]) -> bool:
-    """A new list: a literal, a comprehension, list(...)/tuple(...)/sorted(...), or a call of the target's function
-    that hands back a list it made."""
+def new_list(value: ast.expr, functions: dict[str, ast.FunctionDef] | None = None) -> bool:
+    """A new list or tuple: a literal, a comprehension, list(...)/tuple(...)/sorted(...), or (with `functions`) a call
+    of the target's function that hands back a list it made."""
     if isinstance(value, (ast.List, ast.Tuple, ast.ListComp)):
         return True
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
         return False
     if value.func.id in FRESH_BUILDERS:
         return True
-    fn = functions.get(value.func.id)
+    fn = (functions or {}).get(value.func.id)
     return fn is not None and _returns_its_own_list(fn)
 
 
@@ -119,13 +118,13 @@ def _returns_its_own_list(fn: ast.FunctionDef) -> bool:
     parents = {id(child): node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
     for ret in returns:
         value = ret.value
-        if value is not None and _fresh(value, {}):
+        if value is not None and new_list(value):
             continue
         if not isinstance(value, ast.Name):
             return False
         stores = [parents.get(id(n)) for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == value.id
                   and isinstance(n.ctx, ast.Store)]
-        if not stores or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and _fresh(s.value, {})
+        if not stores or not all(isinstance(s, ast.Assign) and len(s.targets) == 1 and new_list(s.value)
                                  for s in stores):
             return False
         for node in ast.walk(fn):

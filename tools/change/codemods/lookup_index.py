@@ -17,9 +17,9 @@ A call is rewritten only where the list is one the target makes once and never c
 - `self.<attr>.index(v)` in a method of a class whose `__init__` binds `self.<attr>` once to a new
   list or tuple (a literal, a comprehension, `list(...)`, `tuple(...)`, `sorted(...)`; `__init__`
   may go on filling it, `self.vocab.append(w)`), or to a parameter every caller in the target's files passes a new
-  list it only reads afterwards (`handed_in.py`: a vocabulary built by the script and handed to the dataset), no
-  other method binds it, and every mention of
-  `.<attr>` outside `__init__`, anywhere in the target's files, only reads it:
+  list it only reads afterwards (`handed_in.py`: a vocabulary built by the script and handed to the dataset); no
+  other method binds it, and every mention of `.<attr>` outside `__init__`, anywhere in the target's files, only
+  reads it:
   `.index`/`.count` calls on it, subscripts, `in` tests, loops over it, or an argument of a reading
   builtin (`len`, `enumerate`, `sorted`, ...). Bound to another name, handed to other code or
   changed anywhere: refused, naming the mention;
@@ -39,7 +39,7 @@ import ast
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable
 from perfloop.tools.change.codemods.determinism import READ_METHODS, constant_table
 from perfloop.tools.change.codemods.growing_index import GROWING_HELPERS, growing_edits, growing_lists
-from perfloop.tools.change.codemods.handed_in import handed_in_refusal
+from perfloop.tools.change.codemods.handed_in import handed_in_refusal, new_list
 from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files, sampled_helpers
 from perfloop.tools.change.codemods.imports import after_imports_text, import_paths
 
@@ -113,7 +113,6 @@ _READING_BUILTINS = frozenset({
     "len", "enumerate", "sorted", "list", "tuple", "set", "frozenset", "zip", "iter", "reversed", "max", "min",
     "sum", "any", "all", "dict", "str", "repr", "print", "bool",
 })
-_FRESH_BUILDERS = frozenset({"list", "tuple", "sorted"})
 
 
 def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
@@ -186,7 +185,7 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
     """Why `base.index(v)` keeps its scan, or None when `base` is a list the target makes once and never changes."""
     if isinstance(base, ast.Name):
         value = constant_table(base.id, paths, modules)
-        if value is None or not _fresh(value):
+        if value is None or not new_list(value):
             return f"{base.id} is not a module-level list or tuple the target makes once and never changes"
         if isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) <= SMALL:
             return f"{base.id} holds {len(value.elts)} items, searched as fast as looked up"
@@ -208,7 +207,7 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
         why = handed_in_refusal(cls, init, value.id, modules, only_reads)
         if why:
             return f"self.{attr} is the `{value.id}` handed to __init__: {why}"
-    elif not _fresh(value):
+    elif not new_list(value):
         return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
     # __init__ may still fill it (`self.vocab = []`, then appends): it ends before any sample is made.
     return _only_read(attr, {id(n) for n in ast.walk(init)}, modules)
@@ -217,13 +216,6 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
 def _self_attr(node: ast.AST, attr: str) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
         and node.value.id == "self"
-
-
-def _fresh(value: ast.expr) -> bool:
-    """A new list or tuple: a literal, a comprehension, or list(...)/tuple(...)/sorted(...)."""
-    if isinstance(value, ast.Call):
-        return isinstance(value.func, ast.Name) and value.func.id in _FRESH_BUILDERS
-    return isinstance(value, (ast.List, ast.Tuple, ast.ListComp))
 
 
 def _only_read(attr: str, building: set[int], modules: dict[str, ast.Module]) -> str | None:

@@ -75,8 +75,8 @@ def unroll_literal_loops(fn: ast.FunctionDef) -> tuple[ast.FunctionDef, Unrolled
             if copies is None:
                 out.append(stmt)
                 continue
-            notes[stmt.lineno] = (f"line {stmt.lineno}: the loop over {len(stmt.iter.elts)} values written in the code is "
-                         "written out, one copy of its body per value in the loop's order")
+            notes[stmt.lineno] = (f"line {stmt.lineno}: the loop over {len(stmt.iter.elts)} values written in the code "
+                                  "is written out, one copy of its body per value in the loop's order")
             out += copies
         return out
 
@@ -179,7 +179,7 @@ def _rows_in_place(body: list[ast.stmt], outside: set[str]) -> list[ast.stmt]:
         rest = out[k + 1:]
         if row is None or row in outside or not _only_indexed(row, rest) \
                 or names_stored(rest) & (names_loaded(stmt.value) | {row}) \
-                or _writes_into(rest, stmt.value.value.id):
+                or _may_write(rest):
             k += 1
             continue
         out = out[:k] + [_read_in_place(s, row, stmt.value) for s in rest]
@@ -207,8 +207,9 @@ def _only_indexed(name: str, stmts: list[ast.stmt]) -> bool:
     return reads > 0 and reads == indexed
 
 
-def _writes_into(stmts: list[ast.stmt], base: str) -> bool:
-    """Whether `stmts` may change `base`: a store into it, or any call (which might)."""
+def _may_write(stmts: list[ast.stmt]) -> bool:
+    """Whether `stmts` may change a row read in place: any store into a subscript or an attribute, or any call but
+    min/max/abs/int/float (which might)."""
     for stmt in stmts:
         for node in ast.walk(stmt):
             if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
