@@ -13,6 +13,7 @@ from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.hot_function import functions
 from perfloop.tools.change.codemods.imports import add_import
 from perfloop.tools.change.codemods.loops import LoopRewrite
+from perfloop.tools.change.codemods.windows import with_helpers
 
 
 def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
@@ -69,7 +70,7 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
                 return updated
             return updated.with_changes(body=updated.body.with_changes(body=edit_block(list(updated.body.body), ())))
 
-    edited = _import_numpy(module.visit(Edit())).code
+    edited = with_helpers(_import_numpy(module.visit(Edit())).code)  # window reductions' helpers (windows.py)
     if any("math." in line for r in rewrites for line in r.lines):  # a call kept in Python (with_math_names)
         edited = add_import(edited, "math")
     return edited

@@ -52,6 +52,7 @@ from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.translator import Translator
 from perfloop.tools.change.codemods.unroll import Unrolled, unroll_literal_loops
+from perfloop.tools.change.codemods.windows import windows_first
 
 _PURE = PURE_BUILTINS | PURE_REDUCTIONS
 _GATHER_NOTES = ["gather: assumes the written arrays share no memory with the arrays read (the loop interleaved "
@@ -332,11 +333,6 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         names |= {line.split(" = ")[0] for line in rewrite.before + rewrite.lines}
 
 
-
-
-
-
-
 def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
            held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     """A counting `while` loop is the `for` loop over the range it counts through: translate that.
@@ -389,6 +385,7 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     return rewrite, inexact
 
 
+@windows_first(loop=True)
 def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
           held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     loop = body[k]
@@ -522,6 +519,7 @@ def _outer_iter_once(node: ast.AST) -> ast.AST:
     return node
 
 
+@windows_first(loop=False)
 def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
                    held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
     t = Translator(names, exact, float_context([stmt]))
