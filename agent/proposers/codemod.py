@@ -45,10 +45,21 @@ def codemod_facts(profile: Profile) -> ProfileFacts:
     return ProfileFacts(hot_function=hot, hot_helpers=helpers, path_functions=path, num_workers=metrics.num_workers,
                         workers_needed=metrics.workers_needed, cpu_count=profile.cpu_count, main_hot_functions=main,
                         main_sampled_lines=sampled,
+                        inclusive_shares=_inclusive_shares(profile),
                         cuda_capability=metrics.cuda_capability,
                         samples_per_epoch=loader.batches_per_epoch * batch if batch and loader.batches_per_epoch
                         else None,
                         sample_build_ms=build.build_ms / batch if batch and build is not None else None)
+
+
+def _inclusive_shares(profile: Profile) -> dict[str, float]:
+    """`file:qualified name` -> the largest inclusive share the profile gives it in any phase (a comprehension's
+    samples are its function's)."""
+    shares: dict[str, float] = {}
+    for h in [*profile.main_hot_functions, *profile.build_hot_functions()]:
+        key = f"{h.file}:{h.defining_name}"
+        shares[key] = max(shares.get(key, 0.0), h.share)
+    return shares
 
 
 def _sites(profile: Profile) -> list[DataLoaderSite]:

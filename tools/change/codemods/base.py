@@ -52,6 +52,10 @@ class ProfileFacts(BaseModel):
     """Per main-process hot function (`file:name`), its most sampled lines, callees counted: a loop of the
     training loop's function that holds none of them (a summary built once after the loop) cannot shorten a
     step."""
+    inclusive_shares: dict[str, float] = {}
+    """Per sampled function of the target (`file:name`), the fraction of its phase's samples with it on the stack
+    (batch building for the per-sample path, the training loop's host time for the main process's), its callees,
+    library code included, counted in it: the most a memo of it can save."""
 
 
 class CodemodContext(BaseModel):

@@ -200,3 +200,21 @@ def per_element_left_out(candidates: list[ast.FunctionDef], per_element: bool) -
         raise NotApplicable("no function of the per-sample path is called per element by another: nothing to leave "
                             "out of the rewrite replay refused")
     return kept
+
+
+MEMO_MIN_SHARE = 0.1
+"""A function on the stack in less of its phase than this cannot gain a memo more than about x1.1 (a memo saves at
+most the time under it), within the noise floor of most machines: such candidates are tried last."""
+
+
+def small_shares_last(candidates: list, shares: dict[str, float], name_of) -> list:
+    """`candidates` ((file, function) pairs, in the order a codemod would try them) with those the profile saw on the
+    stack in less than MEMO_MIN_SHARE of their phase (`ProfileFacts.inclusive_shares`, keyed `file:qualified name`;
+    `name_of(file, function)` gives the name) moved to the end, each group in its order; a function the profile
+    gives no share keeps its place. The list is reordered in place (it keeps its type and attributes)."""
+    def small(pair) -> bool:
+        share = shares.get(f"{pair[0]}:{name_of(*pair)}")
+        return share is not None and share < MEMO_MIN_SHARE
+
+    candidates[:] = [pair for pair in candidates if not small(pair)] + [pair for pair in candidates if small(pair)]
+    return candidates

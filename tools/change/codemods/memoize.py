@@ -15,7 +15,8 @@ them outside loops over parts of its own arguments comes before it: a per-word `
 the `_measure(stem)` it calls in loops over fixed suffix tables (its memo saves the callee's work too, where
 a memo of a cheap callee alone costs more than it saves), while `encode(text)` stays behind the
 `wordpiece(word)` it calls per word of the text. Where replay refuses the one chosen, the proposer asks
-again with it in ``params["skip"]`` (agent/proposers/codemod.py, MEMO_TRIES).
+again with it in ``params["skip"]`` (agent/proposers/codemod.py, MEMO_TRIES). A candidate the profile saw on the stack in
+under a tenth of its phase goes last (`hot_function.small_shares_last`): a memo saves at most the time under it.
 
 With ``params["target"] == "main"`` (`memoize_step_helper`) the candidates are the training loop's own sampled
 functions in the target's files (ProfileFacts.main_hot_functions, by inclusive time) instead of the per-sample
@@ -76,6 +77,7 @@ from perfloop.tools.change.codemods.hot_function import (
     load_hot_function,
     path_in_target,
     qualname_of,
+    small_shares_last,
 )
 from perfloop.tools.change.codemods.imports import add_import, after_imports_text, import_paths
 from perfloop.tools.change.codemods.kept_arguments import MUTATING_METHODS, changes_what_it_was_given
@@ -129,7 +131,8 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
             candidates.append((where, fn))
     skip = set(ctx.params.get("skip", ()))
     refusals = []
-    ordered = per_element_first(candidates, [tree for _, tree in sources.values()])
+    ordered = small_shares_last(per_element_first(candidates, [tree for _, tree in sources.values()]),
+                                ctx.profile.inclusive_shares, lambda file, fn: qualname_of(sources[file][1], fn))
     for where, fn in ordered:
         where_text, where_tree = sources[where]
         qualname = qualname_of(where_tree, fn)
