@@ -1,12 +1,10 @@
 """How a loop's axes are bound: loop headers, rows of loop values, reductions and sorts of a row.
 
-`AxisRules` is the half of `translator.Translator` that decides what each loop axis is:
-the outer loop's values (ranges, zips, enumerates, tuple columns, `x.tolist()`), an
-inner loop's (fixed ranges, ragged ranges with a mask, rows of the outer values, sliding
-windows), and calls that open an axis of their own and close it again (`sum`, `min`,
-`max`, `sorted`, `statistics.median` and `len` of a row or a generator). It reads the
-bindings the Translator owns (`env`, `depth`, `hoists`, `mask`) and its expression
-translation (`expr`); it holds no state of its own.
+`AxisRules`, half of `translator.Translator`, decides what each loop axis is: the outer loop's values (ranges, zips,
+enumerates, tuple columns, `x.tolist()`), an inner loop's (fixed ranges, ragged ranges with a mask, rows of the outer
+values, sliding windows), and calls that open an axis of their own and close it again (`sum`, `min`, `max`, `any`,
+`all`, `sorted`, `statistics.median`, `len` of a row or a generator). It reads the Translator's bindings (`env`,
+`depth`, `hoists`, `mask`) and expression translation (`expr`); it holds no state of its own.
 """
 from __future__ import annotations
 
@@ -23,7 +21,7 @@ from perfloop.tools.change.codemods.loops import (
     names_stored,
 )
 
-ROW_CALLS = {"sum", "min", "max", "sorted", "len", "statistics.median"}
+ROW_CALLS = {"sum", "min", "max", "sorted", "len", "statistics.median", "any", "all"}
 """Calls the translator reads as one more axis, reduced or sorted away."""
 
 
@@ -148,12 +146,11 @@ class AxisRules:
         return Val(self.render(val), 1) if val.depth == 1 else val  # an outer row's field, read in an inner loop
 
     def row_call(self, node: ast.Call, name: str) -> Val | None:
-        """sum/min/max/sorted/len/statistics.median of a row, a generator or a comprehension.
+        """sum/min/max/any/all/sorted/len/statistics.median of a row, a generator or a comprehension.
 
-        Each opens one more loop axis (the row's), reduces or sorts it away and returns a value
-        of the enclosing axis; None when the argument does not vary with the loop (Python
-        computes it as it was). `sum` adds left to right from 0 (`np.cumsum` over the terms
-        with a leading 0), so results are the loop's bit for bit; `sorted` is a stable sort.
+        Each opens one more loop axis (the row's), reduces or sorts it away and returns a value of the enclosing axis;
+        None when the argument does not vary with the loop. `sum` adds left to right from 0 (`np.cumsum` with a
+        leading 0): the loop's bits; `sorted` is stable; `any`/`all` compute every element (an error is a warning).
         """
         arg = node.args[0]
         if self.depth > 0 and self.invariant(arg):
@@ -196,6 +193,9 @@ class AxisRules:
             if name == "sorted":
                 return self.at_depth(self.sorted_rows(term.src), row=True)
             return self.at_depth(f"np.median({term.src}, axis=-1)")
+        if name in ("any", "all"):  # in any order; a number's truth is Python's (NaN is true); no early stop
+            truths = term.src if mask is None else f"np.where({mask}, {term.src}, {name == 'all'})"
+            return self.at_depth(f"np.{name}({truths}, axis=-1)")
         if name == "sum" and mask is not None and term.src == "1":  # a count: ints add up the same in any order
             return self.at_depth(f"np.count_nonzero(np.where({mask}, 1, 0), axis=-1)")
         if name == "sum":

@@ -35,7 +35,7 @@ PURE_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "len", "round", 
 # may be the target's own function).
 BISECT_CALLS = frozenset({"bisect.bisect_left", "bisect.bisect_right", "bisect.bisect"})
 # What the element-wise translator also reads without side effects: reductions and sorts of rows.
-PURE_REDUCTIONS = frozenset({"sum", "sorted", "statistics.median"})
+PURE_REDUCTIONS = frozenset({"sum", "sorted", "statistics.median", "any", "all"})
 
 
 LOOP_CALLS = ("only arithmetic, abs/min/max/float, sum/sorted/statistics.median of rows, bisect.* and math.* are "

@@ -11,6 +11,7 @@ import copy
 import re
 
 from perfloop.contracts.tolerances import FP32
+from perfloop.tools.change.codemods.axes import ROW_CALLS
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
 from perfloop.tools.change.codemods.blocks import block_at, construct, runs_after, stmt_at, stored_by_loops
 from perfloop.tools.change.codemods.chains import keep_arrays
@@ -547,7 +548,7 @@ def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
         def visit_Call(self, node: ast.Call) -> ast.AST:
             # sum/min/max/sorted of a generator at the function's top level: one axis, reduced away.
             arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
-            if dotted(node.func) not in ("sum", "min", "max", "sorted", "statistics.median") \
+            if dotted(node.func) not in ROW_CALLS - {"len"} \
                     or not isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
                 return self.generic_visit(node)
             if self.reads_enclosed(node):
