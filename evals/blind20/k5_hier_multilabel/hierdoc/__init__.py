@@ -1,0 +1,5 @@
+from .collator import HierarchicalMultiLabelCollator
+from .corpus import SyntheticDocuments, LengthGroupedSampler
+from .taxonomy import Taxonomy
+
+__all__ = ["HierarchicalMultiLabelCollator", "SyntheticDocuments", "LengthGroupedSampler", "Taxonomy"]

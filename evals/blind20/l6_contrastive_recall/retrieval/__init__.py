@@ -1,0 +1,7 @@
+from .callbacks import Callback, LossHistory, RetrievalMetrics
+from .data import PairedCaptionDataset
+from .module import DualEncoder
+from .trainer import Trainer
+
+__all__ = ["Callback", "LossHistory", "RetrievalMetrics", "PairedCaptionDataset",
+           "DualEncoder", "Trainer"]
