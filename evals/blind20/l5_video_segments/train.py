@@ -21,7 +21,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--settings", default="settings", help="python module with the run settings")
     args = parser.parse_args()
-    S = importlib.import_module(args.settings)
+    S = importlib.import_module(args.settings.removesuffix(".py"))
 
     torch.set_num_threads(1)
     torch.manual_seed(S.SEED)
