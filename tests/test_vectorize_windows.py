@@ -155,6 +155,19 @@ def test_the_loop_runs_as_before_where_its_own_semantics_could_differ(tmp_path):
     assert old(a, 0, a).tobytes() == new(b, 0, b).tobytes()
 
 
+def test_a_sum_too_large_to_copy_runs_the_loop(tmp_path):
+    """A sum or mean copies each window into a row of its own: past 2**24 values in all, the loop runs instead."""
+    from perfloop.tools.change.codemods.windows import HELPER_SOURCE
+
+    helper = {"np": np}
+    exec(HELPER_SOURCE, helper)
+    x = np.zeros(5000)
+    spec = (("window", 0, 1, 4000, False, None, 1001),)
+    assert helper["_window_reduce"](x, spec, "sum") is not None  # 4 million values
+    assert helper["_window_reduce"](np.zeros(20000), (("window", 0, 1, 4000, False, None, 16001),), "sum") is None
+    assert helper["_window_reduce"](np.zeros(20000), (("window", 0, 1, 4000, False, None, 16001),), "max") is not None
+
+
 def test_a_clipped_window_mean_runs_the_loop(tmp_path):
     """A mean over windows clipped at the edges would add each window's values in other pairwise groups once
     padded: `_window_reduce` declines it, and the loop runs (a whole window's mean is still rewritten)."""

@@ -43,7 +43,8 @@ in the nest's order.
 Where the nest's own semantics could differ, it runs as before, decided when it runs (`_window_reduce` returns
 None): the array is not a numpy array of numbers; a window would start before 0 unclipped (a negative index wraps)
 or be empty (the loop would raise); the stride is not positive; the written array is not a numpy array, shares
-memory with a window's array, or is written from a negative position; an appended-to name is not a list. One
+memory with a window's array, or is written from a negative position; an appended-to name is not a list; a sum or
+mean whose windows' rows would hold more than 2**24 values (copied, 128 MiB of float64). One
 difference stays: a maximum of 0.0 and -0.0 may be either zero; the data check, which compares every batch, sees it.
 """
 from __future__ import annotations
@@ -108,6 +109,8 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
         if count < 1 or step < 1 or length < 1 or size < 1 or (limit is not None and limit < 0):
             return None
         if (first < 0 and not clip_low) or first + length <= 0 or last >= size:
+            return None
+        if not extreme and count * length > 1 << 24:  # the rows copied would take more than 128 MiB of float64
             return None
         before, after = max(0, -first), max(0, last + length - size)
         part = kept[(slice(None),) * axis + (slice(0, size),)]
