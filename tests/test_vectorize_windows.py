@@ -70,6 +70,14 @@ CASES = {
                     out[x, y] = img[y:y + 2, x:x + 3].max()
             return out
     """, "column_peaks", lambda rng, t: (rng.standard_normal((9 + t, 12 + t)), np.zeros((8 + t, 6 + t)))),
+    # the written index through a name the body sets first (`j = i - r`, then `peaks[j]` and a window from `j`)
+    "index_through_a_name": ("""
+        def running_peak(x, r, peaks):
+            for i in range(r, len(x) - r):
+                j = i - r
+                peaks[j] = x[j:j + 2 * r + 1].max()
+            return peaks
+    """, "running_peak", lambda rng, t: (rng.standard_normal(9 + 4 * t), t % 4, np.zeros(9 + 4 * t))),
     # a channel picked by a value the nest does not change, inside a per-channel loop that stays Python
     "per_channel_dilation": ("""
         def dilate_channels(stack, r=1):

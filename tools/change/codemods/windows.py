@@ -216,7 +216,7 @@ def window_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
             guards.append(f"type({out}) is list")
             new_writes.append(f"{out}.extend({value})")
             continue
-        target = stmt.targets[0]
+        target = _substituted(stmt.targets[0], temps)  # `out[j]` with `j = i - r` set first: `out[i - r]`
         written = ast.unparse(target.value)
         slots, firsts = _written(target, levels, stored, where)
         value, sources = _reduced(stmt.value, temps, levels, stored | {written}, taken, lines, guards,
@@ -432,7 +432,7 @@ def _written(target: ast.Subscript, levels: list[tuple[str, ast.expr, ast.expr]]
             continue
         form = _affine(part, stored, where) if not isinstance(part, ast.Slice) else {}
         moving = [key for key in form if key]
-        if len(moving) != 1 or form[moving[0]] != {(): 1}:
+        if len(moving) != 1 or form[moving[0]] != {(): 1} or moving[0] not in by_var:
             raise NotApplicable(f"{where}: `{ast.unparse(part)}` in `{ast.unparse(target)}` is not a loop counter "
                                 "plus a fixed offset")
         order.append(moving[0])
@@ -470,7 +470,7 @@ def _spec(sub: ast.Subscript, levels: list[tuple[str, ast.expr, ast.expr]], stor
                                 "`lo:hi` around a loop counter")
         var, step, low, clip_low = _bound(part.lower, "max", stored, where)
         var_hi, step_hi, high, limit = _bound(part.upper, "min", stored, where)
-        if var != var_hi or step != step_hi or var in order:
+        if var != var_hi or step != step_hi or var in order or var not in by_var:
             raise NotApplicable(f"{where}: `{ast.unparse(part)}` does not move both its ends with one loop counter "
                                 "at one stride")
         order.append(var)
