@@ -159,6 +159,9 @@ def test_the_loop_runs_as_before_where_its_own_semantics_could_differ(tmp_path):
     assert new(x, 2, np.zeros(0)).shape == (0,)  # no pass at all
     t = torch.arange(6.0)
     assert torch.equal(old(t, 0, torch.zeros(6)), new(t, 0, torch.zeros(6)))
+    for run in (old, new):  # a float bound: slicing raises, in the loop and in the rewrite alike
+        with pytest.raises(TypeError):
+            run(x, 0.0, np.zeros(10))
     a, b = np.arange(8.0), np.arange(8.0)
     assert old(a, 0, a).tobytes() == new(b, 0, b).tobytes()
 

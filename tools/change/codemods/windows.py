@@ -99,10 +99,10 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
     else:
         identity = np.iinfo(kept.dtype).min if op == "max" else np.iinfo(kept.dtype).max
     for axis, (_, first, step, length, clip_low, limit, count) in enumerate(windows):
-        try:
-            first, step, length, count = int(first), int(step), int(length), int(count)
-            limit = None if limit is None else int(limit)
-        except (TypeError, ValueError):
+        try:  # slice bounds as Python takes them: integers only (a float bound raised in the loop, and does again)
+            first, step, length, count = first.__index__(), step.__index__(), length.__index__(), count.__index__()
+            limit = None if limit is None else limit.__index__()
+        except (AttributeError, TypeError):
             return None
         size = kept.shape[axis] if limit is None else min(kept.shape[axis], limit)
         last = first + step * (count - 1)
