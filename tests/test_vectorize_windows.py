@@ -78,6 +78,14 @@ CASES = {
                 peaks[j] = x[j:j + 2 * r + 1].max()
             return peaks
     """, "running_peak", lambda rng, t: (rng.standard_normal(9 + 4 * t), t % 4, np.zeros(9 + 4 * t))),
+    # every other row, kept whole (a step the nest does not change), and a window along the columns
+    "strided_rows_window": ("""
+        def column_peaks_of_even_rows(img, r):
+            out = np.zeros(img.shape[1] - 2 * r)
+            for x in range(r, img.shape[1] - r):
+                out[x - r] = img[::2, x - r:x + r + 1].max()
+            return out
+    """, "column_peaks_of_even_rows", lambda rng, t: (rng.standard_normal((3 + t, 7 + 2 * t)), t % 3)),
     # a channel picked by a value the nest does not change, inside a per-channel loop that stays Python
     "per_channel_dilation": ("""
         def dilate_channels(stack, r=1):

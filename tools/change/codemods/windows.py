@@ -75,7 +75,7 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
         return None
     index, kinds, windows = [], [], [part for part in spec if part[0] == "window"]
     for part in spec:
-        if part[0] == "at" and not isinstance(part[1], (int, np.integer, slice)):
+        if part[0] == "at" and (not isinstance(part[1], (int, np.integer, slice)) or isinstance(part[1], bool)):
             return None
         index.append(part[1] if part[0] == "at" else slice(None))
         if part[0] != "at" or isinstance(part[1], slice):  # a slice the nest does not change is reduced whole
@@ -461,8 +461,8 @@ def _spec(sub: ast.Subscript, levels: list[tuple[str, ast.expr, ast.expr]], stor
             _invariant(part, stored, where)
             text = ast.unparse(part)
             if isinstance(part, ast.Slice):
-                text = f"slice({ast.unparse(part.lower) if part.lower else None}, " \
-                       f"{ast.unparse(part.upper) if part.upper else None})"
+                text = "slice(" + ", ".join(ast.unparse(end) if end else "None"
+                                            for end in (part.lower, part.upper, part.step)) + ")"
             spec.append(f'("at", {text})')
             continue
         if not isinstance(part, ast.Slice) or part.step is not None or part.lower is None or part.upper is None:
