@@ -238,6 +238,13 @@ REFUSED = {
                     out[x, y] = np.max(img[y + x:y + 3, x:x + 2])
             return out
     """, "nest's order"),
+    "an array written, then read by the next statement": ("""
+        def f(x, a, b):
+            for i in range(1, len(x) - 1):
+                a[i] = x[i - 1:i + 2].max()
+                b[i] = a[i - 1:i + 2].min()
+            return a, b
+    """, "`a` changes inside the loop"),
     "a side effect among the names": ("""
         def f(x, out, log):
             for i in range(len(out)):

@@ -207,22 +207,29 @@ def window_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
                 raise NotApplicable(f"line {value.lineno}: `{ast.unparse(node)}`, which sets `{name}`, is a call "
                                     "the rewrite would not make")
     taken = set(names) | {"np"}
-    lines, guards, new_writes = [], [], []
+    lines, guards, new_writes, sources, targets = [], [], [], [], []
+    # Every array the nest writes is read by none of its statements: the loop would read a slot before or after
+    # a pass wrote it, where the rewrite reads them all before any write.
+    written_all = {ast.unparse(s.value.func.value if isinstance(s, ast.Expr) else s.targets[0].value) for s in writes}
     for stmt in writes:
         if isinstance(stmt, ast.Expr):  # out.append(value), in a single loop
             out = ast.unparse(stmt.value.func.value)
-            value, sources = _reduced(stmt.value.args[0], temps, levels, stored | {out}, taken, lines, guards,
-                                      f"line {stmt.lineno}")
+            value, read = _reduced(stmt.value.args[0], temps, levels, stored | written_all, taken, lines, guards,
+                                   f"line {stmt.lineno}")
             guards.append(f"type({out}) is list")
             new_writes.append(f"{out}.extend({value})")
+            sources += read
             continue
         target = _substituted(stmt.targets[0], temps)  # `out[j]` with `j = i - r` set first: `out[i - r]`
         written = ast.unparse(target.value)
         slots, firsts = _written(target, levels, stored, where)
-        value, sources = _reduced(stmt.value, temps, levels, stored | {written}, taken, lines, guards,
-                                  f"line {stmt.lineno}")
-        guards.append(f"_window_target({written}, {_tuple(dict.fromkeys(sources))}, {_tuple(firsts)})")
+        value, read = _reduced(stmt.value, temps, levels, stored | written_all, taken, lines, guards,
+                               f"line {stmt.lineno}")
+        sources += read
+        targets.append((written, firsts))
         new_writes.append(f"{written}[{slots}] = {value}")
+    for written, firsts in targets:  # and shares no memory with any array read, checked when it runs
+        guards.append(f"_window_target({written}, {_tuple(dict.fromkeys(sources))}, {_tuple(firsts)})")
     body = "".join(f"    {line}\n" for line in new_writes)
     original = "".join(f"    {line}\n" for line in ast.unparse(loop).splitlines())
     lines.append(f"if {' and '.join(dict.fromkeys(guards))}:\n{body}else:\n{original}")
