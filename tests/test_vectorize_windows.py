@@ -18,31 +18,30 @@ from perfloop.tools.change.codemods import NotApplicable
 from tests.test_vectorize import vectorise
 
 CASES = {
-    # a peak detector's adaptive threshold: a centred window clipped at both ends, through names set first
-    "clipped_threshold": ("""
-        def adaptive_threshold(x, fs, window_s=1.5, alpha=0.6):
-            n = len(x)
-            half = int(window_s * fs) // 2
-            thr = np.empty(n)
+    # an envelope over an asymmetric window clipped at both ends, the bounds in names set first, `np.amax`
+    "clipped_envelope": ("""
+        def envelope(sig, left, right, gain=0.5, offset=0.1):
+            n = len(sig)
+            env = np.zeros(n)
             for i in range(n):
-                lo = max(0, i - half)
-                hi = min(n, i + half + 1)
-                thr[i] = alpha * x[lo:hi].max()
-            return thr
-    """, "adaptive_threshold", lambda rng, t: (rng.standard_normal(20 + 9 * t), 2 + t)),
-    # a dark channel: the minimum over a square patch of an edge-padded image and its colour channels
-    "padded_patch_minimum": ("""
-        def dark_channel(img, patch_size=7):
-            h, w = img.shape[:2]
-            pad = patch_size // 2
-            padded = np.pad(img, ((pad, pad), (pad, pad), (0, 0)), mode="edge")
-            dark = np.empty((h, w), dtype=img.dtype)
-            for y in range(h):
-                for x in range(w):
-                    patch = padded[y:y + patch_size, x:x + patch_size, :]
-                    dark[y, x] = np.min(patch)
-            return dark
-    """, "dark_channel", lambda rng, t: (rng.random((5 + t, 9 + 2 * t, 3)).astype(np.float32), 1 + 2 * (t % 4))),
+                start = max(i - left, 0)
+                stop = min(i + right + 1, n)
+                env[i] = gain * np.amax(sig[start:stop]) + offset
+            return env
+    """, "envelope", lambda rng, t: (rng.standard_normal(20 + 9 * t), 2 + t, t % 5)),
+    # the darkest value of every frame of a stack in a k x k tile at each position: a whole leading axis and two
+    # windows, `.min()` of a name the body binds
+    "stack_tile_minimum": ("""
+        def tile_minimum(stack, k=3):
+            frames, rows, cols = stack.shape
+            out = np.full((rows - k + 1, cols - k + 1), np.inf, dtype=stack.dtype)
+            for r in range(rows - k + 1):
+                for c in range(cols - k + 1):
+                    tile = stack[:, r:r + k, c:c + k]
+                    out[r, c] = tile.min()
+            return out
+    """, "tile_minimum", lambda rng, t: (rng.random((1 + t % 3, 5 + t, 9 + 2 * t)).astype(np.float32),
+                                         1 + t % 4)),
     # block statistics of an integer image: a stride and a range of each block (two reductions in one write)
     "block_range": ("""
         def block_contrast(img, block=4):
@@ -96,13 +95,12 @@ CASES = {
                     out[ch, i] = np.max(stack[ch, max(0, i - r):min(n, i + r + 1)])
             return out
     """, "dilate_channels", lambda rng, t: (rng.integers(-9, 9, (1 + t % 3, 4 + 3 * t)), t % 3)),
-    # a centred moving average of a reflect-padded trace, returned straight from the comprehension
-    "moving_average_return": ("""
-        def smooth(trace, width):
-            half = width // 2
-            padded = np.pad(trace, half, mode="reflect")
-            return np.asarray([np.mean(padded[i:i + width]) for i in range(len(trace))])
-    """, "smooth", lambda rng, t: (rng.standard_normal(40 + 23 * t), 1 + 2 * (t % 9))),
+    # a box filter over the valid positions only, returned straight from the comprehension
+    "box_filter_return": ("""
+        def box_filter(values, width):
+            valid = len(values) - width + 1
+            return np.array([values[k:k + width].mean() for k in range(valid)], dtype=np.float64)
+    """, "box_filter", lambda rng, t: (rng.standard_normal(60 + 23 * t), 1 + 2 * (t % 9))),
     # framed energy at a hop, appended frame by frame (a stride, and sums of whole frames)
     "framed_energy_appended": ("""
         def frame_energy(power, frame=64, hop=16):
@@ -135,11 +133,11 @@ def test_window_maxima_and_minima_are_reduced_at_once_and_match_the_loop(tmp_pat
 def test_nans_infinities_and_a_window_of_one(tmp_path):
     """np.max propagates a NaN from anywhere in its window, and so does the rewrite; the builtin max does not, so
     where the array holds a NaN, the builtin's loop runs as before."""
-    source, name, _ = CASES["clipped_threshold"]
+    source, name, _ = CASES["clipped_envelope"]
     old, new, _ = vectorise(tmp_path, textwrap.dedent(source), name)
     x = np.array([1.0, np.nan, -np.inf, 3.0, np.inf, 2.0, -1.0, 0.5])
-    for fs in (0, 1, 2, 5):
-        assert old(x, fs).tobytes() == new(x, fs).tobytes()
+    for left, right in ((0, 0), (1, 1), (2, 0), (5, 3)):
+        assert old(x, left, right).tobytes() == new(x, left, right).tobytes()
     source, name, _ = CASES["builtin_offset"]
     old, new, _ = vectorise(tmp_path, textwrap.dedent(source), name)
     for radius in (0, 1, 2):

@@ -56,7 +56,14 @@ from collections.abc import Callable
 
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.imports import after_imports_text
-from perfloop.tools.change.codemods.loops import LoopRewrite, identifier, name_apart, names_stored, read_before_rebound
+from perfloop.tools.change.codemods.loops import (
+    LoopRewrite,
+    identifier,
+    name_apart,
+    names_loaded,
+    names_stored,
+    read_before_rebound,
+)
 
 HELPERS = ("_window_reduce", "_window_target")
 """Module-level functions the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
@@ -91,13 +98,6 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
         return None
     if others:
         kept = (np.max if op == "max" else np.min)(kept, axis=others)
-    kind = kept.dtype.kind
-    if kind == "f":
-        identity = -np.inf if op == "max" else np.inf
-    elif kind == "b":
-        identity = op != "max"
-    else:
-        identity = np.iinfo(kept.dtype).min if op == "max" else np.iinfo(kept.dtype).max
     for axis, (_, first, step, length, clip_low, limit, count) in enumerate(windows):
         try:  # slice bounds as Python takes them: integers only (a float bound raised in the loop, and does again)
             first, step, length, count = first.__index__(), step.__index__(), length.__index__(), count.__index__()
@@ -117,6 +117,13 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
         if before or after:
             if not extreme:  # a clipped window's sum would add its values in other groups
                 return None
+            kind = part.dtype.kind
+            if kind == "f":
+                identity = -np.inf if op == "max" else np.inf
+            elif kind == "b":
+                identity = op != "max"
+            else:
+                identity = np.iinfo(part.dtype).min if op == "max" else np.iinfo(part.dtype).max
             widths = [(0, 0)] * part.ndim
             widths[axis] = (before, after)
             part = np.pad(part, widths, constant_values=identity)
@@ -300,7 +307,7 @@ def _reduced(value: ast.expr, temps: list[tuple[str, ast.expr]], levels: list[tu
         guards.append(f"{result} is not None")
         sources.append(base)
         value = _replace(value, node, ast.Name(id=result, ctx=ast.Load()))
-    if _names(value) & stored or any(isinstance(n, ast.Call) for n in ast.walk(value)):
+    if names_loaded(value) & stored or any(isinstance(n, ast.Call) for n in ast.walk(value)):
         raise NotApplicable(f"{where}: `{ast.unparse(value)}` uses the loop's values outside its windows, or calls a "
                             "function on a window's reduction")
     return ast.unparse(value), sources
@@ -409,13 +416,9 @@ def _tuple(items) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
 def _invariant(node: ast.AST, stored: set[str], where: str) -> None:
     """Refuse unless `node` reads nothing the nest sets and calls only len/int/abs/min/max."""
-    if _names(node) & stored:
+    if names_loaded(node) & stored:
         raise NotApplicable(f"{where}: `{ast.unparse(node)}` changes inside the loop")
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call) and not (isinstance(sub.func, ast.Name) and sub.func.id in _INVARIANT_CALLS):
@@ -433,7 +436,7 @@ def _written(target: ast.Subscript, levels: list[tuple[str, ast.expr, ast.expr]]
     by_var = {var: (start, stop) for var, start, stop in levels}
     texts, firsts, order = [], [], []
     for part in parts:
-        if not _names(part) & stored:
+        if not names_loaded(part) & stored:
             _invariant(part, stored, where)
             texts.append(ast.unparse(part))
             continue
@@ -464,7 +467,7 @@ def _spec(sub: ast.Subscript, levels: list[tuple[str, ast.expr, ast.expr]], stor
         if isinstance(part, ast.Slice) and not part.step and part.lower is None and part.upper is None:
             spec.append('("all",)')
             continue
-        if not _names(part) & stored:
+        if not names_loaded(part) & stored:
             _invariant(part, stored, where)
             text = ast.unparse(part)
             if isinstance(part, ast.Slice):
@@ -498,8 +501,8 @@ def _bound(node: ast.expr, clip: str, stored: set[str], where: str):
     clipped = None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == clip \
             and len(node.args) == 2 and not node.keywords:
-        inner = [a for a in node.args if _names(a) & stored]
-        outer = [a for a in node.args if not _names(a) & stored]
+        inner = [a for a in node.args if names_loaded(a) & stored]
+        outer = [a for a in node.args if not names_loaded(a) & stored]
         if len(inner) != 1 or len(outer) != 1:
             raise NotApplicable(f"{where}: `{ast.unparse(node)}` is not {clip}() of a bound and a fixed value")
         node, clipped = inner[0], outer[0]
@@ -516,7 +519,7 @@ def _bound(node: ast.expr, clip: str, stored: set[str], where: str):
 def _affine(node: ast.expr, stored: set[str], where: str) -> dict[str, Poly]:
     """`node` as {counter (or "" for the fixed part): polynomial factor}, or NotApplicable where it is not linear in
     the nest's counters."""
-    if not _names(node) & stored:
+    if not names_loaded(node) & stored:
         _invariant(node, stored, where)
         if isinstance(node, ast.Constant) and type(node.value) is int:
             return {"": {(): node.value}} if node.value else {}
