@@ -243,6 +243,24 @@ REFUSED = {
                 b[i] = a[i - 1:i + 2].min()
             return a, b
     """, "`a` changes inside the loop"),
+    "a truth value of the maximum": ("""
+        def f(x, out, t):
+            for i in range(len(out)):
+                out[i] = 1.0 if x[i:i + 3].max() > t else 0.0
+            return out
+    """, "takes a window's reduction as one number"),
+    "a chained comparison of the minimum": ("""
+        def f(x, out, lo, hi):
+            for i in range(len(out)):
+                out[i] = lo < np.min(x[i:i + 4]) <= hi
+            return out
+    """, "takes a window's reduction as one number"),
+    "the negation of a window's sum": ("""
+        def f(x, out):
+            for i in range(len(out)):
+                out[i] = not x[2 * i:2 * i + 2].sum()
+            return out
+    """, "takes a window's reduction as one number"),
     "a side effect among the names": ("""
         def f(x, out, log):
             for i in range(len(out)):

@@ -285,6 +285,9 @@ _NOTE = ("{where}: every window's reduction computed at once, one axis at a time
          "mean) be clipped, or the written array is not a numpy array apart from it, the loop runs as before")
 
 
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)  # elementwise on arrays as on numbers
+
+
 def _reduced(value: ast.expr, temps: list[tuple[str, ast.expr]], levels: list[tuple[str, ast.expr, ast.expr]],
              stored: set[str], taken: set[str], lines: list[str], guards: list[str],
              where: str) -> tuple[str, list[str]]:
@@ -295,13 +298,14 @@ def _reduced(value: ast.expr, temps: list[tuple[str, ast.expr]], levels: list[tu
     found = [(node, kind) for node in ast.walk(value) if (kind := _reduction(node)) is not None]
     if not found:
         raise NotApplicable(f"{where}: `{ast.unparse(value)}` is no maximum, minimum, sum or mean of a window")
-    sources = []
+    sources, made = [], []
     for node, (op, builtin, sub) in found:
         base = ast.unparse(sub.value)
         _invariant(sub.value, stored, where)
         spec = _spec(sub, levels, stored, where)
         result = name_apart(f"{identifier(base.split('.')[-1])}_{op}", taken)
         taken.add(result)
+        made.append(result)
         entries = "".join(f"    {entry},\n" for entry in spec)
         lines.append(f"{result} = _window_reduce({base}, (\n{entries}), {op!r}{', builtin=True' if builtin else ''})")
         guards.append(f"{result} is not None")
@@ -310,6 +314,13 @@ def _reduced(value: ast.expr, temps: list[tuple[str, ast.expr]], levels: list[tu
     if names_loaded(value) & stored or any(isinstance(n, ast.Call) for n in ast.walk(value)):
         raise NotApplicable(f"{where}: `{ast.unparse(value)}` uses the loop's values outside its windows, or calls a "
                             "function on a window's reduction")
+    results = set(made)
+    for node in ast.walk(value):  # arithmetic and one comparison: what a whole array computes as each number did
+        if isinstance(node, (ast.BoolOp, ast.IfExp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) \
+                or isinstance(node, ast.Compare) and (len(node.ops) > 1 or not isinstance(node.ops[0], _ORDER)) \
+                or isinstance(node, (ast.Subscript, ast.Attribute)) and names_loaded(node) & results:
+            raise NotApplicable(f"{where}: `{ast.unparse(node)}` takes a window's reduction as one number (a truth "
+                                "value, an index or an attribute), which an array of them is not")
     return ast.unparse(value), sources
 
 
