@@ -778,6 +778,28 @@ REFUSED = {
                 out.append(statistics.median(xs[max(0, i - w):i + 1]))
             return out
     """, "window_medians", "loop", "sorts a filtered or ragged row"),
+    "a dict's lookups in a comprehension": ("""
+        def tally(codes, vocab):
+            seen = dict.fromkeys(vocab, 0)
+            for c in codes:
+                seen[c] += 1
+            return [float(seen[v]) for v in vocab]
+    """, "tally", "comprehension statement", "`seen` is a dict; its lookups by key are no array's positions"),
+    "a dict comprehension's lookups in a loop": ("""
+        def weigh(items, table):
+            weights = {k: float(v) for k, v in table.items()}
+            out = []
+            for i in items:
+                out.append(weights[i] * 2.0 + 1.0)
+            return out
+    """, "weigh", "loop", "`weights` is a dict; its lookups by key are no array's positions"),
+    "a Counter's lookups by index": ("""
+        import collections
+
+        def shares(tokens, n):
+            counts = collections.Counter(tokens)
+            return [counts[i] / n for i in range(n)]
+    """, "shares", "comprehension statement", "`counts` is a dict; its lookups by key are no array's positions"),
     "ranked by another key": ("""
         def loudest(frames):
             return [max(range(len(f)), key=lambda j: abs(f[j])) for f in frames]

@@ -234,13 +234,25 @@ def float_context(nodes: list[ast.AST]) -> bool:
 
 _BYTES_CALLS = ("bytes", "bytearray")
 _BYTES_METHODS = ("tobytes", "encode")
+_DICT_CALLS = ("dict", "dict.fromkeys", "collections.Counter", "Counter", "collections.defaultdict", "defaultdict",
+               "collections.OrderedDict", "OrderedDict")
 
 
-def bytes_names(fn: ast.FunctionDef) -> frozenset[str]:
-    """Names of `fn` that hold bytes by the evidence of the text: a `bytes`/`bytearray` annotation, or every
-    assignment to the name is bytes(...), bytearray(...), x.tobytes(), s.encode(...) or a b'' literal."""
-    held = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None
-            and dotted(a.annotation) in _BYTES_CALLS}
+@dataclass(frozen=True)
+class Held:
+    """Names of a function that hold bytes or a dict, by the evidence of its text (`held_kinds`)."""
+
+    bytes: frozenset[str] = frozenset()
+    dicts: frozenset[str] = frozenset()
+
+
+def held_kinds(fn: ast.FunctionDef) -> Held:
+    """Names of `fn` whose every binding says what they hold. Bytes: a `bytes`/`bytearray` annotation, or every
+    assignment is bytes(...), bytearray(...), x.tobytes(), s.encode(...) or a b'' literal. A dict: every
+    assignment is a dict display or comprehension, dict(...), dict.fromkeys(...), a Counter, defaultdict or
+    OrderedDict (a subscript of it is a lookup by key, which no array index is)."""
+    annotated = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg) and a.annotation is not None
+                 and dotted(a.annotation) in _BYTES_CALLS}
     sources: dict[str, list[ast.AST]] = {}
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign):
@@ -252,12 +264,14 @@ def bytes_names(fn: ast.FunctionDef) -> frozenset[str]:
             for sub in ast.walk(getattr(node, "target", node)):
                 if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                     sources.setdefault(sub.id, []).append(node)
-    for name, values in sources.items():
-        if name in held:
-            held.discard(name)  # reassigned: the annotation no longer says what it holds
-        if values and all(_is_bytes(value) for value in values):
-            held.add(name)
-    return frozenset(held)
+    held = annotated - set(sources)  # reassigned: the annotation no longer says what it holds
+    held |= {name for name, values in sources.items() if values and all(_is_bytes(v) for v in values)}
+    dicts = {name for name, values in sources.items() if values and all(_is_dict(v) for v in values)}
+    return Held(frozenset(held), frozenset(dicts))
+
+
+def _is_dict(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Dict, ast.DictComp)) or isinstance(node, ast.Call) and dotted(node.func) in _DICT_CALLS
 
 
 def _is_bytes(node: ast.AST) -> bool:

@@ -22,6 +22,7 @@ from perfloop.tools.change.codemods.calls import CallRules
 from perfloop.tools.change.codemods.conditions import ConditionRules
 from perfloop.tools.change.codemods.counts import CountRules
 from perfloop.tools.change.codemods.loops import (
+    Held,
     Val,
     dotted,
     identifier,
@@ -70,7 +71,7 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
         self.conditions: list[Val] = []  # the tests the value being translated is read under (conditions.py)
         self.condition_names: dict[str, str] = {}  # a test's text -> the name its line binds
         self.guards = 0  # `if cond: continue` guards translated (their lines compute skipped elements too)
-        self.bytes_names: set[str] = set()  # names known to hold bytes (annotation or what set them)
+        self.held = Held()  # names known to hold bytes or a dict (an annotation or what set them)
         self.scatter_names: dict[str, str] = {}  # list made before the loop -> its numpy dtype (counts, histograms)
         self.scatters: dict[str, list[tuple[list[Val], Val, str | None]]] = {}  # name -> (indices, term, keep)
         self.draw: tuple[int, int] | None = None  # where the loop's one draw per element is (draws.py)
@@ -102,11 +103,14 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
         if names_loaded(node) & (set(self.env) | self.carried):
             raise NotApplicable(f"line {node.lineno}: `{text}` changes inside the loop; only loop-invariant "
                                 "arrays are indexed or iterated")
+        if text in self.held.dicts:
+            raise NotApplicable(f"line {node.lineno}: `{text}` is a dict; its lookups by key are no array's "
+                                "positions")
         if text not in self.hoisted:
             key = re.search(r"\[['\"](\w+)['\"]\]$", text)
             base = key.group(1) if key else text.split(".")[-1].split("[")[0]
             name = self.fresh(f"{base}_arr")
-            if text in self.bytes_names:
+            if text in self.held.bytes:
                 # Iterating bytes gives Python ints: the bytes as uint8, widened so that arithmetic does not wrap.
                 self.hoists.append((name, f"np.frombuffer({text}, dtype=np.uint8).astype("
                                           f"{'np.float64' if self.float_ctx else 'np.int64'})"))

@@ -32,12 +32,13 @@ from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers, wi
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
+    Held,
     LoopRewrite,
     Val,
-    bytes_names,
     counter_start,
     dotted,
     float_context,
+    held_kinds,
     hoisted_conversions,
     is_inf,
     is_number_literal,
@@ -245,7 +246,7 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
     names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(fn.args)
                                                                       if isinstance(a, ast.arg)}
     result = FunctionRewrite()
-    _block(fn, original, (), names, exact, bytes_names(fn), result, (inline_notes, why_not, unrolled))
+    _block(fn, original, (), names, exact, held_kinds(fn), result, (inline_notes, why_not, unrolled))
     unrolled.annotate(fn, result.rewrites)
     if sampled:
         kept = []
@@ -267,7 +268,7 @@ MAX_NESTING = 3
 
 
 def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...], names: set[str], exact: bool,
-           held: frozenset[str], result: FunctionRewrite, inlined: tuple[list[str], dict[str, str], Unrolled]) -> None:
+           held: Held, result: FunctionRewrite, inlined: tuple[list[str], dict[str, str], Unrolled]) -> None:
     """Rewrite the loops of the block at ``path`` (the function's body, or a loop's body inside it).
 
     A `for` or `while` loop that cannot be rewritten itself (it writes a dict, has side effects or an
@@ -335,7 +336,7 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
 
 
 def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
-           held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
+           held: Held = Held()) -> tuple[LoopRewrite, list[str]]:
     """A counting `while` loop is the `for` loop over the range it counts through: translate that.
 
     The form: a counter set before the loop (`i = start`), the test `i < stop` (or `<=`,
@@ -388,7 +389,7 @@ def _while(body: list[ast.stmt], k: int, names: set[str], exact: bool,
 
 @windows_first(loop=True)
 def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
-          held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
+          held: Held = Held()) -> tuple[LoopRewrite, list[str]]:
     loop = body[k]
     if is_gather(loop):
         return copy_loop(body, k, names), []
@@ -414,7 +415,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     draw = sole_draw(loop, loop.body)
     refuse_effects(as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True, draw=draw)
     t = Translator(names, exact, float_context([loop] + [inits[n][1] for n in accs]))
-    t.bytes_names = set(held)
+    t.held = held
     t.scatter_names = scattered
     t.carried = stored | lists
     t.bind_outer(loop.target, loop.iter)
@@ -522,9 +523,9 @@ def _outer_iter_once(node: ast.AST) -> ast.AST:
 
 @windows_first(loop=False)
 def _comprehension(stmt: ast.stmt, k: int, names: set[str], exact: bool,
-                   held: frozenset[str] = frozenset()) -> tuple[LoopRewrite, list[str]]:
+                   held: Held = Held()) -> tuple[LoopRewrite, list[str]]:
     t = Translator(names, exact, float_context([stmt]))
-    t.bytes_names = set(held)
+    t.held = held
 
     class Replace(ast.NodeTransformer):
         # Names bound by an enclosing comprehension or lambda left as Python (`tuple([-x for x in v] for v in
