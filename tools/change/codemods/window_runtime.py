@@ -1,0 +1,83 @@
+"""The source text of the window rewrite's run-time helpers (`windows.py`), which a rewritten file gains once after
+its imports: `_window_reduce` computes every window's reduction of a nest at once, or declines (None) where the
+loop's own semantics could differ; `_window_target` says whether the written array takes them as one slice write.
+They run in the user's pipeline, so they use numpy as the file imports it (`np`) and nothing of perfloop's.
+"""
+from __future__ import annotations
+
+HELPERS = ("_window_reduce", "_window_target")
+"""Module-level functions the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
+
+HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
+    """The max, min, sum or mean (`op`) of each window a loop nest reduced one at a time, as one array whose axes are
+    the windows' positions; None where the loop's own semantics could differ, and it runs as before (added by
+    perfloop: window reductions computed one axis at a time). `spec` has one entry per index of the subscript:
+    ("at", index) an index or slice the nest does not change, ("all",) a whole axis, and ("window", first, step,
+    length, clip_low, limit, count): `count` windows along that axis, the n-th from `first + n * step` for
+    `length` values, clipped below at 0 when clip_low and above at `limit` when it is not None. A sum or mean is
+    taken over one axis of whole windows only, each window's values in a row of their own, as the slice's were."""
+    if type(values) is not np.ndarray or values.dtype.kind not in "fiub" or len(spec) > values.ndim:
+        return None
+    if builtin and (values.ndim != 1 or (values.dtype.kind == "f" and np.isnan(values).any())):
+        return None
+    index, kinds, windows = [], [], [part for part in spec if part[0] == "window"]
+    for part in spec:
+        if part[0] == "at" and (not isinstance(part[1], (int, np.integer, slice)) or isinstance(part[1], bool)):
+            return None
+        index.append(part[1] if part[0] == "at" else slice(None))
+        if part[0] != "at" or isinstance(part[1], slice):  # a slice the nest does not change is reduced whole
+            kinds.append(part[0])
+    kept = values[tuple(index)]
+    kinds += ["all"] * (kept.ndim - len(kinds))
+    if len(kinds) != kept.ndim:
+        return None
+    axes = [k for k, kind in enumerate(kinds) if kind == "window"]
+    others = tuple(k for k, kind in enumerate(kinds) if kind != "window")
+    extreme = op in ("max", "min")
+    if not extreme and (others or len(axes) != 1):
+        return None
+    if others:
+        kept = (np.max if op == "max" else np.min)(kept, axis=others)
+    for axis, (_, first, step, length, clip_low, limit, count) in enumerate(windows):
+        try:  # slice bounds as Python takes them: integers only (a float bound raised in the loop, and does again)
+            first, step, length, count = first.__index__(), step.__index__(), length.__index__(), count.__index__()
+            limit = None if limit is None else limit.__index__()
+        except (AttributeError, TypeError):
+            return None
+        size = kept.shape[axis] if limit is None else min(kept.shape[axis], limit)
+        last = first + step * (count - 1)
+        if count < 1 or step < 1 or length < 1 or size < 1 or (limit is not None and limit < 0):
+            return None
+        if (first < 0 and not clip_low) or first + length <= 0 or last >= size:
+            return None
+        if not extreme and count * length > 1 << 24:  # the rows copied would take more than 128 MiB of float64
+            return None
+        before, after = max(0, -first), max(0, last + length - size)
+        part = kept[(slice(None),) * axis + (slice(0, size),)]
+        if before or after:
+            if not extreme:  # a clipped window's sum would add its values in other groups
+                return None
+            kind = part.dtype.kind
+            if kind == "f":
+                identity = -np.inf if op == "max" else np.inf
+            elif kind == "b":
+                identity = op != "max"
+            else:
+                identity = np.iinfo(part.dtype).min if op == "max" else np.iinfo(part.dtype).max
+            widths = [(0, 0)] * part.ndim
+            widths[axis] = (before, after)
+            part = np.pad(part, widths, constant_values=identity)
+        view = np.lib.stride_tricks.sliding_window_view(part, length, axis=axis)
+        start = first + before
+        view = view[(slice(None),) * axis + (slice(start, start + step * (count - 1) + 1, step),)]
+        kept = getattr(view if extreme else np.ascontiguousarray(view), op)(axis=-1)
+    return kept
+
+
+def _window_target(target, sources, starts):
+    """Whether `target` takes the window reductions as one slice write, as the loop's element writes did: a numpy
+    array, sharing no memory with the arrays read, written from non-negative positions (added by perfloop)."""
+    if type(target) is not np.ndarray or any(np.may_share_memory(target, s) for s in sources):
+        return False
+    return all(type(s) is int and s >= 0 for s in starts)
+'''
