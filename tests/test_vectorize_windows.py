@@ -174,7 +174,7 @@ def test_the_loop_runs_as_before_where_its_own_semantics_could_differ(tmp_path):
 
 def test_a_sum_too_large_to_copy_runs_the_loop(tmp_path):
     """A sum or mean copies each window into a row of its own: past 2**24 values in all, the loop runs instead."""
-    from perfloop.tools.change.codemods.windows import HELPER_SOURCE
+    from perfloop.tools.change.codemods.window_runtime import HELPER_SOURCE
 
     helper = {"np": np}
     exec(HELPER_SOURCE, helper)

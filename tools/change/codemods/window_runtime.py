@@ -8,17 +8,19 @@ from __future__ import annotations
 HELPERS = ("_window_reduce", "_window_target")
 """Module-level functions the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
-HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
-    """The max, min, sum or mean (`op`) of each window a loop nest reduced one at a time, as one array whose axes are
-    the windows' positions; None where the loop's own semantics could differ, and it runs as before (added by
-    perfloop: window reductions computed one axis at a time). `spec` has one entry per index of the subscript:
+HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=None, scalars=()):
+    """The max, min, sum, mean or size (`op`) of each window a loop nest reduced one at a time, as one array whose
+    axes are the windows' positions; None where the loop's own semantics could differ, and it runs as before (added
+    by perfloop: window reductions computed one axis at a time). `spec` has one entry per index of the subscript:
     ("at", index) an index or slice the nest does not change, ("all",) a whole axis, and ("window", first, step,
     length, clip_low, limit, count): `count` windows along that axis, the n-th from `first + n * step` for
-    `length` values, clipped below at 0 when clip_low and above at `limit` when it is not None. A sum or mean is
-    taken over one axis of whole windows only, each window's values in a row of their own, as the slice's were."""
+    `length` values, clipped below at 0 when clip_low and above at `limit` when it is not None. `apply`: the
+    element-wise arithmetic the loop did on each window before reducing it, with the numbers `scalars`. Integers
+    add the same in any order, so their sums and means are taken over any windows; a float sum or mean only over
+    one axis of whole windows, each window's values in a row of their own, as the slice's were."""
     if type(values) is not np.ndarray or values.dtype.kind not in "fiub" or len(spec) > values.ndim:
         return None
-    if builtin and (values.ndim != 1 or (values.dtype.kind == "f" and np.isnan(values).any())):
+    if not all(type(s) in (int, float, bool) or isinstance(s, np.number) for s in scalars):
         return None
     index, kinds, windows = [], [], [part for part in spec if part[0] == "window"]
     for part in spec:
@@ -28,16 +30,33 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
         if part[0] != "at" or isinstance(part[1], slice):  # a slice the nest does not change is reduced whole
             kinds.append(part[0])
     kept = values[tuple(index)]
+    if apply is not None:  # the same arithmetic on every value, before the windows are taken
+        shape = kept.shape
+        try:
+            kept = apply(kept)
+        except Exception:
+            return None
+        if type(kept) is not np.ndarray or kept.shape != shape or kept.dtype.kind not in "fiub":
+            return None
+    if builtin and (values.ndim != 1 or (kept.dtype.kind == "f" and np.isnan(kept).any())):
+        return None
+    if op == "size":
+        kept, op = np.ones(kept.shape, dtype=np.int64), "sum"
     kinds += ["all"] * (kept.ndim - len(kinds))
     if len(kinds) != kept.ndim:
         return None
     axes = [k for k, kind in enumerate(kinds) if kind == "window"]
     others = tuple(k for k, kind in enumerate(kinds) if kind != "window")
     extreme = op in ("max", "min")
-    if not extreme and (others or len(axes) != 1):
+    integral = not extreme and kept.dtype.kind in "iub"
+    if not extreme and not integral and (others or len(axes) != 1):
         return None
+    top = max(-int(kept.min()), int(kept.max())) if op == "mean" and integral and kept.size else 0
+    if top * kept.size > 1 << 53:  # numpy's float64 sum of a window might round
+        return None
+    counts = np.array(int(np.prod([kept.shape[k] for k in others])), dtype=np.int64)
     if others:
-        kept = (np.max if op == "max" else np.min)(kept, axis=others)
+        kept = (np.max if op == "max" else np.min)(kept, axis=others) if extreme else kept.sum(axis=others)
     for axis, (_, first, step, length, clip_low, limit, count) in enumerate(windows):
         try:  # slice bounds as Python takes them: integers only (a float bound raised in the loop, and does again)
             first, step, length, count = first.__index__(), step.__index__(), length.__index__(), count.__index__()
@@ -50,15 +69,19 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
             return None
         if (first < 0 and not clip_low) or first + length <= 0 or last >= size:
             return None
-        if not extreme and count * length > 1 << 24:  # the rows copied would take more than 128 MiB of float64
+        if not extreme and not integral and count * length > 1 << 24:  # rows copied: over 128 MiB of float64
             return None
         before, after = max(0, -first), max(0, last + length - size)
         part = kept[(slice(None),) * axis + (slice(0, size),)]
+        starts = first + step * np.arange(count)
+        counts = counts[..., None] * (np.minimum(starts + length, size) - np.maximum(starts, 0))
         if before or after:
-            if not extreme:  # a clipped window's sum would add its values in other groups
+            if not extreme and not integral:  # a clipped window's float sum would add its values in other groups
                 return None
             kind = part.dtype.kind
-            if kind == "f":
+            if integral:
+                identity = 0
+            elif kind == "f":
                 identity = -np.inf if op == "max" else np.inf
             elif kind == "b":
                 identity = op != "max"
@@ -70,8 +93,11 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False):
         view = np.lib.stride_tricks.sliding_window_view(part, length, axis=axis)
         start = first + before
         view = view[(slice(None),) * axis + (slice(start, start + step * (count - 1) + 1, step),)]
-        kept = getattr(view if extreme else np.ascontiguousarray(view), op)(axis=-1)
-    return kept
+        if integral:
+            kept = view.sum(axis=-1)
+        else:
+            kept = getattr(view if extreme else np.ascontiguousarray(view), op)(axis=-1)
+    return kept / counts if integral and op == "mean" else kept
 
 
 def _window_target(target, sources, starts):

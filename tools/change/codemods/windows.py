@@ -64,28 +64,26 @@ from perfloop.tools.change.codemods.loops import (
     names_stored,
     read_before_rebound,
 )
+from perfloop.tools.change.codemods.window_args import applied, reduction, unrepeatable
 from perfloop.tools.change.codemods.window_runtime import HELPER_SOURCE
 
-_REDUCTIONS = {"np.max": "max", "np.amax": "max", "numpy.max": "max", "numpy.amax": "max", "np.min": "min",
-               "np.amin": "min", "numpy.min": "min", "numpy.amin": "min", "np.sum": "sum", "numpy.sum": "sum",
-               "np.mean": "mean", "numpy.mean": "mean"}
 _INVARIANT_CALLS = {"len", "int", "abs", "min", "max"}
 
 Poly = dict[tuple[str, ...], int]
 """A polynomial in values the nest does not change: monomial (their source texts, sorted) -> integer factor."""
 
 
-def has_window_reduction(node: ast.AST) -> bool:
+def has_windowreduction(node: ast.AST) -> bool:
     """Whether `node` holds a max, min, sum or mean of a sliced subscript, or of a name (which may be bound to one
     first): worth trying as window reductions."""
-    return any(_reduction(sub, names_too=True) is not None for sub in ast.walk(node))
+    return any(reduction(sub, names_too=True) is not None or unrepeatable(sub) for sub in ast.walk(node))
 
 
 def or_windows(node: ast.stmt, windows: Callable[[], LoopRewrite],
                other: Callable[[], tuple[LoopRewrite, list[str]]]) -> tuple[LoopRewrite, list[str]]:
     """`node` rewritten as window reductions where it holds one and that applies, else by `other`; where both
     refuse, both reasons."""
-    if not has_window_reduction(node):
+    if not has_windowreduction(node):
         return other()
     try:
         return windows(), []
@@ -132,8 +130,9 @@ def window_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
         _invariant(start, stored, where)
         _invariant(stop, stored, where)
     for name, value in temps:  # a name the nest sets goes with the loop: it must compute, nothing more
+        reduced = {id(n) for r in ast.walk(value) if reduction(r, names_too=True) is not None for n in ast.walk(r)}
         for node in ast.walk(value):
-            if isinstance(node, ast.Call) and _reduction(node) is None \
+            if isinstance(node, ast.Call) and id(node) not in reduced \
                     and not (isinstance(node.func, ast.Name) and node.func.id in _INVARIANT_CALLS):
                 raise NotApplicable(f"line {value.lineno}: `{ast.unparse(node)}`, which sets `{name}`, is a call "
                                     "the rewrite would not make")
@@ -172,7 +171,7 @@ def window_comprehension(stmt: ast.stmt, k: int, names: set[str]) -> LoopRewrite
     the comprehension as `list(...)` of the window reductions' array (its items the numpy scalars the comprehension
     made), or the statement as it was where `_window_reduce` declines."""
     where = f"line {stmt.lineno}"
-    comps = [node for node in ast.walk(stmt) if isinstance(node, ast.ListComp) and has_window_reduction(node)]
+    comps = [node for node in ast.walk(stmt) if isinstance(node, ast.ListComp) and has_windowreduction(node)]
     comp = comps[0] if len(comps) == 1 else None
     if comp is None or len(comp.generators) != 1 or comp.generators[0].ifs or comp.generators[0].is_async:
         raise NotApplicable(f"{where}: not one `[... for v in range(...)]` without a condition")
@@ -219,20 +218,30 @@ def _reduced(value: ast.expr, temps: list[tuple[str, ast.expr]], levels: list[tu
     added to `lines`, its check to `guards`), and the arrays read. `stored`: what the nest sets, and what it
     writes (which no part may read)."""
     value = _substituted(value, temps)
-    found = [(node, kind) for node in ast.walk(value) if (kind := _reduction(node)) is not None]
+    found = [(node, kind) for node in ast.walk(value) if (kind := reduction(node)) is not None]
     if not found:
+        other = next((node for node in ast.walk(value) if unrepeatable(node)), None)
+        if other is not None:
+            raise NotApplicable(f"{where}: `{ast.unparse(other)}` reduces more than a window or element-wise "
+                                "arithmetic on one (`+ - *`, an integer power, a division by a number, abs, square, "
+                                "sqrt), which the rewrite could repeat on the whole array")
         raise NotApplicable(f"{where}: `{ast.unparse(value)}` is no maximum, minimum, sum or mean of a window")
     sources, made = [], []
-    for node, (op, builtin, sub) in found:
+    for node, (op, builtin, sub, arg) in found:
         base = ast.unparse(sub.value)
         _invariant(sub.value, stored, where)
         spec = _spec(sub, levels, stored, where)
-        result = name_apart(f"{identifier(base.split('.')[-1])}_{op}", taken)
-        taken.add(result)
-        made.append(result)
         entries = "".join(f"    {entry},\n" for entry in spec)
-        lines.append(f"{result} = _window_reduce({base}, (\n{entries}), {op!r}{', builtin=True' if builtin else ''})")
-        guards.append(f"{result} is not None")
+        options = (", builtin=True" if builtin else "") + (applied(arg, sub, stored, taken, where) if arg is not sub
+                                                           else "")
+        call = f"_window_reduce({base}, (\n{entries}), {op!r}{options})"
+        done = {line.split(" = ", 1)[1]: line.split(" = ", 1)[0] for line in lines}
+        result = done.get(call) or name_apart(f"{identifier(base.split('.')[-1])}_{op}", taken)
+        if call not in done:  # the same reduction read twice (`mean * mean`) is computed once
+            taken.add(result)
+            lines.append(f"{result} = {call}")
+            guards.append(f"{result} is not None")
+        made.append(result)
         sources.append(base)
         value = _replace(value, node, ast.Name(id=result, ctx=ast.Load()))
     if names_loaded(value) & stored or any(isinstance(n, ast.Call) for n in ast.walk(value)):
@@ -265,8 +274,7 @@ def _nest(loop: ast.For, where: str, comprehension: bool = False
         levels.append((node.target.id, args[0] if len(args) == 2 else ast.Constant(0), args[-1]))
         body = list(node.body)
         while body and _is_temp(body[0]):
-            temps.append((body[0].targets[0].id, body[0].value))
-            body.pop(0)
+            temps += _pairs(body.pop(0))
         if len(body) == 1 and isinstance(body[0], ast.For):
             node = body[0]
             continue
@@ -292,7 +300,22 @@ def _appends(stmt: ast.stmt) -> bool:
 
 
 def _is_temp(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+    """`name = value`, or `a, b = x, y` where no value reads a name the statement sets."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return False
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name):
+        return True
+    return isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) \
+        and all(isinstance(t, ast.Name) for t in target.elts) and not names_loaded(value) & names_stored([stmt])
+
+
+def _pairs(stmt: ast.Assign) -> list[tuple[str, ast.expr]]:
+    """The (name, value) pairs a `_is_temp` statement sets, in order."""
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return [(target.id, stmt.value)]
+    return [(t.id, v) for t, v in zip(target.elts, stmt.value.elts, strict=True)]
 
 
 def _substituted(node: ast.expr, temps: list[tuple[str, ast.expr]]) -> ast.expr:
@@ -322,28 +345,6 @@ def _replace(root: ast.AST, old: ast.AST, new: ast.expr) -> ast.AST:
             elif isinstance(value, list):
                 parent.__dict__[field] = [new if item is old else item for item in value]
     return root
-
-
-def _reduction(node: ast.AST, names_too: bool = False) -> tuple[str, bool, ast.expr] | None:
-    """(op, builtin, the sliced subscript) for `np.max(s)`, `s.max()` or `max(s)` of a sliced subscript (max, min,
-    and for numpy's own, sum and mean); `names_too`: of a name as well."""
-    if not isinstance(node, ast.Call) or node.keywords:
-        return None
-    func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in ("max", "min", "sum", "mean") and not node.args:
-        arg, op, builtin = func.value, func.attr, False
-    elif len(node.args) == 1 and ast.unparse(func) in _REDUCTIONS:
-        arg, op, builtin = node.args[0], _REDUCTIONS[ast.unparse(func)], False
-    elif len(node.args) == 1 and isinstance(func, ast.Name) and func.id in ("max", "min"):
-        arg, op, builtin = node.args[0], func.id, True
-    else:
-        return None
-    if names_too and isinstance(arg, ast.Name):
-        return op, builtin, arg
-    if not isinstance(arg, ast.Subscript):
-        return None
-    parts = arg.slice.elts if isinstance(arg.slice, ast.Tuple) else [arg.slice]
-    return (op, builtin, arg) if any(isinstance(p, ast.Slice) for p in parts) else None
 
 
 def _tuple(items) -> str:
