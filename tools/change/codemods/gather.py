@@ -19,7 +19,9 @@ The conversion is the loop's: `int(v)` -> `.astype(np.int64)` (truncates like in
 dtype as the element-wise writes did (the same C cast for each element). Refused, with
 the reason: other statements, targets read in the loop (aliasing, loop-carried
 dependencies), indices that are not affine in the loop values, written indices that
-are not the loop counters in loop order, early exits, random draws and other calls.
+are not the loop counters in loop order, early exits, random draws and other calls, and a target
+the function makes with more axes than the loops have counters (an element write spread its value
+over a row, which one array write does not).
 
 Row writes (`row_write_loop`, tried where the nest is not a gather): one loop that copies a sequence into one row
 of a preallocated array or tensor, element by element (the padding loop of a collate):
@@ -92,6 +94,12 @@ def gather_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
                             "the last element's value")
     kinds = {base: _target_kind(fn_body[:k], base) for base in written}
+    for base in written:
+        axes = _made_axes(fn_body[:k], base)
+        if axes is not None and axes != len(levels):
+            raise NotApplicable(f"line {loop.lineno}: `{base}` is made with {axes} axes and the loop writes it at "
+                                f"{len(levels)} counters: each element write spread its value over the rest, which "
+                                "one array write would not")
     lines = [f"{level.count_name} = {level.values_src}" for level in levels]
     for level in levels:
         if level.counter and level.counter != level.count_name and _uses(writes, level.counter):
@@ -151,6 +159,11 @@ def row_write_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewr
         if base in written or base in names_loaded(seq) or base == dotted(seq):
             raise NotApplicable(f"{where}: `{base}` is written twice, or is the sequence copied")
         written.append(base)
+        target = stmt.targets[0].slice
+        axes, at = _made_axes(fn_body[:k], base), len(target.elts) if isinstance(target, ast.Tuple) else 1
+        if axes is not None and axes != at:
+            raise NotApplicable(f"{where}: `{base}` is made with {axes} axes and written at {at}: each element "
+                                "write spread its value over the rest, which one row write would not")
         rows = ast.unparse(seq) if _is_element(stmt.value, value, seq, counter) else None
         if rows is None and names_loaded(stmt.value) & loop_vars:
             raise NotApplicable(f"line {stmt.lineno}: `{ast.unparse(stmt.value)}` is not the loop's element or a "
@@ -354,6 +367,23 @@ def _target_kind(before: list[ast.stmt], base: str) -> str:
                 return "numpy"
             break
     return "either"
+
+
+def _made_axes(before: list[ast.stmt], base: str) -> int | None:
+    """How many axes `base` has where the function makes it just so (`np.zeros((h, w))`: 2, `torch.empty(n)`: 1;
+    the shape as the first argument, a tuple or list display or one value), else None."""
+    for stmt in reversed(before):
+        if isinstance(stmt, ast.Assign) and any(dotted(t) == base for t in stmt.targets):
+            call = stmt.value if isinstance(stmt.value, ast.Call) else None
+            if call is None or not call.args or not dotted(call.func).split(".")[-1] in ("zeros", "ones", "empty",
+                                                                                       "full"):
+                return None
+            shape = call.args[0]
+            if isinstance(shape, (ast.Tuple, ast.List)):
+                return None if any(isinstance(e, ast.Starred) for e in shape.elts) else len(shape.elts)
+            return 1 if isinstance(shape, (ast.Name, ast.BinOp, ast.Constant)) or dotted(shape.func if isinstance(
+                shape, ast.Call) else shape) == "len" else None
+    return None
 
 
 def _fresh(base: str, taken: set[str]) -> str:
