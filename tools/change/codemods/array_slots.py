@@ -1,0 +1,184 @@
+"""A preallocated array filled slot by slot is a list built by appends, made into that array after the loop.
+
+    roc = np.zeros(len(g))                       roc = []
+    for i in range(len(g)):                      for i in range(len(g)):
+        prev, cur = ...                              prev, cur = ...
+        if math.isnan(prev) or ...:       ->         if math.isnan(prev) or ...:
+            continue                                     roc.append(0.0)
+        roc[i] = (cur - prev) / dt                       continue
+                                                     roc.append((cur - prev) / dt)
+                                                 roc = np.array(roc, dtype=np.float64)    # after the loop's rewrite
+
+`array_slots_as_appends` restates the parsed body the translator reads (as `restate.slots_as_appends` does for a
+list `[c] * N`), and `array_made` gives the line that makes the array again after the translated loop. The array
+is the one the loop filled: the same length, the same dtype (numpy's default float64, or torch's default dtype,
+where none is given), and each value converted as its slot's write converted it (a Python float or int into the
+dtype, by the same C cast; a value the dtype cannot hold raises in both). A pass a `continue` guard ends before the
+write leaves the slot as made: the fill value is appended there.
+
+Taken only where that is exact: `np.zeros`/`np.ones`/`np.full` (or torch's) of the loop's own `range(N)`, made
+just before the loop (nothing between reads or sets it), a 1-D length (not a shape tuple), a fill value and dtype
+the loop does not change, one write `out[i] = e` at the top of the loop's body, nothing else in the loop or its
+range reading `out`, and no pass ending early except by `if test: continue` before the write (the write may be the
+only statement of an `if` and its `else`). A loop that only copies an element (`out[i] = int(data[i + 1])`) is left
+to the gather rewrite, which writes it as one array with no list between. `np.empty` (slots
+as made are not defined) and any other form are left alone.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+
+from perfloop.tools.change.codemods.loops import dotted, name_apart, names_loaded, names_stored
+from perfloop.tools.change.codemods.restate import skips_a_pass
+
+_FILLS = {"zeros": "0", "ones": "1"}
+_MODULES = {"np": "np", "numpy": "np", "torch": "torch"}
+
+
+def array_slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
+    """The body with a preallocated array's init and filling loop `body[k]` said as appends to a list, or None."""
+    found = _filled(body, k)
+    if found is None:
+        return None
+    j, out, fill, _, _ = found
+    loop = body[k]
+    write = next(s for s in loop.body if _slot_value(s, out, loop.target.id) is not None)
+    at = loop.body.index(write)
+    value = _slot_value(write, out, loop.target.id, ast.parse(fill, mode="eval").body)
+    new_body = []
+    for stmt in loop.body[:at]:
+        if isinstance(stmt, ast.If) and [type(s) for s in stmt.body] == [ast.Continue] and not stmt.orelse:
+            stmt = copy.copy(stmt)
+            stmt.body = [_append(out, ast.parse(fill, mode="eval").body, stmt), stmt.body[0]]
+        new_body.append(stmt)
+    new_body += [_append(out, value, write), *loop.body[at + 1:]]
+    new_loop = copy.copy(loop)
+    new_loop.body = [ast.fix_missing_locations(s) for s in new_body]
+    init = ast.copy_location(ast.Assign(targets=[ast.Name(id=out, ctx=ast.Store())],
+                                        value=ast.List(elts=[], ctx=ast.Load())), body[j])
+    restated = list(body)
+    restated[j], restated[k] = ast.fix_missing_locations(init), new_loop
+    return restated
+
+
+def array_made(original: list[ast.stmt], k: int, taken: set[str]) -> list[str]:
+    """The lines that make the array again from the appended list, after the loop's rewrite, where
+    `array_slots_as_appends` restated `original[k]` (a loop from slot `a` > 0 writes the list into the array made
+    as before, whose first `a` slots keep their fill); else none. `taken`: names in use."""
+    found = _filled(original, k)
+    if found is None:
+        return []
+    j, out, _, (module, dtype), first = found
+    if not first:
+        return [f"{out} = {module}.{'array' if module == 'np' else 'tensor'}({out}, dtype={dtype})"]
+    slots = name_apart(f"{out}_slots", taken)
+    return [f"{out}, {slots} = {ast.unparse(original[j].value)}, {out}", f"{out}[{first}:] = {slots}"]
+
+
+def _filled(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str], int] | None:
+    """(the init's index, the array's name, its fill value's text, (module, dtype text), the first slot the loop
+    writes) where `body[k]` fills a preallocated array as the module docstring says; else None."""
+    loop = body[k]
+    rng = loop.iter if isinstance(loop, ast.For) else None
+    if not (isinstance(rng, ast.Call) and dotted(rng.func) == "range" and 1 <= len(rng.args) <= 2
+            and not rng.keywords and isinstance(loop.target, ast.Name) and not loop.orelse):
+        return None
+    first = rng.args[0] if len(rng.args) == 2 else ast.Constant(0)
+    if not (isinstance(first, ast.Constant) and type(first.value) is int and first.value >= 0):
+        return None
+    counter = loop.target.id
+    writes = [s for s in loop.body if _slot_value(s, None, counter) is not None]
+    if len(writes) != 1:
+        return None
+    write = writes[0]
+    out = (write.body[0] if isinstance(write, ast.If) else write).targets[0].value.id
+    at = loop.body.index(write)
+    if len(loop.body) == 1 and _copies(write):
+        return None  # an element copied: the gather rewrite writes it as one array, with no list between
+    others = loop.body[:at] + loop.body[at + 1:] + [_slot_value(write, out, counter, ast.Constant(0))]
+    if any(out in names_loaded(s) | names_stored([s]) for s in others) or out in names_loaded(rng) \
+            or names_loaded(rng.args[0]) & names_stored(loop.body) or skips_a_pass(loop.body[at + 1:]):
+        return None
+    for stmt in loop.body[:at]:
+        guard = isinstance(stmt, ast.If) and [type(s) for s in stmt.body] == [ast.Continue] and not stmt.orelse
+        if not guard and skips_a_pass([stmt]):
+            return None
+    for j in range(k - 1, -1, -1):
+        stmt = body[j]
+        if out not in names_loaded(stmt) | names_stored([stmt]):
+            continue
+        made = _made(stmt, out, rng.args[-1])
+        if made is None or any(names_loaded(stmt.value) & names_stored([s]) for s in body[j + 1:k]):
+            return None
+        fill, dtype = made
+        if names_loaded(stmt.value) & names_stored(loop.body) or first.value and dtype[0] != "np":
+            return None
+        return j, out, fill, dtype, first.value
+    return None
+
+
+def _made(stmt: ast.stmt, out: str, length: ast.expr) -> tuple[str, tuple[str, str]] | None:
+    """(fill value, (module, dtype)) of `out = np.zeros(length, dtype=...)` and the like, else None."""
+    call = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == out else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name) and call.func.value.id in _MODULES):
+        return None
+    module, kind = _MODULES[call.func.value.id], call.func.attr
+    args = list(call.args)
+    if kind == "full" and len(args) >= 2:
+        fill = args.pop(1)
+        if any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(fill)):
+            return None
+        fill_text = ast.unparse(fill)
+    elif kind in _FILLS:
+        fill_text = _FILLS[kind]
+    else:
+        return None
+    keywords = {kw.arg: kw.value for kw in call.keywords}
+    if len(args) > (2 if module == "np" else 1) or set(keywords) - {"dtype"} \
+            or not args or ast.dump(args[0]) != ast.dump(length):
+        return None
+    dtype = keywords.get("dtype") or (args[1] if len(args) == 2 else None)
+    if dtype is not None and any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(dtype)):
+        return None
+    default = "np.float64" if module == "np" else "torch.get_default_dtype()"
+    return fill_text, (module, ast.unparse(dtype) if dtype is not None else default)
+
+
+def _writes(stmt: ast.stmt, out: str | None, counter: str) -> bool:
+    """`out[counter] = value` (any name for `out` where it is None)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)):
+        return False
+    target = stmt.targets[0]
+    return isinstance(target.value, ast.Name) and (out is None or target.value.id == out) \
+        and isinstance(target.slice, ast.Name) and target.slice.id == counter
+
+
+def _slot_value(stmt: ast.stmt, out: str | None, counter: str, fill: ast.expr | None = None) -> ast.expr | None:
+    """What the pass leaves in the slot: `e` of `out[counter] = e`, or of `if test: out[counter] = e` (`else:
+    out[counter] = e2`), as `e if test else fill` (`e2`); None for any other statement."""
+    if _writes(stmt, out, counter):
+        return stmt.value
+    if not (isinstance(stmt, ast.If) and len(stmt.body) == 1 and _writes(stmt.body[0], out, counter)):
+        return None
+    name = stmt.body[0].targets[0].value.id
+    if stmt.orelse and not (len(stmt.orelse) == 1 and _writes(stmt.orelse[0], name, counter)):
+        return None
+    other = stmt.orelse[0].value if stmt.orelse else fill if fill is not None else ast.Constant(0)
+    return ast.IfExp(test=stmt.test, body=stmt.body[0].value, orelse=other)
+
+
+def _copies(stmt: ast.stmt) -> bool:
+    """`out[i] = A[...]`, or `int()`/`float()` of it."""
+    value = stmt.value if isinstance(stmt, ast.Assign) else None
+    if isinstance(value, ast.Call) and dotted(value.func) in ("int", "float") and len(value.args) == 1:
+        value = value.args[0]
+    return isinstance(value, ast.Subscript)
+
+
+def _append(out: str, value: ast.expr, where: ast.stmt) -> ast.stmt:
+    return ast.copy_location(ast.Expr(value=ast.Call(
+        func=ast.Attribute(value=ast.Name(id=out, ctx=ast.Load()), attr="append", ctx=ast.Load()),
+        args=[value], keywords=[])), where)
