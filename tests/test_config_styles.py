@@ -111,6 +111,38 @@ def test_argparse_default_is_edited_when_no_config_holds_the_knob(tmp_path):
     assert run.stdout.split() == ["32", "2"]
 
 
+TRAIN_FROM_FILE = TRAIN_ARGPARSE.replace("argparse.ArgumentParser()", 'argparse.ArgumentParser(fromfile_prefix_chars="@")')
+
+
+@pytest.mark.parametrize("written", ["--batch-size=4\n--num-workers=0\n", "--num-workers\n0\n--batch-size\n4\n",
+                                     "--verbose-free\n--batch-size=4\n--num-workers=0"])
+def test_an_arguments_file_is_edited_where_it_gives_the_value_and_the_pipeline_runs(tmp_path, written):
+    """`python train.py @args.txt` with `fromfile_prefix_chars="@"`: one argument per line, `--name=value` or the value
+    on the next line; only the value's own text changes, and argparse reads the new one."""
+    source = TRAIN_FROM_FILE.replace('default=4)\n', 'default=4)\nparser.add_argument("--verbose-free", '
+                                     'action="store_true")\n', 1)
+    write(tmp_path, {"train.py": source, "args.txt": written})
+    ctx = CodemodContext(root=tmp_path, config_path="args.txt", sites=[site_of(source, num_workers=0)],
+                         params={"value": 2})
+    result = apply_codemod("set_num_workers", ctx)
+    assert list(result.files) == ["args.txt"]
+    assert result.files["args.txt"] == written.replace("workers=0", "workers=2").replace("workers\n0", "workers\n2")
+    assert (result.old_value, result.new_value) == (0, 2)
+    write(tmp_path, result.files)
+    run = subprocess.run([sys.executable, "train.py", "@args.txt"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["32", "2"]
+
+
+def test_a_text_file_that_is_not_arguments_says_it_cannot_be_read(tmp_path):
+    write(tmp_path, {"train.py": TRAIN_FROM_FILE, "notes.txt": "batch size four\n"})
+    ctx = CodemodContext(root=tmp_path, config_path="notes.txt", sites=[site_of(TRAIN_FROM_FILE, num_workers=0)],
+                         params={"value": 2})
+    with pytest.raises(NotApplicable, match="cannot parse notes.txt: line 1: `batch size four` is not an option"):
+        apply_codemod("set_num_workers", ctx)
+
+
 def test_argparse_default_refused_when_the_command_passes_the_flag(tmp_path):
     write(tmp_path, {"train.py": TRAIN_ARGPARSE})
     ctx = CodemodContext(root=tmp_path, sites=[site_of(TRAIN_ARGPARSE, num_workers=1)], params={"value": 2})

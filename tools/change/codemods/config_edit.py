@@ -1,4 +1,4 @@
-"""Change one value in a YAML, JSON, TOML or INI config as a targeted text edit.
+"""Change one value in a YAML, JSON, TOML, INI or argparse arguments config as a targeted text edit.
 
 A comment that trails the edited value on its line (``num_workers: 0  # main-process loading
 keeps tracebacks readable``) was written about the old value, so it goes with it: the edit
@@ -7,6 +7,11 @@ drops it, and ``ConfigEdit.note`` says which comment on which line. Every other 
 An INI file (``configparser``) is read as sections of scalars: ``[DEFAULT]`` is a section like
 any other here (the edit goes where the key is written), keys keep their case, and a value is an
 int, a float or a bool where it reads as one (``getint``/``getfloat``/``getboolean`` would), else text.
+
+An arguments file (``.txt``/``.args``: ``python train.py @args.txt`` with ``fromfile_prefix_chars="@"``) holds one
+argument per line, as argparse reads it: ``--num-workers=0``, or ``--num-workers`` and then ``0`` on the next line.
+It is read as {dest: scalar}, each option named as argparse names its attribute (``num_workers``), its value typed
+as an INI value is; a flag with no value reads as True. Only the value's own text changes.
 """
 
 import configparser
@@ -20,7 +25,8 @@ import yaml
 
 from perfloop.tools.change.codemods.base import NotApplicable
 
-FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml", ".ini": "ini", ".cfg": "ini"}
+FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml", ".ini": "ini", ".cfg": "ini",
+           ".txt": "args", ".args": "args"}
 
 # Scalar value tokens each format may hold for a loader option; anything else
 # (arrays, tables, multi-line strings) is left for a human to edit.
@@ -67,7 +73,34 @@ def load_config(text: str, fmt: str) -> object:
         return json.loads(text)
     if fmt == "ini":
         return load_ini(text)
+    if fmt == "args":
+        return {dest: value for dest, value, _ in _arguments(text)}
     return tomllib.loads(text)
+
+
+def _arguments(text: str) -> list[tuple[str, object, tuple[int, int] | None]]:
+    """(dest, value, the value's span in `text` or None for a bare flag) per option of an arguments file."""
+    lines, at = [], 0
+    for line in text.splitlines(keepends=True):
+        lines.append((line.rstrip("\r\n"), at))
+        at += len(line)
+    found, k = [], 0
+    while k < len(lines):
+        line, start = lines[k]
+        if not line.startswith("-") or line in ("-", "--"):
+            raise ValueError(f"line {k + 1}: `{line}` is not an option (`--name=value`, or `--name` and its value "
+                             "on the next line)")
+        name, equals, raw = line.partition("=")
+        dest = name.lstrip("-").replace("-", "_")
+        if equals:
+            found.append((dest, _ini_scalar(raw), (start + len(name) + 1, start + len(line))))
+        elif k + 1 < len(lines) and not lines[k + 1][0].startswith("-"):
+            k += 1
+            found.append((dest, _ini_scalar(lines[k][0]), (lines[k][1], lines[k][1] + len(lines[k][0]))))
+        else:
+            found.append((dest, True, None))
+        k += 1
+    return found
 
 
 def load_ini(text: str) -> dict:
@@ -96,7 +129,7 @@ def render_value(value: object, fmt: str) -> str:
         if fmt in ("toml", "ini"):
             raise NotApplicable(f"{fmt.upper()} has no null value")
         return "null"
-    if fmt == "ini" and isinstance(value, (int, float, str)):
+    if fmt in ("ini", "args") and isinstance(value, (int, float, str)):
         return str(value)
     if isinstance(value, (int, float, str)):
         return json.dumps(value)
@@ -160,6 +193,13 @@ def edit_config(text: str, fmt: str, path: tuple, value: object) -> ConfigEdit:
     expected = _unshared_copy(data)
     value_at(expected, path[:-1])[path[-1]] = value
     token = render_value(value, fmt)
+    if fmt == "args":
+        spans = [span for dest, _, span in _arguments(text) if dest == path[-1] and span is not None]
+        if len(spans) == 1:
+            (start, end), = spans
+            new_text = text[:start] + token + text[end:]
+            if _same(load_config(new_text, fmt), expected):
+                return ConfigEdit(new_text, text.count("\n", 0, start) + 1, None)
     name = re.escape(str(path[-1]))
     pattern = re.compile(
         rf"""(?:(?<![\w-]){name}|"{name}"|'{name}')"""
