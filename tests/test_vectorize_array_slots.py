@@ -1,4 +1,5 @@
-"""A numpy array (or torch tensor) made with zeros/ones/full and filled slot by slot in a range loop is vectorised.
+"""A numpy array (or torch tensor) made with zeros/ones/full and filled slot by slot (or cell by cell, in a nest of two
+range loops) is vectorised.
 
 Before, `out = np.zeros(n)` then `for i in range(1, n): ... out[i] = e` went to the gather rewrite, which only copies
 elements ("the written index `i` is not the loop counters in loop order"), and stayed Python. Now the loop is read as
@@ -69,6 +70,45 @@ CASES = {
     """, "quantise", lambda rng, t: (rng.random(20 + 4 * t), 4 + t)),
 }
 
+GRIDS = {
+    # a normalised difference of two bands per pixel of a band-first tile, zero where both bands are dark
+    "band_difference_index": ("""
+        def difference_index(tile, near, red):
+            bands, height, width = tile.shape
+            index = np.zeros((height, width), dtype=np.float32)
+            for y in range(height):
+                for x in range(width):
+                    a = float(tile[near, y, x])
+                    b = float(tile[red, y, x])
+                    if a + b > 0:
+                        index[y, x] = (a - b) / (a + b)
+            return index
+    """, "difference_index", lambda rng, t: (rng.integers(0, 4000, (4, 3 + t, 5 + 2 * t)).astype(np.uint16), 3, 2)),
+    # a square-root curve with a gain over a grey image given as rows of Python numbers, written `out[r][c]`,
+    # ones where dark
+    "gamma_rows": ("""
+        def gamma_curve(rows, gain, n_rows, n_cols):
+            out = np.ones([n_rows, n_cols])
+            for r in range(n_rows):
+                scale = 1.0 / 255.0
+                for c in range(n_cols):
+                    level = rows[r][c] * scale
+                    if level > 0.04:
+                        out[r][c] = math.sqrt(level) * gain
+            return out
+    """, "gamma_curve", lambda rng, t: (rng.integers(0, 256, (2 + t, 7 + t)).tolist(), 0.4 + 0.1 * t, 2 + t, 7 + t)),
+    # disparity from depth into a torch tensor made with a shape tuple, the value a conditional expression
+    "depth_to_disparity": ("""
+        def disparity(depth, focal, baseline):
+            h, w = depth.shape
+            disp = torch.zeros((h, w))
+            for v in range(h):
+                for u in range(w):
+                    disp[v, u] = focal * baseline / depth[v, u] if depth[v, u] > 0.1 else 0.0
+            return disp
+    """, "disparity", lambda rng, t: (rng.random((4 + t, 6 + t)) * 8.0, 520.0, 0.12)),
+}
+
 
 def _same(want, got) -> None:
     assert type(got) is type(want) and got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
@@ -86,6 +126,20 @@ def test_a_preallocated_array_filled_slot_by_slot_is_vectorised(tmp_path, case):
     for trial in range(10):
         args = make(rng, trial)
         _same(old(*args), new(*args))
+
+
+@pytest.mark.parametrize("case", sorted(GRIDS))
+def test_a_preallocated_grid_filled_cell_by_cell_is_vectorised(tmp_path, case):
+    source, name, make = GRIDS[case]
+    old, new, result = vectorise(tmp_path, "import torch\n\n" + textwrap.dedent(source), name)
+    assert "preallocated 2-D array as rows" in result.summary, result.summary
+    rng = np.random.default_rng(8)
+    for trial in range(8):
+        args = make(rng, trial)
+        _same(old(*args), new(*args))
+    args = make(rng, 0)
+    if case == "depth_to_disparity":  # no rows at all: the tensor as made, of shape (0, w)
+        _same(old(np.zeros((0, 5)), *args[1:]), new(np.zeros((0, 5)), *args[1:]))
 
 
 def test_nans_and_an_empty_range_keep_the_loops_values(tmp_path):
@@ -113,6 +167,30 @@ LEFT = {
             out = np.zeros(len(x))
             for i in range(1, len(x)):
                 out[i] = out[i - 1] + x[i]
+            return out
+    """, "f"),
+    "a 2-D array made empty": ("""
+        def f(x):
+            out = np.empty((len(x), 3))
+            for i in range(len(x)):
+                for j in range(3):
+                    out[i, j] = x[i] * j
+            return out
+    """, "f"),
+    "a 2-D array read in its nest": ("""
+        def f(x):
+            out = np.zeros((len(x), 3))
+            for i in range(len(x)):
+                for j in range(3):
+                    out[i, j] = x[i] + out[i - 1, j]
+            return out
+    """, "f"),
+    "rows whose length the outer pass sets": ("""
+        def f(x):
+            out = np.zeros((len(x), len(x)))
+            for i in range(len(x)):
+                for j in range(i):
+                    out[i, j] = x[i] - x[j]
             return out
     """, "f"),
     "a shape, not a length": ("""

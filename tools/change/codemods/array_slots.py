@@ -16,12 +16,18 @@ where none is given), and each value converted as its slot's write converted it 
 dtype, by the same C cast; a value the dtype cannot hold raises in both). A pass a `continue` guard ends before the
 write leaves the slot as made: the fill value is appended there.
 
+A 2-D array made with a shape `(H, W)` and filled cell by cell in `for y in range(H): for x in range(W):`
+(`out[y, x] = e` or `out[y][x] = e`, the last statement of the inner body, perhaps under an `if`, after plain
+assignments) is said as rows appended per pass (`array_grid_as_rows`), which the translator reads as one comprehension
+over both axes; `grid_made` makes it the array again, reshaped to `(H, W)` so that a grid with no rows keeps its shape.
+
 Taken only where that is exact: `np.zeros`/`np.ones`/`np.full` (or torch's) of the loop's own `range(N)`, made
 just before the loop (nothing between reads or sets it), a 1-D length (not a shape tuple), a fill value and dtype
 the loop does not change, one write `out[i] = e` at the top of the loop's body, nothing else in the loop or its
 range reading `out`, and no pass ending early except by `if test: continue` before the write (the write may be the
 only statement of an `if` and its `else`). A loop that only copies an element (`out[i] = int(data[i + 1])`) is left
-to the gather rewrite, which writes it as one array with no list between. `np.empty` (slots
+to the gather rewrite, which writes it as one array with no list between, and one that reduces windows
+(`out[i] = x[lo:hi].max()`) to the window rewrite. `np.empty` (slots
 as made are not defined) and any other form are left alone.
 """
 from __future__ import annotations
@@ -31,6 +37,7 @@ import copy
 
 from perfloop.tools.change.codemods.loops import dotted, name_apart, names_loaded, names_stored
 from perfloop.tools.change.codemods.restate import skips_a_pass
+from perfloop.tools.change.codemods.window_args import reduction
 
 _FILLS = {"zeros": "0", "ones": "1"}
 _MODULES = {"np": "np", "numpy": "np", "torch": "torch"}
@@ -76,6 +83,117 @@ def array_made(original: list[ast.stmt], k: int, taken: set[str]) -> list[str]:
     return [f"{out}, {slots} = {ast.unparse(original[j].value)}, {out}", f"{out}[{first}:] = {slots}"]
 
 
+def array_grid_as_rows(body: list[ast.stmt], k: int, taken: set[str]) -> list[ast.stmt] | None:
+    """The body with a preallocated 2-D array's init and filling nest `body[k]` (`out[y, x] = e`, or `out[y][x]`, in
+    `for y in range(H): for x in range(W):`, the write last in the inner body, perhaps under an `if`) said as rows
+    appended per pass (which `nests.appended_rows_as_grid` reads as one comprehension over both axes), or None."""
+    found = _grid(body, k)
+    if found is None:
+        return None
+    j, out, fill, _, _ = found
+    loop, inner = body[k], body[k].body[-1]
+    row = name_apart(f"{out}_row", taken | {n.id for n in ast.walk(loop) if isinstance(n, ast.Name)})
+    value = _cell_value(inner.body[-1], out, loop.target.id, inner.target.id, ast.parse(fill, mode="eval").body)
+    new_inner = copy.copy(inner)
+    new_inner.body = [*inner.body[:-1], _append(row, value, inner.body[-1])]
+    start = ast.copy_location(ast.Assign(targets=[ast.Name(id=row, ctx=ast.Store())],
+                                         value=ast.List(elts=[], ctx=ast.Load())), inner)
+    new_loop = copy.copy(loop)
+    new_loop.body = [ast.fix_missing_locations(s) for s in (*loop.body[:-1], start, new_inner,
+                                                           _append(out, ast.Name(id=row, ctx=ast.Load()), inner))]
+    init = ast.copy_location(ast.Assign(targets=[ast.Name(id=out, ctx=ast.Store())],
+                                        value=ast.List(elts=[], ctx=ast.Load())), body[j])
+    restated = list(body)
+    restated[j], restated[k] = ast.fix_missing_locations(init), new_loop
+    return restated
+
+
+def grid_made(original: list[ast.stmt], k: int) -> list[str]:
+    """The line that makes the 2-D array again from the rows appended, after the nest's rewrite, where
+    `array_grid_as_rows` restated `original[k]` (reshaped, so that no rows still give its shape); else none."""
+    found = _grid(original, k)
+    if found is None:
+        return []
+    _, out, _, (module, dtype), shape = found
+    return [f"{out} = {module}.{'array' if module == 'np' else 'tensor'}({out}, dtype={dtype}).reshape({shape})"]
+
+
+def _grid(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str], str] | None:
+    """(the init's index, the array's name, its fill's text, (module, dtype), its shape's text) where `body[k]` is a
+    nest that fills a preallocated 2-D array as `array_grid_as_rows` says; else None."""
+    loop = body[k]
+    if not (isinstance(loop, ast.For) and loop.body and isinstance(loop.body[-1], ast.For)):
+        return None
+    inner = loop.body[-1]
+    ranges = [_range(loop), _range(inner)]
+    if None in ranges or not inner.body:
+        return None
+    y, x = loop.target.id, inner.target.id
+    write = inner.body[-1]
+    if _cell_value(write, None, y, x) is None or len(loop.body) == len(inner.body) == 1 and _copies(write) \
+            or _reduces_windows(loop):
+        return None
+    out = _cell_target(write).value.id if not isinstance(_cell_target(write).value, ast.Subscript) \
+        else _cell_target(write).value.value.id
+    others = [*loop.body[:-1], *inner.body[:-1], _cell_value(write, out, y, x), inner.iter]
+    if any(out in names_loaded(s) | names_stored([s]) for s in others) or skips_a_pass(loop.body) \
+            or not all(isinstance(s, ast.Assign) for s in [*loop.body[:-1], *inner.body[:-1]]) \
+            or names_loaded(inner.iter) & names_stored([*loop.body[:-1], loop.target]) \
+            or names_loaded(loop.iter) & names_stored(loop.body):
+        return None
+    for j in range(k - 1, -1, -1):
+        stmt = body[j]
+        if out not in names_loaded(stmt) | names_stored([stmt]):
+            continue
+        shape = stmt.value.args[0] if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+            and stmt.value.args else None
+        if not (isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 2
+                and [ast.dump(e) for e in shape.elts] == [ast.dump(r) for r in ranges]):
+            return None
+        made = _made(stmt, out, shape)
+        if made is None or any(names_loaded(stmt.value) & names_stored([s]) for s in body[j + 1:k]) \
+                or names_loaded(stmt.value) & names_stored(loop.body):
+            return None
+        return j, out, made[0], made[1], ast.unparse(shape).strip("()[]")
+    return None
+
+
+def _range(loop: ast.For) -> ast.expr | None:
+    """N of `for v in range(N)`, else None."""
+    rng = loop.iter
+    if isinstance(rng, ast.Call) and dotted(rng.func) == "range" and len(rng.args) == 1 and not rng.keywords \
+            and isinstance(loop.target, ast.Name) and not loop.orelse:
+        return rng.args[0]
+    return None
+
+
+def _cell_target(stmt: ast.stmt) -> ast.Subscript:
+    return (stmt.body[0] if isinstance(stmt, ast.If) else stmt).targets[0]
+
+
+def _cell_value(stmt: ast.stmt, out: str | None, y: str, x: str, fill: ast.expr | None = None) -> ast.expr | None:
+    """As `_slot_value`, for a write `out[y, x] = e` or `out[y][x] = e`."""
+    def writes(node: ast.stmt) -> bool:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript)):
+            return False
+        target = node.targets[0]
+        if isinstance(target.slice, ast.Tuple):
+            base, index = target.value, [ast.unparse(e) for e in target.slice.elts]
+        elif isinstance(target.value, ast.Subscript):
+            base, index = target.value.value, [ast.unparse(target.value.slice), ast.unparse(target.slice)]
+        else:
+            return False
+        return isinstance(base, ast.Name) and (out is None or base.id == out) and index == [y, x]
+    if writes(stmt):
+        return stmt.value
+    if not (isinstance(stmt, ast.If) and len(stmt.body) == 1 and writes(stmt.body[0])):
+        return None
+    if stmt.orelse and not (len(stmt.orelse) == 1 and writes(stmt.orelse[0])):
+        return None
+    other = stmt.orelse[0].value if stmt.orelse else fill if fill is not None else ast.Constant(0)
+    return ast.IfExp(test=stmt.test, body=stmt.body[0].value, orelse=other)
+
+
 def _filled(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str], int] | None:
     """(the init's index, the array's name, its fill value's text, (module, dtype text), the first slot the loop
     writes) where `body[k]` fills a preallocated array as the module docstring says; else None."""
@@ -94,8 +212,8 @@ def _filled(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str
     write = writes[0]
     out = (write.body[0] if isinstance(write, ast.If) else write).targets[0].value.id
     at = loop.body.index(write)
-    if len(loop.body) == 1 and _copies(write):
-        return None  # an element copied: the gather rewrite writes it as one array, with no list between
+    if len(loop.body) == 1 and _copies(write) or _reduces_windows(loop):
+        return None  # an element copied, or windows reduced: the gather or window rewrite takes the loop as it is
     others = loop.body[:at] + loop.body[at + 1:] + [_slot_value(write, out, counter, ast.Constant(0))]
     if any(out in names_loaded(s) | names_stored([s]) for s in others) or out in names_loaded(rng) \
             or names_loaded(rng.args[0]) & names_stored(loop.body) or skips_a_pass(loop.body[at + 1:]):
@@ -168,6 +286,11 @@ def _slot_value(stmt: ast.stmt, out: str | None, counter: str, fill: ast.expr | 
         return None
     other = stmt.orelse[0].value if stmt.orelse else fill if fill is not None else ast.Constant(0)
     return ast.IfExp(test=stmt.test, body=stmt.body[0].value, orelse=other)
+
+
+def _reduces_windows(loop: ast.For) -> bool:
+    """Whether the loop reduces windows (`x[lo:hi].max()`, of a name bound to one too): the window rewrite's."""
+    return any(reduction(node, names_too=True) is not None for node in ast.walk(loop))
 
 
 def _copies(stmt: ast.stmt) -> bool:

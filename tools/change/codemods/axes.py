@@ -32,8 +32,7 @@ def is_tolist(node: ast.AST) -> bool:
 
 
 SHORT_LOOP = 16
-"""A loop of at most this many passes, fixed in the code (`range(5)`, a literal tuple), stays Python: the arrays
-and calls numpy needs cost more than it saves."""
+"""A loop of at most this many passes fixed in the code (`range(5)`, a literal tuple) stays Python: numpy costs more."""
 
 
 def literal_passes(iterable: ast.AST) -> int | None:
@@ -70,12 +69,13 @@ class AxisRules:
         return None
 
     def chained_subscript(self, node: ast.Subscript) -> Val | None:
-        """`table[i][k]` of a fixed nested list: one index per axis, `table_arr[i, k]` (None: not that form)."""
+        """`table[i][k]` of a fixed nested list or `img[y, x, 2]` of a fixed array: one index per axis (None: not that)."""
         indices, base = [], node
         while isinstance(base, ast.Subscript):
-            if isinstance(base.slice, (ast.Slice, ast.Tuple)):
+            if not (parts := base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]) \
+                    or any(isinstance(p, (ast.Slice, ast.Starred)) for p in parts):
                 return None
-            indices.insert(0, base.slice)
+            indices[:0] = parts
             base = base.value
         if not self.invariant(base) or all(self.invariant(i) for i in indices):
             return None
@@ -111,7 +111,7 @@ class AxisRules:
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a value that is not a row")
         if self.raw(node.value) is not None:
             return self.row_subscript(node, self.raw(node.value))
-        if isinstance(node.value, ast.Subscript):
+        if isinstance(node.value, ast.Subscript) or isinstance(node.slice, ast.Tuple):
             chained = self.chained_subscript(node)
             if chained is not None:
                 return chained

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from perfloop.tools.change.codemods.array_slots import array_made, array_slots_as_appends
+from perfloop.tools.change.codemods.array_slots import array_grid_as_rows, array_made, array_slots_as_appends, grid_made
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.counts import counts_under_tail_ifs
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
@@ -29,11 +29,13 @@ from perfloop.tools.change.codemods.whiles import whiles_as_fors
 
 CONTINUE_AS_ELSE = "an appending `continue` as else"
 PREALLOCATED_ARRAY = "preallocated array as appends"
+PREALLOCATED_GRID = "preallocated 2-D array as rows"
 
 
 def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[ast.stmt], list[str]]:
     """The block with its loop `block[k]` restated, and the restatements taken (their rule names, in order)."""
     steps = [(PREALLOCATED_ARRAY, lambda b: array_slots_as_appends(b, k)),
+             (PREALLOCATED_GRID, lambda b: array_grid_as_rows(b, k, names)),
              ("preallocated list", lambda b: slots_as_appends(b, k)),
              ("counts per branch and per row", lambda b: restate_counts(b, k, names)),
              ("counts under an `if` that ends the pass as guards", lambda b: counts_under_tail_ifs(b, k)),
@@ -66,11 +68,14 @@ def for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, gr
         else:
             rewrite.remove = sorted({*rewrite.remove, grid[0]})
             rewrite.rule = ", ".join([*reversed(rules), "rows appended per pass as one grid", rewrite.rule])
+            rewrite.lines += grid_made(block, k) if PREALLOCATED_GRID in rules else []
             return rewrite, inexact, rules
     rewrite, inexact = loop_rewrite(restated)
     rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
     if PREALLOCATED_ARRAY in rules:  # the list the rewrite builds, made the array the loop filled
         rewrite.lines += array_made(block, k, names)
+    if PREALLOCATED_GRID in rules:
+        rewrite.lines += grid_made(block, k)
     if why:
         rewrite.notes.append(why)
     return rewrite, inexact, rules
