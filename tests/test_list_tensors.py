@@ -127,5 +127,94 @@ def test_the_result_is_a_fresh_tensor_and_the_sites_are_named(tmp_path):
 
 def test_sites_with_a_dtype_or_other_arguments_are_left_to_zero_copy(tmp_path):
     (tmp_path / "mod.py").write_text("import torch\n\n\ndef f(x):\n    return torch.tensor(x.tolist(), dtype=torch.float64)\n")
-    with pytest.raises(NotApplicable, match="no torch.tensor\\(x.tolist\\(\\)\\) or .* without a dtype in mod.py"):
+    with pytest.raises(NotApplicable, match="no torch.tensor\\(x.tolist\\(\\)\\) or .* without a dtype, and no "
+                       "torch.tensor or torch.as_tensor of a name, in mod.py"):
         apply_codemod("tensor_of_lists", CodemodContext(root=tmp_path, profile=hot("f", "mod.py", 4)))
+
+
+STACKS = {
+    # a video collate: each clip's frames cut from one array and listed, then made float32 at once
+    "clip_frames": ("""
+        import numpy as np
+        import torch
+
+
+        def clip_tensor(video, starts, size):
+            frames = []
+            for t in starts:
+                frames.append(video[t, :size, :size])
+            return torch.tensor(frames, dtype=torch.float32)
+    """, "clip_tensor", lambda items: (np.stack(items) if items else np.zeros((0, 2, 2)), list(range(len(items))),
+                                       2)),
+    # patches handed over with torch.as_tensor and no dtype (torch infers it from the arrays)
+    "patch_list": ("""
+        import torch
+
+
+        def patches(crops):
+            listed = [c for c in crops]
+            return torch.as_tensor(listed)
+    """, "patches", lambda items: items),
+    # a tuple of arrays from zip(*...), in float64
+    "zipped_columns": ("""
+        import torch
+
+
+        def columns(pairs):
+            firsts, seconds = zip(*pairs)
+            return torch.tensor(firsts, dtype=torch.float64), torch.tensor(seconds, dtype=torch.float64)
+    """, "columns", lambda items: [(a, a) for a in items]),
+}
+
+STACK_INPUTS = {
+    "uint8 frames": [np.arange(4, dtype=np.uint8).reshape(2, 2) + k for k in range(3)],
+    "float64 values": [np.array([[0.1, 1e-40], [-0.0, np.nan]]) for _ in range(2)],
+    "float16": [np.array([[0.5, 65504.0], [-0.0, 1.0]], dtype=np.float16)] * 2,
+    "int32 edges": [np.array([[-2**31, 2**31 - 1], [7, -7]], dtype=np.int32)] * 3,
+    "int64 left alone": [np.array([[2**62 + 1, 3], [1, 2]], dtype=np.int64)] * 2,
+    "bools": [np.array([[True, False], [False, True]])] * 2,
+    "mixed dtypes left alone": [np.zeros((2, 2), dtype=np.float32), np.zeros((2, 2), dtype=np.float64)],
+    "one array": [np.ones((2, 2), dtype=np.float32)],
+}
+
+
+def _stack_outcome(fn, *args):
+    try:
+        value = fn(*args)
+    except Exception as error:
+        return ("raised", type(error).__name__)
+    values = value if isinstance(value, tuple) else (value,)
+    return [("ok", v.dtype, tuple(v.shape), v.numpy().tobytes()) for v in values]
+
+
+@pytest.mark.parametrize("name", sorted(STACKS))
+@pytest.mark.parametrize("kind", sorted(STACK_INPUTS))
+def test_a_list_of_arrays_is_stacked_to_the_same_tensor(tmp_path, name, kind):
+    """torch.tensor of a list (or tuple) of numpy arrays walks every number; the stacked array gives the same tensor,
+    bit for bit and in dtype, where the arrays share a shape and a dtype torch converts alike either way."""
+    source, function, build = STACKS[name]
+    text = textwrap.dedent(source).lstrip()
+    (tmp_path / "mod.py").write_text(text)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.lstrip().startswith(f"def {function}("))
+    result = apply_codemod("tensor_of_lists", CodemodContext(root=tmp_path, profile=hot(function, "mod.py", line)))
+    assert "stacked where it holds a list of arrays" in result.summary and "_stacked_arrays(" in result.files["mod.py"]
+    old, new = {}, {}
+    exec(compile(text, "old", "exec"), old)
+    exec(compile(result.files["mod.py"], "new", "exec"), new)
+    items = STACK_INPUTS[kind]
+    if name == "clip_frames" and len({(a.shape, a.dtype) for a in items}) > 1:
+        return  # the clip is cut from one video array: one dtype
+    args = build(items)
+    args = args if isinstance(args, tuple) else (args,)
+    assert _stack_outcome(new[function], *args) == _stack_outcome(old[function], *args)
+
+
+def test_what_is_not_a_list_of_like_arrays_is_handed_over_as_it_was():
+    helper = {"np": np, "torch": torch}
+    from perfloop.tools.change.codemods.list_tensors import HELPER_SOURCE
+    exec(HELPER_SOURCE, helper)
+    stacked = helper["_stacked_arrays"]
+    for value in ([], [1.0, 2.0], [np.zeros(2), np.zeros(3)], [np.zeros(2, dtype=np.int64)] * 2,
+                  [np.zeros(2), torch.zeros(2)], [np.array([1 + 2j])] * 2, np.zeros((2, 2)), "text"):
+        assert stacked(value) is value
+    assert isinstance(stacked((np.zeros(2), np.ones(2))), np.ndarray)
