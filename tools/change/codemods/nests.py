@@ -15,8 +15,9 @@ import copy
 from perfloop.tools.change.codemods.array_slots import array_grid_as_rows, array_made, array_slots_as_appends, grid_made
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.counts import counts_under_tail_ifs
+from perfloop.tools.change.codemods.fission import split_nest
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
-from perfloop.tools.change.codemods.loops import dotted, names_loaded, names_stored, read_before_rebound
+from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, names_loaded, names_stored, read_before_rebound
 from perfloop.tools.change.codemods.restate import (
     continue_as_else,
     replace_names,
@@ -30,6 +31,7 @@ from perfloop.tools.change.codemods.whiles import whiles_as_fors
 CONTINUE_AS_ELSE = "an appending `continue` as else"
 PREALLOCATED_ARRAY = "preallocated array as appends"
 PREALLOCATED_GRID = "preallocated 2-D array as rows"
+FISSION = "one nest per output"
 
 
 def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[ast.stmt], list[str]]:
@@ -56,7 +58,50 @@ def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[
 def for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, grid_rewrite):
     """(rewrite, inexact, restatements taken) of the `for` loop `block[k]`: restated (`restated_loop`), then as one
     grid where its rows are appended per pass (`appended_rows_as_grid`, through `grid_rewrite` of the new
-    statement), else as a loop (`loop_rewrite` of the restated block). NotApplicable where neither applies."""
+    statement), else as a loop (`loop_rewrite` of the restated block); where neither applies to a nest computing
+    several outputs, one nest per output (`fission.split_nest`), each rewritten so or left as it was.
+    NotApplicable where nothing applies."""
+    try:
+        return _for_rewrite(block, k, names, loop_rewrite, grid_rewrite)
+    except NotApplicable as whole:
+        nests = split_nest(block, k)
+        if nests is None:
+            raise
+        return _fissioned(block, k, nests, whole, lambda b: _for_rewrite(b, k, names, loop_rewrite, grid_rewrite))
+
+
+def _fissioned(block: list[ast.stmt], k: int, nests: list[ast.For], whole: NotApplicable, attempt):
+    """The nests of one output each, in order: rewritten where `attempt` takes one, else the loop as it is."""
+    lines, removed, notes, inexact, rules, before, why = [], set(), [], [], [], [], []
+    for nest in nests:
+        try:
+            rewrite, more, own = attempt([*block[:k], nest, *block[k + 1:]])
+            if rewrite.start != k or rewrite.end != k:
+                raise NotApplicable(f"line {nest.lineno}: the rewrite takes statements before the loop too")
+        except NotApplicable as error:
+            lines.append(ast.unparse(nest))
+            why.append(str(error))
+            continue
+        body = rewrite.lines
+        if rewrite.quiet or CONTINUE_AS_ELSE in own:  # both branches computed for every element: quietly
+            body = ['with np.errstate(all="ignore"):\n' + "".join(f"    {part}\n" for line in body
+                                                                 for part in line.splitlines())]
+        lines += body
+        removed |= set(rewrite.remove)
+        notes += rewrite.notes
+        inexact += more
+        rules.append(rewrite.rule)
+        before += rewrite.before
+    if not rules:
+        raise NotApplicable(f"{whole}; as one nest per output ({len(nests)}): {'; '.join(why)}")
+    note = (f"line {block[k].lineno}: the nest computes {len(nests)} outputs, each into an array made just before it "
+            "and read by no other: one nest per output, in order (the names two outputs need computed in both)")
+    notes = [note, *notes, *(f"left as a Python loop: {reason}" for reason in why)]
+    return LoopRewrite(start=k, end=k, lines=lines, rule=f"one nest per output ({'; '.join(rules)})",
+                       remove=sorted(removed), notes=notes, before=before), inexact, [FISSION]
+
+
+def _for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, grid_rewrite):
     restated, rules = restated_loop(block, k, names)
     grid = appended_rows_as_grid(restated, k)
     why = ""
