@@ -164,6 +164,27 @@ def test_startup_is_judged_with_steady_state():
     assert long_run.passed and long_run.projected_speedup > 1.2
 
 
+def test_a_start_up_change_within_its_noise_is_not_charged_to_a_whole_run():
+    """Known run length: a start-up 0.3 s slower under 0.6 s of noise is projected as unchanged (the steady-state
+    gain must still beat the floor over the whole run); beyond its noise, it is charged."""
+    def run(startup_s: float, step_ms: float) -> RunSteps:
+        return RunSteps(step_ms=[step_ms] * 10, samples=[10] * 10, startup_s=startup_s)
+
+    base = [run(2.4, 80), run(3.0, 80)]
+    jitter = [run(2.9, 52), run(3.2, 52)]
+    judged = check_startup(base, jitter, threshold_pct=26.0, run_steps=64)
+    assert judged.passed and "taken as unchanged" in judged.reason, judged.reason
+    assert judged.projected_speedup == pytest.approx((2.7 + 64 * 0.08) / (2.7 + 64 * 0.052))
+    raw = (2.7 + 64 * 0.08) / (3.05 + 64 * 0.052)
+    assert (raw - 1) * 100 < 26.0  # charged as measured, it would not have passed
+    slow = check_startup(base, [run(4.4, 52), run(4.5, 52)], threshold_pct=26.0, run_steps=64)
+    assert not slow.passed and "taken as unchanged" not in slow.reason
+    assert slow.projected_speedup == pytest.approx((2.7 + 64 * 0.08) / (4.45 + 64 * 0.052))
+    # The floor still applies to what steady state gives over the run: a small gain does not pass on its own.
+    small = check_startup(base, [run(2.7, 75), run(2.7, 75)], threshold_pct=26.0, run_steps=64)
+    assert not small.passed
+
+
 def test_startup_jitter_of_a_library_import_is_not_a_regression():
     # Two runs a side whose start-ups agree by chance: a 6% slower start-up of a torch-importing
     # pipeline (the fault tests' planted pipeline, 2.18 s -> 2.31 s) is jitter, 30% is not.
