@@ -645,7 +645,8 @@ def test_each_construct_is_vectorised_with_identical_results(tmp_path, name):
     else:
         assert_same(before, after)
     body = result.files["mod.py"].split(f"def {function}(", 1)[1]
-    assert "while " not in body and "for " not in body.replace("for_", ""), body
+    if "_window_reduce(" not in body:  # the window rewrite keeps the loop as the branch run where it declines
+        assert "while " not in body and "for " not in body.replace("for_", ""), body
     assert result.tolerance is None
 
 

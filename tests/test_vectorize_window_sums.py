@@ -74,6 +74,36 @@ CASES = {
     """, "peak_magnitude", lambda rng, t, dtype: (rng.integers(-3000, 3000, 50 + 20 * t).astype(dtype), t % 6)),
 }
 
+# The builtin sum adds 0, then each value, left to right; len counts a 1-D window. Each case returns what the loop
+# made, items included (Python floats where it read a list).
+BUILTIN_SUMS = {
+    # a trailing mean of the last k readings, a comprehension over a list of Python floats (clipped at the start)
+    "trailing_mean_list": ("""
+        def trailing_mean(readings, k):
+            return [sum(readings[max(0, i - k + 1):i + 1]) / len(readings[max(0, i - k + 1):i + 1])
+                    for i in range(len(readings))]
+    """, "trailing_mean", lambda rng, t: ((rng.standard_normal(40 + 9 * t) * 10 ** (t % 4)).tolist(), 1 + 3 * t)),
+    # hop-sized frame totals of a float64 array, written into a preallocated array (whole windows, a stride)
+    "frame_totals_array": ("""
+        def frame_totals(signal, frame, hop):
+            count = (len(signal) - frame) // hop + 1
+            totals = np.empty(count)
+            for f in range(count):
+                totals[f] = sum(signal[f * hop:f * hop + frame])
+            return totals
+    """, "frame_totals", lambda rng, t: (rng.standard_normal(100 + 17 * t) * 1e3, 5 + 2 * t, 1 + t % 3)),
+    # event counts in a centred window of an int64 array, appended, the bounds set in pairs
+    "centred_event_counts": ("""
+        def event_density(events, half):
+            n = len(events)
+            density = []
+            for i in range(n):
+                start, stop = max(0, i - half), min(n, i + half + 1)
+                density.append(sum(events[start:stop]) / len(events[start:stop]))
+            return density
+    """, "event_density", lambda rng, t: (rng.integers(0, 5, 30 + 7 * t).astype(np.int64), t % 6)),
+}
+
 DTYPES = {
     "local_contrast": (np.uint8, np.int32, np.int64, np.bool_, np.float64),
     "mask_occupancy": (np.bool_, np.uint8, np.int16, np.float32),
@@ -101,6 +131,62 @@ def test_integer_sums_sizes_and_arithmetic_on_windows_match_the_loop(tmp_path, c
         for trial in range(8):
             args = make(rng, trial, dtype)
             _same(old(*args), new(*args))
+
+
+def _items(value):
+    if isinstance(value, np.ndarray):
+        return (type(value), value.dtype, value.shape, value.tobytes())
+    return [(type(v), np.float64(v).tobytes() if isinstance(v, float) else v) for v in value]
+
+
+@pytest.mark.parametrize("case", sorted(BUILTIN_SUMS))
+def test_builtin_sums_and_lengths_of_windows_add_as_the_loop_did(tmp_path, case):
+    source, name, make = BUILTIN_SUMS[case]
+    old, new, result = vectorise(tmp_path, textwrap.dedent(source), name)
+    assert "window reductions" in result.summary, result.summary
+    rng = np.random.default_rng(5)
+    for trial in range(10):
+        args = make(rng, trial)
+        assert _items(new(*args)) == _items(old(*args)), trial
+
+
+def test_a_builtin_sum_over_signed_zeros_non_finite_values_and_other_types(tmp_path):
+    """0 + -0.0 is 0.0, a NaN or an infinity carries on, as the loop adds them; a list holding an int, a float32
+    array (whose scalars add in float32) and an empty list run the loop."""
+    source, name, _ = BUILTIN_SUMS["trailing_mean_list"]
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(source), name)
+    for values in ([-0.0, -0.0, 1.0, -1.0], [1.0, float("nan"), 2.0, float("inf"), -float("inf"), 3.0], [],
+                   [1.0, 2, 3.0], np.array([0.1, 0.2, 0.3], dtype=np.float32).tolist()):
+        for k in (1, 2, 3):
+            assert _items(new(values, k)) == _items(old(values, k))
+    source, name, _ = BUILTIN_SUMS["frame_totals_array"]
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(source), name)
+    x = np.random.default_rng(1).standard_normal(50).astype(np.float32)
+    assert _items(new(x, 7, 2)) == _items(old(x, 7, 2))
+    helper = {"np": np}
+    exec(HELPER_SOURCE, helper)
+    spec = (("window", 0, 1, 3, False, None, 4),)
+    assert helper["_window_reduce"](x, spec, "seqsum") is None  # float32: the loop's own adds
+    assert helper["_window_reduce"]([1.0, 2, 3.0, 4.0, 5.0, 6.0], spec, "seqsum") is None
+
+
+def test_a_window_size_mixes_in_as_the_python_int_did(tmp_path):
+    """`.size` is a Python int in the loop, which leaves a float32 sum float32; the rewrite's counts take the window's
+    float type, so the mean keeps its dtype and bits."""
+    source = textwrap.dedent("""
+        def frame_means(x, w):
+            out = np.empty(len(x) - w + 1, dtype=x.dtype)
+            for i in range(len(out)):
+                out[i] = x[i:i + w].sum() / x[i:i + w].size
+            return out, [x[j:j + w].sum() / x[j:j + w].size for j in range(len(x) - w + 1)]
+    """)
+    old, new, result = vectorise(tmp_path, source, "frame_means")
+    assert "window reductions" in result.summary
+    for dtype in (np.float32, np.float64, np.int32):
+        x = (np.random.default_rng(3).standard_normal(60) * 100).astype(dtype)
+        (want, want_items), (got, got_items) = old(x, 7), new(x, 7)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+        assert [(type(v), v.tobytes()) for v in got_items] == [(type(v), v.tobytes()) for v in want_items]
 
 
 def test_the_integer_paths_are_the_ones_taken():
@@ -138,6 +224,12 @@ def test_a_window_read_with_an_array_where_a_number_stood_runs_the_loop(tmp_path
 
 
 REFUSED = {
+    "a window's length alone": ("""
+        def lengths(x, out, w):
+            for i in range(len(out)):
+                out[i] = len(x[max(0, i - w):i + 1])
+            return out
+    """, "lengths", "counts windows and reduces none"),
     "two windows in one arithmetic": ("""
         def cross(a, b, out, w):
             for i in range(len(out)):

@@ -17,10 +17,11 @@ _REDUCTIONS = {"np.max": "max", "np.amax": "max", "numpy.max": "max", "numpy.ama
 
 def reduction(node: ast.AST, names_too: bool = False) -> tuple[str, bool, ast.expr, ast.expr] | None:
     """(op, builtin, the sliced subscript, what is reduced) for `np.max(e)`, `e.max()` or `max(e)` (max, min, and for
-    numpy's own, sum and mean) and for `s.size` (op "size"), where `e` is a sliced subscript `s` or element-wise
-    arithmetic on one (`window_arg`); `names_too`: a name may stand for the subscript (bound to one first)."""
+    numpy's own, sum and mean), for `s.size` (op "size"), the builtin `sum(s)` ("seqsum") and `len(s)` ("len"),
+    where `e` is a sliced subscript `s` or element-wise arithmetic on one (`window_arg`); `names_too`: a name may
+    stand for the subscript (bound to one first)."""
     if isinstance(node, ast.Attribute) and node.attr == "size" and isinstance(node.ctx, ast.Load):
-        sub = sliced(node.value, names_too)
+        sub = sliced(node.value, False)  # a count alone is no reason to try windows: of a slice only
         return ("size", False, sub, sub) if sub is not None else None
     if not isinstance(node, ast.Call) or node.keywords:
         return None
@@ -31,6 +32,10 @@ def reduction(node: ast.AST, names_too: bool = False) -> tuple[str, bool, ast.ex
         arg, op, builtin = node.args[0], _REDUCTIONS[ast.unparse(func)], False
     elif len(node.args) == 1 and isinstance(func, ast.Name) and func.id in ("max", "min"):
         arg, op, builtin = node.args[0], func.id, True
+    elif len(node.args) == 1 and isinstance(func, ast.Name) and func.id in ("sum", "len"):
+        # the builtin sum adds left to right from 0; len counts one axis: of the window itself only
+        sub = sliced(node.args[0], names_too and func.id == "sum")
+        return ("seqsum" if func.id == "sum" else "len", False, sub, sub) if sub is not None else None
     else:
         return None
     sub = window_arg(arg, names_too)

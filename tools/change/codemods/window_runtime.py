@@ -5,20 +5,30 @@ They run in the user's pipeline, so they use numpy as the file imports it (`np`)
 """
 from __future__ import annotations
 
-HELPERS = ("_window_reduce", "_window_target")
+HELPERS = ("_window_reduce", "_window_target", "_window_items")
 """Module-level functions the file gains once (never named after perfloop: see hoist.LOOKUP_HELPER)."""
 
 HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=None, scalars=()):
-    """The max, min, sum, mean or size (`op`) of each window a loop nest reduced one at a time, as one array whose
-    axes are the windows' positions; None where the loop's own semantics could differ, and it runs as before (added
-    by perfloop: window reductions computed one axis at a time). `spec` has one entry per index of the subscript:
-    ("at", index) an index or slice the nest does not change, ("all",) a whole axis, and ("window", first, step,
-    length, clip_low, limit, count): `count` windows along that axis, the n-th from `first + n * step` for
-    `length` values, clipped below at 0 when clip_low and above at `limit` when it is not None. `apply`: the
-    element-wise arithmetic the loop did on each window before reducing it, with the numbers `scalars`. Integers
+    """The max, min, sum, mean, size, builtin sum (`seqsum`) or length (`len`, of one axis: `op`) of each window a
+    loop nest reduced one at a time, as one array whose axes are the windows' positions; None where the loop's own
+    semantics could differ, and it runs as before (added by perfloop: window reductions computed one axis at a time).
+    `spec` has one entry per index of the subscript: ("at", index) an index or slice the nest does not change,
+    ("all",) a whole axis, and ("window", first, step, length, clip_low, limit, count): `count` windows along that
+    axis, the n-th from `first + n * step` for `length` values, clipped below at 0 when clip_low and above at `limit`
+    when it is not None. `apply`: the element-wise arithmetic the loop did on each window before reducing it, with
+    the numbers `scalars`. Integers
     add the same in any order, so their sums and means are taken over any windows; a float sum or mean only over
-    one axis of whole windows, each window's values in a row of their own, as the slice's were."""
+    one axis of whole windows, each window's values in a row of their own, as the slice's were. The builtin sum
+    adds 0, then each value, left to right (a list of Python floats read as float64)."""
+    if type(values) is list and op in ("seqsum", "len"):  # Python floats, added as floats are: float64
+        if not values or any(type(v) is not float for v in values):
+            return None
+        values = np.array(values, dtype=np.float64)
     if type(values) is not np.ndarray or values.dtype.kind not in "fiub" or len(spec) > values.ndim:
+        return None
+    if op == "seqsum" and (values.ndim != 1 or values.dtype.kind not in "fiu" or values.dtype.itemsize != 8):
+        return None  # the builtin sum adds as the scalars do: float64 and int64 alike, narrower types not
+    if op == "len" and values.ndim != 1:
         return None
     if not all(type(s) in (int, float, bool) or isinstance(s, np.number) for s in scalars):
         return None
@@ -40,7 +50,8 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
             return None
     if builtin and (values.ndim != 1 or (kept.dtype.kind == "f" and np.isnan(kept).any())):
         return None
-    if op == "size":
+    counted = kept.dtype if op in ("size", "len") and kept.dtype.kind == "f" else None
+    if op in ("size", "len"):  # a count, in the window's float type where it has one (as a Python int mixes in)
         kept, op = np.ones(kept.shape, dtype=np.int64), "sum"
     kinds += ["all"] * (kept.ndim - len(kinds))
     if len(kinds) != kept.ndim:
@@ -48,7 +59,7 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
     axes = [k for k, kind in enumerate(kinds) if kind == "window"]
     others = tuple(k for k, kind in enumerate(kinds) if kind != "window")
     extreme = op in ("max", "min")
-    integral = not extreme and kept.dtype.kind in "iub"
+    integral = not extreme and (kept.dtype.kind in "iub" or op == "seqsum")
     if not extreme and not integral and (others or len(axes) != 1):
         return None
     top = max(-int(kept.min()), int(kept.max())) if op == "mean" and integral and kept.size else 0
@@ -69,7 +80,7 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
             return None
         if (first < 0 and not clip_low) or first + length <= 0 or last >= size:
             return None
-        if not extreme and not integral and count * length > 1 << 24:  # rows copied: over 128 MiB of float64
+        if (op == "seqsum" or not extreme and not integral) and count * length > 1 << 24:  # over 128 MiB copied
             return None
         before, after = max(0, -first), max(0, last + length - size)
         part = kept[(slice(None),) * axis + (slice(0, size),)]
@@ -93,11 +104,21 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
         view = np.lib.stride_tricks.sliding_window_view(part, length, axis=axis)
         start = first + before
         view = view[(slice(None),) * axis + (slice(start, start + step * (count - 1) + 1, step),)]
-        if integral:
+        if op == "seqsum":  # 0 + x0 + x1 + ... left to right, as the builtin adds
+            rows = np.concatenate([np.zeros(view.shape[:-1] + (1,), dtype=view.dtype), view], axis=-1)
+            kept = np.cumsum(rows, axis=-1)[..., -1]
+        elif integral:
             kept = view.sum(axis=-1)
         else:
             kept = getattr(view if extreme else np.ascontiguousarray(view), op)(axis=-1)
+    if counted is not None:
+        return kept.astype(counted)
     return kept / counts if integral and op == "mean" else kept
+
+
+def _window_items(value, sources):
+    """The items a loop over the windows appended: Python numbers where it read Python lists, else numpy's."""
+    return value.tolist() if any(type(s) is list for s in sources) else list(value)
 
 
 def _window_target(target, sources, starts):

@@ -111,8 +111,11 @@ def windows_first(loop: bool):
 
 def with_helpers(text: str) -> str:
     """`text` with the window helpers defined after its imports, once, where a rewrite calls them."""
-    if "_window_reduce(" not in text or "def _window_reduce(" in text:
+    if "_window_reduce(" not in text or HELPER_SOURCE in text:
         return text
+    if "def _window_reduce(" in text:
+        raise NotApplicable("the file holds window helpers of another perfloop version (`_window_reduce`); more window "
+                            "rewrites in it need this version's: rewrite the earlier change's loops back first")
     return after_imports_text(text, HELPER_SOURCE)
 
 
@@ -147,7 +150,7 @@ def window_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewrite
             value, read = _reduced(stmt.value.args[0], temps, levels, stored | written_all, taken, lines, guards,
                                    f"line {stmt.lineno}")
             guards.append(f"type({out}) is list")
-            new_writes.append(f"{out}.extend({value})")
+            new_writes.append(f"{out}.extend(_window_items({value}, {_tuple(dict.fromkeys(read))}))")
             sources += read
             continue
         target = _substituted(stmt.targets[0], temps)  # `out[j]` with `j = i - r` set first: `out[i - r]`
@@ -189,10 +192,10 @@ def window_comprehension(stmt: ast.stmt, k: int, names: set[str]) -> LoopRewrite
     _invariant(levels[0][2], stored, where)
     lines, guards = [], []
     written = names_stored([stmt])
-    value, _ = _reduced(comp.elt, [], levels, stored | written, set(names) | {"np"}, lines, guards, where)
+    value, read = _reduced(comp.elt, [], levels, stored | written, set(names) | {"np"}, lines, guards, where)
     fast = copy.deepcopy(stmt)
     twin = next(node for node in ast.walk(fast) if isinstance(node, ast.ListComp) and ast.dump(node) == ast.dump(comp))
-    fast = _replace(fast, twin, ast.parse(f"list({value})", mode="eval").body)
+    fast = _replace(fast, twin, ast.parse(f"_window_items({value}, {_tuple(dict.fromkeys(read))})", mode="eval").body)
     lines.append(f"if {' and '.join(guards)}:\n    {ast.unparse(fast)}\nelse:\n    {ast.unparse(stmt)}\n")
     return LoopRewrite(start=k, end=k, lines=lines, rule="window reductions", notes=[_NOTE.format(where=where)])
 
@@ -247,6 +250,9 @@ def _reduced(value: ast.expr, temps: list[tuple[str, ast.expr]], levels: list[tu
     if names_loaded(value) & stored or any(isinstance(n, ast.Call) for n in ast.walk(value)):
         raise NotApplicable(f"{where}: `{ast.unparse(value)}` uses the loop's values outside its windows, or calls a "
                             "function on a window's reduction")
+    if all(op in ("size", "len") for _, (op, *_rest) in found):
+        raise NotApplicable(f"{where}: `{ast.unparse(value)}` counts windows and reduces none (a count alone is a "
+                            "Python int per window, which an array of them is not)")
     results = set(made)
     for node in ast.walk(value):  # arithmetic and one comparison: what a whole array computes as each number did
         if isinstance(node, (ast.BoolOp, ast.IfExp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) \
