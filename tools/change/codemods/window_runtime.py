@@ -19,7 +19,8 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
     the numbers `scalars`. Integers
     add the same in any order, so their sums and means are taken over any windows; a float sum or mean only over
     one axis of whole windows, each window's values in a row of their own, as the slice's were. The builtin sum
-    adds 0, then each value, left to right (a list of Python floats read as float64)."""
+    adds 0, then each value, left to right: the windows' first values added to zeros, then their second values, and
+    so on (a list of Python floats read as float64)."""
     if type(values) is list and op in ("seqsum", "len"):  # Python floats, added as floats are: float64
         if not values or any(type(v) is not float for v in values):
             return None
@@ -80,7 +81,7 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
             return None
         if (first < 0 and not clip_low) or first + length <= 0 or last >= size:
             return None
-        if (op == "seqsum" or not extreme and not integral) and count * length > 1 << 24:  # over 128 MiB copied
+        if not extreme and not integral and count * length > 1 << 24:  # rows copied: over 128 MiB of float64
             return None
         before, after = max(0, -first), max(0, last + length - size)
         part = kept[(slice(None),) * axis + (slice(0, size),)]
@@ -101,13 +102,15 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
             widths = [(0, 0)] * part.ndim
             widths[axis] = (before, after)
             part = np.pad(part, widths, constant_values=identity)
-        view = np.lib.stride_tricks.sliding_window_view(part, length, axis=axis)
         start = first + before
+        if op == "seqsum":  # 0 + x0 + x1 + ... left to right, as the builtin adds: one pass per place in the window
+            kept = np.zeros(count, dtype=part.dtype)
+            for j in range(length):
+                np.add(kept, part[start + j:start + j + step * (count - 1) + 1:step], out=kept)
+            continue
+        view = np.lib.stride_tricks.sliding_window_view(part, length, axis=axis)
         view = view[(slice(None),) * axis + (slice(start, start + step * (count - 1) + 1, step),)]
-        if op == "seqsum":  # 0 + x0 + x1 + ... left to right, as the builtin adds
-            rows = np.concatenate([np.zeros(view.shape[:-1] + (1,), dtype=view.dtype), view], axis=-1)
-            kept = np.cumsum(rows, axis=-1)[..., -1]
-        elif integral:
+        if integral:
             kept = view.sum(axis=-1)
         else:
             kept = getattr(view if extreme else np.ascontiguousarray(view), op)(axis=-1)
