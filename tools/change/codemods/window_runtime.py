@@ -24,6 +24,8 @@ HELPER_SOURCE = '''def _window_reduce(values, spec, op, builtin=False, apply=Non
     if type(values) is list and op in ("seqsum", "len"):  # Python floats, added as floats are: float64
         if not values or any(type(v) is not float for v in values):
             return None
+        if op == "seqsum" and __import__("sys").version_info >= (3, 12):
+            return None  # from 3.12 the builtin sum compensates Python floats (numpy's scalars it adds plainly)
         values = np.array(values, dtype=np.float64)
     if type(values) is not np.ndarray or values.dtype.kind not in "fiub" or len(spec) > values.ndim:
         return None
