@@ -170,6 +170,19 @@ def test_a_builtin_sum_over_signed_zeros_non_finite_values_and_other_types(tmp_p
     assert helper["_window_reduce"]([1.0, 2, 3.0, 4.0, 5.0, 6.0], spec, "seqsum") is None
 
 
+def test_from_python_3_12_a_list_of_floats_runs_the_loop(monkeypatch):
+    """Python 3.12's sum() compensates a sum of Python floats (Neumaier): the plain left-to-right adds would differ, so
+    a list is left to the loop there; numpy's float64 scalars it adds plainly, so an array is still taken."""
+    helper = {"np": np}
+    exec(HELPER_SOURCE, helper)
+    spec = (("window", 0, 1, 3, False, None, 4),)
+    values = [0.1, 0.2, 0.3, 1e16, 1.0, -1e16]
+    assert helper["_window_reduce"](values, spec, "seqsum") is not None
+    monkeypatch.setattr("sys.version_info", (3, 12, 0, "final", 0))
+    assert helper["_window_reduce"](values, spec, "seqsum") is None
+    assert helper["_window_reduce"](np.array(values), spec, "seqsum") is not None
+
+
 def test_a_window_size_mixes_in_as_the_python_int_did(tmp_path):
     """`.size` is a Python int in the loop, which leaves a float32 sum float32; the rewrite's counts take the window's
     float type, so the mean keeps its dtype and bits."""
