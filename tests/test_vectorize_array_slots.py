@@ -107,6 +107,18 @@ GRIDS = {
                     disp[v, u] = focal * baseline / depth[v, u] if depth[v, u] > 0.1 else 0.0
             return disp
     """, "disparity", lambda rng, t: (rng.random((4 + t, 6 + t)) * 8.0, 520.0, 0.12)),
+    # chromaticity from each pixel's channels unpacked (`r, g, b = rgb[y, x]`): taken where the image is a numpy array
+    # of exactly three channels, as the unpacking required; anything else runs the nest as it was
+    "unpacked_pixels": ("""
+        def chromaticity(rgb):
+            height, width = rgb.shape[0], rgb.shape[1]
+            chroma = np.zeros((height, width))
+            for y in range(height):
+                for x in range(width):
+                    r, g, _ = rgb[y, x]
+                    chroma[y, x] = (float(r) - float(g)) / (float(r) + float(g) + 1.0)
+            return chroma
+    """, "chromaticity", lambda rng, t: (rng.integers(0, 256, (2 + t, 3 + 2 * t, 3)).astype(np.uint8),)),
 }
 
 
@@ -140,6 +152,22 @@ def test_a_preallocated_grid_filled_cell_by_cell_is_vectorised(tmp_path, case):
     args = make(rng, 0)
     if case == "depth_to_disparity":  # no rows at all: the tensor as made, of shape (0, w)
         _same(old(np.zeros((0, 5)), *args[1:]), new(np.zeros((0, 5)), *args[1:]))
+
+
+def test_unpacked_pixels_of_another_shape_run_the_nest_as_it_was(tmp_path):
+    """Four channels (the unpacking raises), two (it raises too) or a numpy subclass (a masked array): the original
+    nest runs, with its results or its error."""
+    source, name, _ = GRIDS["unpacked_pixels"]
+    old, new, result = vectorise(tmp_path, "import torch\n\n" + textwrap.dedent(source), name)
+    assert "if type(rgb) is np.ndarray and rgb.ndim == 3 and rgb.shape[2] == 3:" in result.files["mod.py"]
+    four = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+    for image in (four, four[..., :2]):
+        for fn in (old, new):
+            with pytest.raises(ValueError, match="unpack"):
+                fn(image)
+    masked = np.ma.masked_array(np.arange(2 * 2 * 3, dtype=np.uint8).reshape(2, 2, 3))  # not exactly an ndarray
+    _same(old(masked), new(masked))
+    _same(old(np.zeros((0, 4, 3), dtype=np.uint8)), new(np.zeros((0, 4, 3), dtype=np.uint8)))
 
 
 def test_nans_and_an_empty_range_keep_the_loops_values(tmp_path):

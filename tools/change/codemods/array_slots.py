@@ -20,6 +20,9 @@ A 2-D array made with a shape `(H, W)` and filled cell by cell in `for y in rang
 (`out[y, x] = e` or `out[y][x] = e`, the last statement of the inner body, perhaps under an `if`, after plain
 assignments) is said as rows appended per pass (`array_grid_as_rows`), which the translator reads as one comprehension
 over both axes; `grid_made` makes it the array again, reshaped to `(H, W)` so that a grid with no rows keeps its shape.
+A pixel unpacked in the inner body (`r, g, b = img[y, x]`) is read as its channels (`img[y, x][0]`, ...); the
+rewrite then runs only where `img` is a numpy array of three axes with exactly that many channels, as the unpacking
+required (`grid_guard`), and the original init and nest run where it is anything else.
 
 Taken only where that is exact: `np.zeros`/`np.ones`/`np.full` (or torch's) of the loop's own `range(N)`, made
 just before the loop (nothing between reads or sets it), a 1-D length (not a shape tuple), a fill value and dtype
@@ -95,7 +98,8 @@ def array_grid_as_rows(body: list[ast.stmt], k: int, taken: set[str]) -> list[as
     row = name_apart(f"{out}_row", taken | {n.id for n in ast.walk(loop) if isinstance(n, ast.Name)})
     value = _cell_value(inner.body[-1], out, loop.target.id, inner.target.id, ast.parse(fill, mode="eval").body)
     new_inner = copy.copy(inner)
-    new_inner.body = [*inner.body[:-1], _append(row, value, inner.body[-1])]
+    temps = [_split_pixel(stmt, loop.target.id, inner.target.id) or stmt for stmt in inner.body[:-1]]
+    new_inner.body = [*temps, _append(row, value, inner.body[-1])]
     start = ast.copy_location(ast.Assign(targets=[ast.Name(id=row, ctx=ast.Store())],
                                          value=ast.List(elts=[], ctx=ast.Load())), inner)
     new_loop = copy.copy(loop)
@@ -106,6 +110,55 @@ def array_grid_as_rows(body: list[ast.stmt], k: int, taken: set[str]) -> list[as
     restated = list(body)
     restated[j], restated[k] = ast.fix_missing_locations(init), new_loop
     return restated
+
+
+def _split_pixel(stmt: ast.stmt, y: str, x: str) -> ast.Assign | None:
+    """`r, g, b = img[y, x]` (or `img[y][x]`) as `r, g, b = img[y, x][0], img[y, x][1], img[y, x][2]` (`_` left out),
+    which the grid's rows read as channels; the rewrite takes it only where `img` is a numpy array whose pixels hold
+    exactly that many values (`grid_guard`), as the unpacking required."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+            and _pixel(stmt.value, y, x) is not None):
+        return None
+    names = stmt.targets[0].elts
+    if not all(isinstance(n, ast.Name) for n in names):
+        return None
+    kept = [(n, k) for k, n in enumerate(names) if n.id != "_"]
+    values = [ast.Subscript(value=copy.deepcopy(stmt.value), slice=ast.Constant(k), ctx=ast.Load()) for _, k in kept]
+    target = ast.Tuple(elts=[ast.Name(id=n.id, ctx=ast.Store()) for n, _ in kept], ctx=ast.Store())
+    return ast.fix_missing_locations(ast.copy_location(ast.Assign(
+        targets=[target], value=ast.Tuple(elts=values, ctx=ast.Load())), stmt))
+
+
+def _pixel(value: ast.expr, y: str, x: str) -> str | None:
+    """The array's text where `value` is `img[y, x]` or `img[y][x]` of a plain name or attribute, else None."""
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Tuple) \
+            and [ast.unparse(e) for e in value.slice.elts] == [y, x]:
+        base = value.value
+    elif isinstance(value, ast.Subscript) and isinstance(value.value, ast.Subscript) \
+            and [ast.unparse(value.value.slice), ast.unparse(value.slice)] == [y, x]:
+        base = value.value.value
+    else:
+        return None
+    return ast.unparse(base) if isinstance(base, (ast.Name, ast.Attribute)) else None
+
+
+def grid_guard(original: list[ast.stmt], k: int) -> tuple[str, str] | None:
+    """(the test the rewritten nest runs under, the original init and nest run where it fails) where the nest unpacks
+    pixels (`_split_pixel`): each array a numpy array of two axes and one of exactly as many values as the unpacking
+    names; else None."""
+    found = _grid(original, k)
+    if found is None:
+        return None
+    loop = original[k]
+    inner = loop.body[-1]
+    tests = []
+    for stmt in inner.body[:-1]:
+        if _split_pixel(stmt, loop.target.id, inner.target.id) is not None:
+            base, count = _pixel(stmt.value, loop.target.id, inner.target.id), len(stmt.targets[0].elts)
+            tests.append(f"type({base}) is np.ndarray and {base}.ndim == 3 and {base}.shape[2] == {count}")
+    if not tests:
+        return None
+    return " and ".join(dict.fromkeys(tests)), f"{ast.unparse(original[found[0]])}\n{ast.unparse(loop)}"
 
 
 def grid_made(original: list[ast.stmt], k: int) -> list[str]:

@@ -12,7 +12,13 @@ from __future__ import annotations
 import ast
 import copy
 
-from perfloop.tools.change.codemods.array_slots import array_grid_as_rows, array_made, array_slots_as_appends, grid_made
+from perfloop.tools.change.codemods.array_slots import (
+    array_grid_as_rows,
+    array_made,
+    array_slots_as_appends,
+    grid_guard,
+    grid_made,
+)
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.counts import counts_under_tail_ifs
 from perfloop.tools.change.codemods.fission import split_nest
@@ -101,6 +107,21 @@ def _fissioned(block: list[ast.stmt], k: int, nests: list[ast.For], whole: NotAp
                        remove=sorted(removed), notes=notes, before=before), inexact, [FISSION]
 
 
+def _guarded(rewrite: LoopRewrite, block: list[ast.stmt], k: int) -> LoopRewrite:
+    """The grid's rewrite under the test its unpacked pixels need (`array_slots.grid_guard`), the original init and
+    nest run where it fails; the rewrite as it is where it unpacks none."""
+    guard = grid_guard(block, k)
+    if guard is None:
+        return rewrite
+    test, original = guard
+    body = rewrite.lines if not rewrite.quiet else [
+        'with np.errstate(all="ignore"):\n' + "".join(f"    {part}\n" for line in rewrite.lines for part in line.splitlines())]
+    indent = lambda text: "".join(f"    {part}\n" for line in text for part in line.splitlines())  # noqa: E731
+    rewrite.lines = [f"if {test}:\n{indent(body)}else:\n{indent([original])}"]
+    rewrite.quiet = False
+    return rewrite
+
+
 def _for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, grid_rewrite):
     restated, rules = restated_loop(block, k, names)
     grid = appended_rows_as_grid(restated, k)
@@ -114,13 +135,14 @@ def _for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, g
             rewrite.remove = sorted({*rewrite.remove, grid[0]})
             rewrite.rule = ", ".join([*reversed(rules), "rows appended per pass as one grid", rewrite.rule])
             rewrite.lines += grid_made(block, k) if PREALLOCATED_GRID in rules else []
-            return rewrite, inexact, rules
+            return _guarded(rewrite, block, k) if PREALLOCATED_GRID in rules else rewrite, inexact, rules
     rewrite, inexact = loop_rewrite(restated)
     rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
     if PREALLOCATED_ARRAY in rules:  # the list the rewrite builds, made the array the loop filled
         rewrite.lines += array_made(block, k, names)
     if PREALLOCATED_GRID in rules:
         rewrite.lines += grid_made(block, k)
+        rewrite = _guarded(rewrite, block, k)
     if why:
         rewrite.notes.append(why)
     return rewrite, inexact, rules
