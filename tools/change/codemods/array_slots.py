@@ -53,9 +53,9 @@ def array_slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | Non
         return None
     j, out, fill, _, _ = found
     loop = body[k]
-    write = next(s for s in loop.body if _slot_value(s, out, loop.target.id) is not None)
+    write = next(s for s in loop.body if _slot_value(s, out, [loop.target.id]) is not None)
     at = loop.body.index(write)
-    value = _slot_value(write, out, loop.target.id, ast.parse(fill, mode="eval").body)
+    value = _slot_value(write, out, [loop.target.id], ast.parse(fill, mode="eval").body)
     new_body = []
     for stmt in loop.body[:at]:
         if isinstance(stmt, ast.If) and [type(s) for s in stmt.body] == [ast.Continue] and not stmt.orelse:
@@ -96,7 +96,7 @@ def array_grid_as_rows(body: list[ast.stmt], k: int, taken: set[str]) -> list[as
     j, out, fill, _, _ = found
     loop, inner = body[k], body[k].body[-1]
     row = name_apart(f"{out}_row", taken | {n.id for n in ast.walk(loop) if isinstance(n, ast.Name)})
-    value = _cell_value(inner.body[-1], out, loop.target.id, inner.target.id, ast.parse(fill, mode="eval").body)
+    value = _slot_value(inner.body[-1], out, [loop.target.id, inner.target.id], ast.parse(fill, mode="eval").body)
     new_inner = copy.copy(inner)
     temps = [_split_pixel(stmt, loop.target.id, inner.target.id) or stmt for stmt in inner.body[:-1]]
     new_inner.body = [*temps, _append(row, value, inner.body[-1])]
@@ -183,12 +183,11 @@ def _grid(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str],
         return None
     y, x = loop.target.id, inner.target.id
     write = inner.body[-1]
-    if _cell_value(write, None, y, x) is None or len(loop.body) == len(inner.body) == 1 and _copies(write) \
+    if _slot_value(write, None, [y, x]) is None or len(loop.body) == len(inner.body) == 1 and _copies(write) \
             or _reduces_windows(loop):
         return None
-    out = _cell_target(write).value.id if not isinstance(_cell_target(write).value, ast.Subscript) \
-        else _cell_target(write).value.value.id
-    others = [*loop.body[:-1], *inner.body[:-1], _cell_value(write, out, y, x), inner.iter]
+    out = _written(write)
+    others = [*loop.body[:-1], *inner.body[:-1], _slot_value(write, out, [y, x]), inner.iter]
     if any(out in names_loaded(s) | names_stored([s]) for s in others) or skips_a_pass(loop.body) \
             or not all(isinstance(s, ast.Assign) for s in [*loop.body[:-1], *inner.body[:-1]]) \
             or names_loaded(inner.iter) & names_stored([*loop.body[:-1], loop.target]) \
@@ -220,33 +219,6 @@ def _range(loop: ast.For) -> ast.expr | None:
     return None
 
 
-def _cell_target(stmt: ast.stmt) -> ast.Subscript:
-    return (stmt.body[0] if isinstance(stmt, ast.If) else stmt).targets[0]
-
-
-def _cell_value(stmt: ast.stmt, out: str | None, y: str, x: str, fill: ast.expr | None = None) -> ast.expr | None:
-    """As `_slot_value`, for a write `out[y, x] = e` or `out[y][x] = e`."""
-    def writes(node: ast.stmt) -> bool:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript)):
-            return False
-        target = node.targets[0]
-        if isinstance(target.slice, ast.Tuple):
-            base, index = target.value, [ast.unparse(e) for e in target.slice.elts]
-        elif isinstance(target.value, ast.Subscript):
-            base, index = target.value.value, [ast.unparse(target.value.slice), ast.unparse(target.slice)]
-        else:
-            return False
-        return isinstance(base, ast.Name) and (out is None or base.id == out) and index == [y, x]
-    if writes(stmt):
-        return stmt.value
-    if not (isinstance(stmt, ast.If) and len(stmt.body) == 1 and writes(stmt.body[0])):
-        return None
-    if stmt.orelse and not (len(stmt.orelse) == 1 and writes(stmt.orelse[0])):
-        return None
-    other = stmt.orelse[0].value if stmt.orelse else fill if fill is not None else ast.Constant(0)
-    return ast.IfExp(test=stmt.test, body=stmt.body[0].value, orelse=other)
-
-
 def _filled(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str], int] | None:
     """(the init's index, the array's name, its fill value's text, (module, dtype text), the first slot the loop
     writes) where `body[k]` fills a preallocated array as the module docstring says; else None."""
@@ -259,15 +231,15 @@ def _filled(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str
     if not (isinstance(first, ast.Constant) and type(first.value) is int and first.value >= 0):
         return None
     counter = loop.target.id
-    writes = [s for s in loop.body if _slot_value(s, None, counter) is not None]
+    writes = [s for s in loop.body if _slot_value(s, None, [counter]) is not None]
     if len(writes) != 1:
         return None
     write = writes[0]
-    out = (write.body[0] if isinstance(write, ast.If) else write).targets[0].value.id
+    out = _written(write)
     at = loop.body.index(write)
     if len(loop.body) == 1 and _copies(write) or _reduces_windows(loop):
         return None  # an element copied, or windows reduced: the gather or window rewrite takes the loop as it is
-    others = loop.body[:at] + loop.body[at + 1:] + [_slot_value(write, out, counter, ast.Constant(0))]
+    others = loop.body[:at] + loop.body[at + 1:] + [_slot_value(write, out, [counter], ast.Constant(0))]
     if any(out in names_loaded(s) | names_stored([s]) for s in others) or out in names_loaded(rng) \
             or names_loaded(rng.args[0]) & names_stored(loop.body) or skips_a_pass(loop.body[at + 1:]):
         return None
@@ -318,24 +290,36 @@ def _made(stmt: ast.stmt, out: str, length: ast.expr) -> tuple[str, tuple[str, s
     return fill_text, (module, ast.unparse(dtype) if dtype is not None else default)
 
 
-def _writes(stmt: ast.stmt, out: str | None, counter: str) -> bool:
-    """`out[counter] = value` (any name for `out` where it is None)."""
+def _writes(stmt: ast.stmt, out: str | None, counters: list[str]) -> bool:
+    """`out[c] = value`, `out[y, x] = value` or `out[y][x] = value` at the loop counters, in order (any name for `out`
+    where it is None)."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)):
         return False
-    target = stmt.targets[0]
-    return isinstance(target.value, ast.Name) and (out is None or target.value.id == out) \
-        and isinstance(target.slice, ast.Name) and target.slice.id == counter
+    base, index = stmt.targets[0], []
+    if isinstance(base.slice, ast.Tuple):
+        base, index = base.value, [ast.unparse(e) for e in base.slice.elts]
+    else:
+        while isinstance(base, ast.Subscript):
+            base, index = base.value, [ast.unparse(base.slice), *index]
+    return isinstance(base, ast.Name) and (out is None or base.id == out) and index == counters
 
 
-def _slot_value(stmt: ast.stmt, out: str | None, counter: str, fill: ast.expr | None = None) -> ast.expr | None:
-    """What the pass leaves in the slot: `e` of `out[counter] = e`, or of `if test: out[counter] = e` (`else:
-    out[counter] = e2`), as `e if test else fill` (`e2`); None for any other statement."""
-    if _writes(stmt, out, counter):
+def _written(stmt: ast.stmt) -> str:
+    """The array a `_slot_value` statement writes."""
+    base = (stmt.body[0] if isinstance(stmt, ast.If) else stmt).targets[0]
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    return base.id
+
+
+def _slot_value(stmt: ast.stmt, out: str | None, counters: list[str], fill: ast.expr | None = None) -> ast.expr | None:
+    """What the pass leaves in the slot: `e` of `out[counters] = e`, or of `if test: out[counters] = e` (`else:
+    out[counters] = e2`), as `e if test else fill` (`e2`); None for any other statement."""
+    if _writes(stmt, out, counters):
         return stmt.value
-    if not (isinstance(stmt, ast.If) and len(stmt.body) == 1 and _writes(stmt.body[0], out, counter)):
+    if not (isinstance(stmt, ast.If) and len(stmt.body) == 1 and _writes(stmt.body[0], out, counters)):
         return None
-    name = stmt.body[0].targets[0].value.id
-    if stmt.orelse and not (len(stmt.orelse) == 1 and _writes(stmt.orelse[0], name, counter)):
+    if stmt.orelse and not (len(stmt.orelse) == 1 and _writes(stmt.orelse[0], _written(stmt), counters)):
         return None
     other = stmt.orelse[0].value if stmt.orelse else fill if fill is not None else ast.Constant(0)
     return ast.IfExp(test=stmt.test, body=stmt.body[0].value, orelse=other)

@@ -71,6 +71,16 @@ class LoopRewrite:
     put once before the outermost enclosing loop (the function body's statement ``block[0]``)."""
 
 
+def indented(lines: list[str]) -> str:
+    """The statements `lines` (each one or more lines of text) as one block indented by four spaces."""
+    return "".join(f"    {part}\n" for line in lines for part in line.splitlines())
+
+
+def quiet_lines(lines: list[str]) -> list[str]:
+    """The lines as one `with np.errstate(all="ignore"):` block (a guarded loop's masked-out elements)."""
+    return [f'with np.errstate(all="ignore"):\n{indented(lines)}']
+
+
 @dataclass
 class FunctionRewrite:
     """What vectorising one function found: rewrites, refusals and whether results stay exact."""

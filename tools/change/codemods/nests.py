@@ -23,7 +23,15 @@ from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.counts import counts_under_tail_ifs
 from perfloop.tools.change.codemods.fission import split_nest
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
-from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, names_loaded, names_stored, read_before_rebound
+from perfloop.tools.change.codemods.loops import (
+    LoopRewrite,
+    dotted,
+    indented,
+    names_loaded,
+    names_stored,
+    quiet_lines,
+    read_before_rebound,
+)
 from perfloop.tools.change.codemods.restate import (
     continue_as_else,
     replace_names,
@@ -60,7 +68,6 @@ def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[
     return block, taken
 
 
-
 def for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, grid_rewrite):
     """(rewrite, inexact, restatements taken) of the `for` loop `block[k]`: restated (`restated_loop`), then as one
     grid where its rows are appended per pass (`appended_rows_as_grid`, through `grid_rewrite` of the new
@@ -88,11 +95,8 @@ def _fissioned(block: list[ast.stmt], k: int, nests: list[ast.For], whole: NotAp
             lines.append(ast.unparse(nest))
             why.append(str(error))
             continue
-        body = rewrite.lines
-        if rewrite.quiet or CONTINUE_AS_ELSE in own:  # both branches computed for every element: quietly
-            body = ['with np.errstate(all="ignore"):\n' + "".join(f"    {part}\n" for line in body
-                                                                 for part in line.splitlines())]
-        lines += body
+        # both branches computed for every element: quietly
+        lines += quiet_lines(rewrite.lines) if rewrite.quiet or CONTINUE_AS_ELSE in own else rewrite.lines
         removed |= set(rewrite.remove)
         notes += rewrite.notes
         inexact += more
@@ -114,10 +118,8 @@ def _guarded(rewrite: LoopRewrite, block: list[ast.stmt], k: int) -> LoopRewrite
     if guard is None:
         return rewrite
     test, original = guard
-    body = rewrite.lines if not rewrite.quiet else [
-        'with np.errstate(all="ignore"):\n' + "".join(f"    {part}\n" for line in rewrite.lines for part in line.splitlines())]
-    indent = lambda text: "".join(f"    {part}\n" for line in text for part in line.splitlines())  # noqa: E731
-    rewrite.lines = [f"if {test}:\n{indent(body)}else:\n{indent([original])}"]
+    body = quiet_lines(rewrite.lines) if rewrite.quiet else rewrite.lines
+    rewrite.lines = [f"if {test}:\n{indented(body)}else:\n{indented([original])}"]
     rewrite.quiet = False
     return rewrite
 

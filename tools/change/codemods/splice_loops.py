@@ -12,7 +12,7 @@ import libcst as cst
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.hot_function import functions
 from perfloop.tools.change.codemods.imports import add_import
-from perfloop.tools.change.codemods.loops import LoopRewrite
+from perfloop.tools.change.codemods.loops import LoopRewrite, quiet_lines
 from perfloop.tools.change.codemods.windows import with_helpers
 
 
@@ -27,7 +27,7 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
     def edit_block(statements: list, path: tuple[int, ...]) -> list:
         """The block at ``path`` with its rewrites applied, and the loops holding rewritten blocks edited inside."""
         mine = [r for r in rewrites if r.block == path]
-        replace = {r.end: _quiet(r.lines) if r.quiet else r.lines for r in mine}
+        replace = {r.end: quiet_lines(r.lines) if r.quiet else r.lines for r in mine}
         first: dict[int, dict[str, None]] = {}  # the function body's statement -> conversions put before it, once
         for r in rewrites if not path else ():
             first.setdefault(r.block[0] if r.block else -1, {}).update(dict.fromkeys(r.before))
@@ -74,12 +74,6 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
     if any("math." in line for r in rewrites for line in r.lines):  # a call kept in Python (with_math_names)
         edited = add_import(edited, "math")
     return edited
-
-
-def _quiet(lines: list[str]) -> list[str]:
-    """The lines as one `with np.errstate(all="ignore"):` block (a guarded loop's masked-out elements)."""
-    body = "".join(f"    {part}\n" for line in lines for part in line.splitlines())
-    return [f'with np.errstate(all="ignore"):\n{body}']
 
 
 def _import_numpy(module: cst.Module) -> cst.Module:
