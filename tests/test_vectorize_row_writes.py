@@ -56,6 +56,51 @@ CASES = {
                     valid[t, b] = True
             return batch, valid
     """, "time_major", lambda rng: ([rng.integers(0, 99, n).tolist() for n in (2, 12, 0, 6)], 6, -1)),
+    # an alignment collate: residues to ids through a dict with a default, a gap mask, padding cleared, per row of
+    # each sample's rows (values computed per element: the loop's header as a comprehension)
+    "alignment_lookup": ("""
+        import torch
+
+        RESIDUES = {c: i + 2 for i, c in enumerate("ACDEFGHIKLMNPQRSTVWY-")}
+
+        def collate(alignments, depth, length):
+            tokens = torch.full((len(alignments), depth, length), 0, dtype=torch.long)
+            gaps = torch.zeros((len(alignments), depth, length), dtype=torch.bool)
+            pad = torch.ones((len(alignments), depth, length), dtype=torch.bool)
+            for b, rows in enumerate(alignments):
+                for d, row in enumerate(rows[:depth]):
+                    for pos, ch in enumerate(row):
+                        tokens[b, d, pos] = RESIDUES.get(ch, 1)
+                        gaps[b, d, pos] = ch == "-"
+                        pad[b, d, pos] = False
+            return tokens, gaps, pad
+    """, "collate", lambda rng: ([["".join(rng.choice(list("ACDKLX-"), n)) for _ in range(k)]
+                                 for n, k in ((6, 3), (0, 1), (4, 2))], 2, 6)),
+    # standardised readings into a float32 array by index, `range(len(seq))`
+    "standardised_numpy": ("""
+        import numpy as np
+
+        def standardise(series, mean, std, width):
+            out = np.zeros((len(series), width), dtype=np.float32)
+            for b in range(len(series)):
+                seq = series[b]
+                for t in range(len(seq)):
+                    out[b, t] = (seq[t] - mean) / std if std > 0 else 0.0
+            return out
+    """, "standardise", lambda rng: ([rng.standard_normal(n).tolist() for n in (4, 0, 7)], 0.3, 1.7, 7)),
+    # characters as code points and positions from an offset, written `[b][t]`
+    "characters_and_positions": ("""
+        import torch
+
+        def encode_words(words, width, offset):
+            chars = torch.zeros(len(words), width, dtype=torch.int16)
+            positions = torch.full((len(words), width), -1, dtype=torch.long)
+            for b, word in enumerate(words):
+                for t, ch in enumerate(word[:width]):
+                    chars[b][t] = min(ord(ch.lower()) - 96, 40)
+                    positions[b, t] = t + offset
+            return chars, positions
+    """, "encode_words", lambda rng: (["Alpha", "", "ZULU-9", "b"], 5, 1)),
 }
 
 
@@ -89,13 +134,14 @@ def test_a_longer_sequence_than_the_row_raises_in_both_forms(tmp_path):
 
 
 REFUSED = {
-    "a looked-up value": ("ids[i, t] = vocab[tok]", "is not the loop's element or a value the loop does not change"),
     "a shifted index": ("ids[i, t + 1] = tok", "is not the loop's counter at one place"),
     "the counter twice": ("ids[t, t] = tok", "is not the loop's counter at one place"),
-    # int() of a float truncates before a float row would take it: not the element itself
-    "a call in the value": ("ids[i, t] = int(tok)", "is not the loop's element or a value the loop does not change"),
     "a call of an invariant": ("ids[i, t] = len(seqs)", "calls a function"),
     "another statement": ("ids[i, t] = tok\n        seen.append(tok)", "holds only `T[..., t, ...] = value`"),
+    # values computed per element may only compute: a function of the target's, a method that may change its object
+    "a function of its own": ("ids[i, t] = lookup(tok)", "calls lookup(), which may do more than compute"),
+    "a method that changes": ("ids[i, t] = seen.pop(tok)", "calls seen.pop(), which may do more than compute"),
+    "an assignment expression": ("ids[i, t] = (last := tok)", "holds `NamedExpr`"),
 }
 
 
@@ -132,6 +178,31 @@ def test_the_counter_read_after_the_loop_is_refused(tmp_path):
     """)
     with pytest.raises(NotApplicable, match=re_escape("`t` is read after the loop")):
         vectorise(tmp_path, source, "fill_lengths")
+
+
+def test_values_computed_per_element_are_the_loops_on_any_input(tmp_path):
+    """A looked-up value, int() of a float, a conditional: the comprehension computes the same Python values, and the
+    row's conversion is the one each write made (int16 from ints; a missing key raises in both)."""
+    source = textwrap.dedent("""
+        import torch
+
+        def fill(seqs, vocab):
+            ids = torch.zeros(len(seqs), 6, dtype=torch.long)
+            scaled = torch.zeros(len(seqs), 6, dtype=torch.int16)
+            for i, seq in enumerate(seqs):
+                for t, tok in enumerate(seq):
+                    ids[i, t] = vocab[tok]
+                    scaled[i, t] = int(tok * 2.5) if tok > 0 else -1
+            return ids, scaled
+    """)
+    old, new, result = vectorise(tmp_path, source, "fill")
+    assert "row writes" in result.summary and "for t, tok in enumerate(seq)]" in result.files["mod.py"]
+    vocab = {k: 3 * k + 1 for k in range(-3, 9)}
+    for seqs in ([[1, 2, 3], [], [-3, 8, 0, 4, 5, 6]], [[7, -2]], [[]]):
+        _same(old(seqs, vocab), new(seqs, vocab))
+    for fn in (old, new):
+        with pytest.raises(KeyError):
+            fn([[1, 99]], vocab)
 
 
 def test_a_tensor_row_of_floats_into_a_long_tensor_truncates_as_each_write_did(tmp_path):

@@ -36,8 +36,14 @@ is one slice write per statement, the sequence converted once to the target's dt
     attention[i, :len(q)] = 1
 
 The counter must be one position of the written index (the others the loop never changes), the value the loop's
-element, `seq[t]`, or a value the loop does not change. A sequence longer than the row raises in both forms (an
-IndexError part-way through the loop, a shape error before any write).
+element, `seq[t]`, a value the loop does not change, or a value computed from the element by builtins that only
+compute, a mapping's `.get`, string methods and math.* (`tokens[b, t] = VOCAB.get(ch, UNK)`, `gaps[b, t] = ch == "-"`):
+that one is the loop's own header as a comprehension, `[VOCAB.get(ch, UNK) for t, ch in enumerate(seq)]`, the same
+Python values in the same order, converted once to the target's dtype as each write converted its own (a
+per-element tensor write costs microseconds; the comprehension's element, a tenth of one). Each statement reads the
+sequence again, so it must be a sequence, not an iterator (`len(seq)` sizes the slice; replay sees one that is not).
+A sequence longer than the row raises in both forms (an IndexError part-way through the loop, a shape error before
+any write).
 """
 from __future__ import annotations
 
@@ -46,7 +52,15 @@ from dataclasses import dataclass
 
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loop_checks import refuse_effects
-from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, identifier, names_loaded, read_before_rebound
+from perfloop.tools.change.codemods.loops import (
+    EXACT_MATH,
+    INEXACT_MATH,
+    LoopRewrite,
+    dotted,
+    identifier,
+    names_loaded,
+    read_before_rebound,
+)
 
 _PURE_CALLS = {"len", "range", "enumerate", "int", "float"}
 _CONVERSIONS = {"int": ".astype(np.int64)", "float": ".astype(np.float64)"}
@@ -166,9 +180,11 @@ def row_write_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewr
                                 "write spread its value over the rest, which one row write would not")
         rows = ast.unparse(seq) if _is_element(stmt.value, value, seq, counter) else None
         if rows is None and names_loaded(stmt.value) & loop_vars:
-            raise NotApplicable(f"line {stmt.lineno}: `{ast.unparse(stmt.value)}` is not the loop's element or a "
-                                "value the loop does not change")
-        if any(isinstance(n, ast.Call) for n in ast.walk(stmt.value)):
+            # A value computed per element (`AA_TO_ID.get(ch, UNK)`, `ch == GAP`): the loop's own header as a
+            # comprehension, the same Python values in the same order, converted once instead of per write.
+            _refuse_per_element(stmt.value, written_by(loop))
+            rows = f"[{ast.unparse(stmt.value)} for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}]"
+        elif rows is None and any(isinstance(n, ast.Call) for n in ast.walk(stmt.value)):
             raise NotApplicable(f"line {stmt.lineno}: `{ast.unparse(stmt.value)}` calls a function")
         slot = index.replace("\0", f":len({ast.unparse(seq)})")
         lines.append(f"{base}[{slot}] = {_converted(base, rows, _target_kind(fn_body[:k], base), names)}"
@@ -181,6 +197,41 @@ def row_write_loop(fn_body: list[ast.stmt], k: int, names: set[str]) -> LoopRewr
         raise NotApplicable(f"{where}: `{sorted(leaked)[0]}` is read after the loop, where it holds the last "
                             "element's value")
     return LoopRewrite(start=k, end=k, lines=lines, rule="row writes")
+
+
+# What a value computed per element of a row write may call: builtins that only compute, a mapping's `.get`, string
+# methods that make a new value, and math's functions (each call made once per element, as the loop made it).
+_ROW_BUILTINS = frozenset({"abs", "min", "max", "float", "int", "bool", "len", "ord", "chr", "str", "round"})
+_ROW_METHODS = frozenset({"get", "lower", "upper", "casefold", "strip", "lstrip", "rstrip", "isdigit", "isalpha",
+                          "isspace", "isupper", "islower", "startswith", "endswith"})
+
+
+def written_by(loop: ast.For) -> set[str]:
+    """The dotted names of the arrays a row-write loop writes."""
+    return {dotted(s.targets[0].value if not isinstance(s.targets[0].value, ast.Subscript)
+                   else s.targets[0].value.value) for s in loop.body}
+
+
+def _refuse_per_element(node: ast.expr, written: set[str]) -> None:
+    """Refuse a per-element value that could do more than compute: a call outside the lists above, a `.get` of
+    something the loop writes, an assignment expression, a lambda or a nested generator."""
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom, ast.GeneratorExp)):
+            raise NotApplicable(f"line {sub.lineno}: `{ast.unparse(node)}` holds `{type(sub).__name__}`; a value "
+                                "written per element is computed again by a comprehension only where it only reads")
+        if not isinstance(sub, ast.Call):
+            continue
+        name = dotted(sub.func)
+        if isinstance(sub.func, ast.Name) and name in _ROW_BUILTINS:
+            continue
+        if name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH:
+            continue
+        if isinstance(sub.func, ast.Attribute) and sub.func.attr in _ROW_METHODS \
+                and dotted(sub.func.value) not in written:
+            continue
+        raise NotApplicable(f"line {sub.lineno}: `{ast.unparse(node)}` calls {name or ast.unparse(sub.func)}(), "
+                            "which may do more than compute; a row write computes its values with builtins, "
+                            "`.get` of a mapping, string methods and math.* only")
 
 
 def _row_header(loop: ast.For) -> tuple[str, str | None, ast.expr]:
