@@ -119,6 +119,43 @@ GRIDS = {
                     chroma[y, x] = (float(r) - float(g)) / (float(r) + float(g) + 1.0)
             return chroma
     """, "chromaticity", lambda rng, t: (rng.integers(0, 256, (2 + t, 3 + 2 * t, 3)).astype(np.uint8),)),
+    # a 3x3 Sobel magnitude over the inner pixels of a float image (`range(1, h - 1)`): the border keeps its zeros
+    "sobel_inner": ("""
+        def sobel(img):
+            h, w = img.shape
+            mag = np.zeros((h, w))
+            for y in range(1, h - 1):
+                for x in range(1, w - 1):
+                    gx = (img[y - 1, x + 1] + 2.0 * img[y, x + 1] + img[y + 1, x + 1]) \\
+                        - (img[y - 1, x - 1] + 2.0 * img[y, x - 1] + img[y + 1, x - 1])
+                    gy = img[y + 1, x] - img[y - 1, x]
+                    mag[y, x] = math.sqrt(gx * gx + gy * gy)
+            return mag
+    """, "sobel", lambda rng, t: (rng.random((3 + t, 4 + 2 * t)) * 255.0,)),
+    # a 5-point Laplacian two pixels in from each edge of a uint8 image, int() reads, into float32 filled with -1
+    "laplacian_margin": ("""
+        def laplacian(gray, margin_value):
+            rows, cols = gray.shape
+            lap = np.full((rows, cols), margin_value, dtype=np.float32)
+            for r in range(2, rows - 2):
+                for c in range(2, cols - 2):
+                    centre = int(gray[r, c])
+                    lap[r, c] = int(gray[r - 2, c]) + int(gray[r + 2, c]) + int(gray[r, c - 2]) \\
+                        + int(gray[r, c + 2]) - 4 * centre
+            return lap
+    """, "laplacian", lambda rng, t: (rng.integers(0, 256, (4 + t, 5 + t)).astype(np.uint8), -1.0)),
+    # squared horizontal and vertical differences from the second row and column on, the stops the array's own
+    "difference_energy": ("""
+        def difference_energy(frame):
+            n_rows, n_cols = frame.shape
+            energy = np.zeros((n_rows, n_cols), dtype=np.float64)
+            for i in range(1, n_rows):
+                for j in range(1, n_cols):
+                    dx = frame[i, j] - frame[i, j - 1]
+                    dy = frame[i, j] - frame[i - 1, j]
+                    energy[i, j] = dx * dx + dy * dy
+            return energy
+    """, "difference_energy", lambda rng, t: (rng.standard_normal((2 + t, 3 + t)),)),
 }
 
 
@@ -152,6 +189,25 @@ def test_a_preallocated_grid_filled_cell_by_cell_is_vectorised(tmp_path, case):
     args = make(rng, 0)
     if case == "depth_to_disparity":  # no rows at all: the tensor as made, of shape (0, w)
         _same(old(np.zeros((0, 5)), *args[1:]), new(np.zeros((0, 5)), *args[1:]))
+
+
+def test_a_grid_over_inner_cells_keeps_its_border_on_any_size(tmp_path):
+    """Frames too small for any inner cell (the ranges empty, or a stop below the start), and none at all: the array
+    as made; a NaN gives the loop's values."""
+    source, name, _ = GRIDS["sobel_inner"]
+    old, new, result = vectorise(tmp_path, "import torch\n\n" + textwrap.dedent(source), name)
+    assert "mag[1:1 + " in result.files["mod.py"], result.files["mod.py"]
+    for shape in ((0, 0), (1, 1), (2, 5), (5, 2), (3, 3), (0, 4)):
+        frame = np.arange(float(shape[0] * shape[1])).reshape(shape)
+        _same(old(frame), new(frame))
+    frame = np.random.default_rng(3).random((6, 7))
+    frame[2, 3] = np.nan
+    _same(old(frame), new(frame))
+    source, name, _ = GRIDS["laplacian_margin"]
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(source), name)
+    for shape in ((4, 9), (3, 3), (5, 5)):
+        gray = np.full(shape, 7, dtype=np.uint8)
+        _same(old(gray, 2.5), new(gray, 2.5))
 
 
 def test_unpacked_pixels_of_another_shape_run_the_nest_as_it_was(tmp_path):

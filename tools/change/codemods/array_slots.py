@@ -20,6 +20,10 @@ A 2-D array made with a shape `(H, W)` and filled cell by cell in `for y in rang
 (`out[y, x] = e` or `out[y][x] = e`, the last statement of the inner body, perhaps under an `if`, after plain
 assignments) is said as rows appended per pass (`array_grid_as_rows`), which the translator reads as one comprehension
 over both axes; `grid_made` makes it the array again, reshaped to `(H, W)` so that a grid with no rows keeps its shape.
+A numpy grid filled over an inner region, `for y in range(a, s): for x in range(c, t):` with `a` and `c` literal ints
+(a 3x3 stencil's `range(1, h - 1)`, its border left as made), is made as before after the nest, and the rows written
+into `out[a:a + ny, c:c + nx]`, `ny = len(range(a, s))` (a stop past the array raises in both forms: an IndexError in
+the loop, a shape error in the write).
 A pixel unpacked in the inner body (`r, g, b = img[y, x]`) is read as its channels (`img[y, x][0]`, ...); the
 rewrite then runs only where `img` is a numpy array of three axes with exactly that many channels, as the unpacking
 required (`grid_guard`), and the original init and nest run where it is anything else.
@@ -93,7 +97,7 @@ def array_grid_as_rows(body: list[ast.stmt], k: int, taken: set[str]) -> list[as
     found = _grid(body, k)
     if found is None:
         return None
-    j, out, fill, _, _ = found
+    j, out, fill = found[:3]
     loop, inner = body[k], body[k].body[-1]
     row = name_apart(f"{out}_row", taken | {n.id for n in ast.walk(loop) if isinstance(n, ast.Name)})
     value = _slot_value(inner.body[-1], out, [loop.target.id, inner.target.id], ast.parse(fill, mode="eval").body)
@@ -161,26 +165,38 @@ def grid_guard(original: list[ast.stmt], k: int) -> tuple[str, str] | None:
     return " and ".join(dict.fromkeys(tests)), f"{ast.unparse(original[found[0]])}\n{ast.unparse(loop)}"
 
 
-def grid_made(original: list[ast.stmt], k: int) -> list[str]:
-    """The line that makes the 2-D array again from the rows appended, after the nest's rewrite, where
-    `array_grid_as_rows` restated `original[k]` (reshaped, so that no rows still give its shape); else none."""
+def grid_made(original: list[ast.stmt], k: int, taken: set[str]) -> list[str]:
+    """The lines that make the 2-D array again from the rows appended, after the nest's rewrite, where
+    `array_grid_as_rows` restated `original[k]` (reshaped, so that no rows still give its shape; a nest from
+    `range(a, s)` and `range(c, t)` writes them into the array made as before, from cell (a, c)); else none.
+    `taken`: names in use."""
     found = _grid(original, k)
     if found is None:
         return []
-    _, out, _, (module, dtype), shape = found
-    return [f"{out} = {module}.{'array' if module == 'np' else 'tensor'}({out}, dtype={dtype}).reshape({shape})"]
+    j, out, _, (module, dtype), shape, inside = found
+    if inside is None:
+        return [f"{out} = {module}.{'array' if module == 'np' else 'tensor'}({out}, dtype={dtype}).reshape({shape})"]
+    # Cells from (a, c) on: the array made as before, the rows written into as many of its rows and columns as the
+    # ranges gave (len(range(a, s)), never a slice's reading of a negative stop), the rest keeping their fill.
+    (a, stop_y), (c, stop_x) = inside
+    rows, ny, nx = (name_apart(f"{out}_{part}", taken) for part in ("rows", "ny", "nx"))
+    return [f"{ny}, {nx} = len(range({a}, {stop_y})), len(range({c}, {stop_x}))",
+            f"{out}, {rows} = {ast.unparse(original[j].value)}, np.array({out}, dtype={dtype}).reshape({ny}, {nx})",
+            f"{out}[{a}:{a} + {ny}, {c}:{c} + {nx}] = {rows}"]
 
 
-def _grid(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str], str] | None:
-    """(the init's index, the array's name, its fill's text, (module, dtype), its shape's text) where `body[k]` is a
-    nest that fills a preallocated 2-D array as `array_grid_as_rows` says; else None."""
+def _grid(body: list[ast.stmt], k: int) -> tuple | None:
+    """(the init's index, the array's name, its fill's text, (module, dtype), its shape's text, the nest's (start,
+    stop text) per axis where it fills less than the whole array, else None) where `body[k]` is a nest that fills
+    a preallocated 2-D array as `array_grid_as_rows` says; else None."""
     loop = body[k]
     if not (isinstance(loop, ast.For) and loop.body and isinstance(loop.body[-1], ast.For)):
         return None
     inner = loop.body[-1]
-    ranges = [_range(loop), _range(inner)]
-    if None in ranges or not inner.body:
+    bounds = [_range(loop), _range(inner)]
+    if None in bounds or not inner.body:
         return None
+    ranges = [stop for _, stop in bounds]
     y, x = loop.target.id, inner.target.id
     write = inner.body[-1]
     if _slot_value(write, None, [y, x]) is None or len(loop.body) == len(inner.body) == 1 and _copies(write) \
@@ -199,24 +215,29 @@ def _grid(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str],
             continue
         shape = stmt.value.args[0] if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
             and stmt.value.args else None
-        if not (isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 2
-                and [ast.dump(e) for e in shape.elts] == [ast.dump(r) for r in ranges]):
+        if not (isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 2):
             return None
+        whole = [ast.dump(e) for e in shape.elts] == [ast.dump(r) for r in ranges] and bounds[0][0] == bounds[1][0] == 0
         made = _made(stmt, out, shape)
         if made is None or any(names_loaded(stmt.value) & names_stored([s]) for s in body[j + 1:k]) \
-                or names_loaded(stmt.value) & names_stored(loop.body):
+                or names_loaded(stmt.value) & names_stored(loop.body) or not whole and made[1][0] != "np" \
+                or not whole and (names_loaded(loop.iter) | names_loaded(inner.iter)) & names_stored([loop]):
             return None
-        return j, out, made[0], made[1], ast.unparse(shape).strip("()[]")
+        inside = None if whole else tuple((start, ast.unparse(stop)) for start, stop in bounds)
+        return j, out, made[0], made[1], ast.unparse(shape).strip("()[]"), inside
     return None
 
 
-def _range(loop: ast.For) -> ast.expr | None:
-    """N of `for v in range(N)`, else None."""
+def _range(loop: ast.For) -> tuple[int, ast.expr] | None:
+    """(a, N) of `for v in range(a, N)` with `a` a literal int from 0, (0, N) of `range(N)`; else None."""
     rng = loop.iter
-    if isinstance(rng, ast.Call) and dotted(rng.func) == "range" and len(rng.args) == 1 and not rng.keywords \
-            and isinstance(loop.target, ast.Name) and not loop.orelse:
-        return rng.args[0]
-    return None
+    if not (isinstance(rng, ast.Call) and dotted(rng.func) == "range" and 1 <= len(rng.args) <= 2
+            and not rng.keywords and isinstance(loop.target, ast.Name) and not loop.orelse):
+        return None
+    first = rng.args[0] if len(rng.args) == 2 else ast.Constant(0)
+    if not (isinstance(first, ast.Constant) and type(first.value) is int and first.value >= 0):
+        return None
+    return first.value, rng.args[-1]
 
 
 def _filled(body: list[ast.stmt], k: int) -> tuple[int, str, str, tuple[str, str], int] | None:

@@ -136,14 +136,14 @@ def _for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, g
         else:
             rewrite.remove = sorted({*rewrite.remove, grid[0]})
             rewrite.rule = ", ".join([*reversed(rules), "rows appended per pass as one grid", rewrite.rule])
-            rewrite.lines += grid_made(block, k) if PREALLOCATED_GRID in rules else []
+            rewrite.lines += grid_made(block, k, names) if PREALLOCATED_GRID in rules else []
             return _guarded(rewrite, block, k) if PREALLOCATED_GRID in rules else rewrite, inexact, rules
     rewrite, inexact = loop_rewrite(restated)
     rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
     if PREALLOCATED_ARRAY in rules:  # the list the rewrite builds, made the array the loop filled
         rewrite.lines += array_made(block, k, names)
     if PREALLOCATED_GRID in rules:
-        rewrite.lines += grid_made(block, k)
+        rewrite.lines += grid_made(block, k, names)
         rewrite = _guarded(rewrite, block, k)
     if why:
         rewrite.notes.append(why)
