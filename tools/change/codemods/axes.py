@@ -307,14 +307,14 @@ class AxisRules:
             self.env[target.id] = Val(self.as_array(iterable), 1)
             return
         if isinstance(target, ast.Tuple) and target.elts and all(isinstance(e, ast.Name) for e in target.elts) \
-                and not call:
+                and (not call or is_tolist(iterable)):
             self.bind_columns(target, iterable)
             return
         raise NotApplicable(f"line {iterable.lineno}: loop over `{ast.unparse(iterable)}` with target "
                             f"`{ast.unparse(target)}` is not a form the vectoriser knows")
 
     def bind_columns(self, target: ast.Tuple, iterable: ast.AST) -> None:
-        """`for a, b in pairs`: each position of the tuples is a column array, read with its own dtype.
+        """`for a, b in pairs` (or `in xyz.tolist()`): each position of the tuples is a column, of its own dtype.
 
         `zip(*pairs, strict=True)` unpacks like the loop did (a tuple of another length
         raises); each column keeps its element type (ints stay ints), so `float()` of one
