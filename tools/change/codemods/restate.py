@@ -438,6 +438,31 @@ def continue_as_else(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
     return None
 
 
+def appends_under_tail_if(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
+    """The loop `body[k]` whose pass ends in an `if` that appends (a filter) said with a guard, or None.
+
+    `if eta[i - 1] < 0.0 <= eta[i]: frac = ...; crossings.append((i, t))`, the last statement of the pass with no
+    `else`, is `if not (eta[i - 1] < 0.0 <= eta[i]): continue` followed by its body: nothing follows it in the pass,
+    so skipping the rest of the pass is skipping its body, and the test is evaluated once, where it was. The
+    translator reads a guard as a mask, which keeps only the appended values of the elements that got past it (it
+    refuses an append, or a record built per element, on one branch of an if/else). Taken where the `if` body is
+    only assignments to names and appends, at least one of them an append.
+    """
+    loop = body[k]
+    if not isinstance(loop, ast.For) or loop.orelse or not loop.body:
+        return None
+    last = loop.body[-1]
+    if not (isinstance(last, ast.If) and not last.orelse and any(_appends(s) for s in last.body)
+            and all(_appends(s) or isinstance(s, ast.Assign) and all(isinstance(n, (ast.Name, ast.Tuple))
+                                                                    for n in s.targets) for s in last.body)):
+        return None
+    skip = ast.copy_location(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=last.test),
+                                    body=[ast.copy_location(ast.Continue(), last)], orelse=[]), last)
+    new_loop = copy.copy(loop)
+    new_loop.body = [*loop.body[:-1], ast.fix_missing_locations(skip), *last.body]
+    return [*body[:k], new_loop, *body[k + 1:]]
+
+
 def _appends(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
         and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "append"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from perfloop.tools.change.codemods.axes import AxisRules
 from perfloop.tools.change.codemods.base import NotApplicable
@@ -501,7 +502,9 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
                         if val.depth != self.depth:
                             raise NotApplicable(f"line {stmt.lineno}: the value appended to `{name}` does not vary "
                                                 "along the loop")
-                        appended[name] = Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)
+                        # a record per element (`(i, t)`) is made again from its fields where `keep` holds
+                        appended[name] = replace(val, mask=keep) if val.record else \
+                            Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)
         return found
 
 def _held_table(node: ast.AST) -> bool:

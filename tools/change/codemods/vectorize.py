@@ -437,7 +437,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     for out, val in appended.items():
         if val.depth != 1:
             raise NotApplicable(f"line {loop.lineno}: the value appended to `{out}` does not vary along the loop")
-        t.lines.append(f"{out} = {t.record_list(val) if val.record else f'{t.atom(val.src)}.tolist()'}")
+        t.lines.append(f"{out} = {t.record_list(val, val.mask) if val.record else f'{t.atom(val.src)}.tolist()'}")
     leaked = {name for name in stored - set(found) if read_before_rebound(name, body[k + 1:])}
     if leaked:
         raise NotApplicable(f"line {loop.lineno}: `{sorted(leaked)[0]}` is read after the loop, where it holds "
