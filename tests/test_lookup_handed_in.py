@@ -1,9 +1,10 @@
 """`.index(v)` on a list a dataset is handed by its callers (`self.vocab = vocab`): answered from a dict where every
 construction in the target's files passes a new list the caller only reads afterwards (`handed_in.py`).
 
-Three differently written hand-overs (none an eval target's): a script's `main` builds the vocabulary with a
+Four differently written hand-overs (none an eval target's): a script's `main` builds the vocabulary with a
 function of its own and passes it by position; a loader factory in another file passes a sorted label list by
-keyword; module-level code passes a comprehension. Each refusal names the mention that may share or change the list.
+keyword; module-level code passes a comprehension; a corpus object's `__init__` hands on (and keeps) the list its own
+caller made. Each refusal names the mention that may share or change the list.
 """
 from __future__ import annotations
 
@@ -81,6 +82,54 @@ CALLERS = {
             ds = Tagged(rows, vocab)
             vocab.append("<unk>")
             return ds
+    """, "may change or share `vocab`"),
+    # a corpus object hands the vocabulary its own callers made on to the dataset, and keeps it (only read)
+    "an_init_hands_it_on": ("""
+        from data import Tagged
+
+
+        class Corpus:
+            def __init__(self, rows, vocab):
+                self.vocab = vocab
+                self.tagged = Tagged(rows, vocab)
+
+            def size(self):
+                return len(self.vocab)
+
+
+        def main(rows):
+            vocab = sorted(set(" ".join(rows).split()))
+            return Corpus(rows, vocab)
+    """, None),
+    "an_init_changes_what_it_hands_on": ("""
+        from data import Tagged
+
+
+        class Corpus:
+            def __init__(self, rows, vocab):
+                vocab.append("<pad>")
+                self.tagged = Tagged(rows, vocab)
+
+
+        def main(rows):
+            vocab = sorted(set(" ".join(rows).split()))
+            return Corpus(rows, vocab)
+    """, "may change or share `vocab`"),
+    "an_init_hands_on_a_list_its_caller_shares": ("""
+        from data import Tagged
+
+        SHARED = []
+
+
+        class Corpus:
+            def __init__(self, rows, vocab):
+                self.tagged = Tagged(rows, vocab)
+
+
+        def main(rows):
+            vocab = sorted(set(" ".join(rows).split()))
+            SHARED.append(vocab)
+            return Corpus(rows, vocab)
     """, "may change or share `vocab`"),
     "caller_passes_its_parameter": ("""
         from data import Tagged

@@ -20,15 +20,20 @@ from __future__ import annotations
 import ast
 
 FRESH_BUILDERS = frozenset({"list", "tuple", "sorted"})
+HAND_ON = 2
+"""How many `__init__`s a list may be handed on through, each keeping or passing its parameter."""
 BUILDING_METHODS = frozenset({"append", "extend", "insert", "sort", "reverse"})
 """What a function may do to the list it makes before handing it back (it is its own until then)."""
 
 
 def handed_in_refusal(cls: ast.ClassDef, init: ast.FunctionDef, param: str, modules: dict[str, ast.Module],
-                      reading) -> str | None:
+                      reading, depth: int = 0) -> str | None:
     """Why the list passed to `cls(...)` as `param` may be shared or changed by its callers, or None where every
     construction in `modules` passes a new list its scope only reads. `reading(node, parent, parents)`: whether a
-    mention only reads (lookup_index's reading of a mention)."""
+    mention only reads (lookup_index's reading of a mention). A caller that is another class's `__init__` handing
+    on a parameter of its own (`self.featurize = Featurizer(rows)`) is read the same way, up to HAND_ON deep: that
+    `__init__` may only read it, pass it on, or keep it as `self.<attr>` (which `lookup_index` then checks is only
+    read, as it checks the list's own attribute), and its own callers must make it."""
     params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
     if param not in params or init.args.vararg or init.args.kwarg:
         return f"`{param}` is not a plain parameter of {cls.name}.__init__"
@@ -52,9 +57,48 @@ def handed_in_refusal(cls: ast.ClassDef, init: ast.FunctionDef, param: str, modu
                 if not isinstance(arg, ast.Name):
                     return f"{where}: `{ast.unparse(arg)[:40]}` is passed as `{param}`, not a name bound to a new list"
                 why = _made_and_read(arg.id, scope, call, functions, parents, reading)
+                owner = _init_owner(scope, modules) if why and depth < HAND_ON else None
+                if owner is not None and arg.id in _params(scope):
+                    why = _handed_on(arg.id, scope, call, parents, reading) \
+                        or handed_in_refusal(owner, scope, arg.id, modules, reading, depth + 1)
                 if why:
                     return f"{where}: {why}"
     return None if built else f"{cls.name} is built nowhere in the target's files this reading can see"
+
+
+def _params(fn: ast.FunctionDef) -> list[str]:
+    return [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+
+
+def _init_owner(scope: ast.AST, modules: dict[str, ast.Module]) -> ast.ClassDef | None:
+    """The class whose `__init__` `scope` is, else None."""
+    if not (isinstance(scope, ast.FunctionDef) and scope.name == "__init__"):
+        return None
+    return next((c for tree in modules.values() for c in ast.walk(tree)
+                 if isinstance(c, ast.ClassDef) and scope in c.body), None)
+
+
+def _handed_on(name: str, scope: ast.FunctionDef, call: ast.Call, parents: dict, reading) -> str | None:
+    """Why `__init__` may change or share its parameter `name` other than by the call `call` or `self.<attr> =
+    name`, or None."""
+    for node in _nodes(scope):
+        if not (isinstance(node, ast.Name) and node.id == name) or node in call.args \
+                or any(k.value is node for k in call.keywords):
+            continue
+        parent = parents.get(id(node))
+        if not isinstance(node.ctx, ast.Load):
+            return f"line {node.lineno}: `{name}` is bound again in {scope.name}"
+        if kept_on_self(node, parent) or reading(node, parent, parents):
+            continue
+        return f"line {node.lineno}: `{ast.unparse(parent or node)[:50]}` may change or share `{name}`"
+    return None
+
+
+def kept_on_self(node: ast.AST, parent: ast.AST | None) -> bool:
+    """`self.<attr> = name`: the object keeps the list, which `lookup_index` checks is only read."""
+    return isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
+        and isinstance(parent.targets[0], ast.Attribute) and isinstance(parent.targets[0].value, ast.Name) \
+        and parent.targets[0].value.id == "self"
 
 
 def _names_class(func: ast.expr, name: str) -> bool:

@@ -26,6 +26,9 @@ A call is rewritten only where the list is one the target makes once and never c
 - `NAME.index(v)` where NAME is a module-level table the target binds once to such a list and never
   changes (`determinism.constant_table`), in the hot file or imported from the target's own module.
 
+A scan of such a list by one key (`[r for r in self.rows if r["customer"] == cid ...]`) walks only the rows of that
+key (`keyed_scans.py`), under the same judgement of the list.
+
 A local list the function builds by appends and searches (`try: s = nodes.index(u)` / `except ValueError:
 nodes.append(u)`) keeps its positions beside it instead (`growing_index.py`).
 
@@ -42,6 +45,7 @@ from perfloop.tools.change.codemods.growing_index import GROWING_HELPERS, growin
 from perfloop.tools.change.codemods.handed_in import handed_in_refusal, new_list
 from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files, sampled_helpers
 from perfloop.tools.change.codemods.imports import after_imports_text, import_paths
+from perfloop.tools.change.codemods.keyed_scans import KEYED, KEYED_SOURCE, key_written, keyed_edit, keyed_scans
 
 HELPER = "_index_of"
 CONTAINS = "_is_listed"
@@ -128,11 +132,17 @@ def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
     paths = import_paths([tree])
     paths.update((n.id, f"{file.removesuffix('.py').replace('/', '.')}.{n.id}")
                  for stmt in tree.body if isinstance(stmt, ast.Assign) for n in stmt.targets if isinstance(n, ast.Name))
-    sites, refusals, seen, growing = [], [], set(), []
+    sites, refusals, seen, growing, keyed = [], [], set(), [], []
     for fn in scanned:
         if id(fn) in seen or fn.name == "__init__":  # a list __init__ builds changes while it runs
             continue
         seen.add(id(fn))
+        for table, key, value, by_attr, scan in keyed_scans(fn):
+            reason = _refusal(table, classes.get(id(fn)), modules, paths) or key_written(key, by_attr, modules)
+            if reason is None:
+                keyed.append((scan, keyed_edit(text, table, key, value, by_attr), ast.unparse(table)))
+            else:
+                refusals.append(f"line {scan.lineno} scan of `{ast.unparse(table)}` by a key: {reason}")
         kept, why_not = growing_lists(fn)
         growing += kept
         refusals += [f"{fn.name}: {why}" for why in why_not]
@@ -146,24 +156,31 @@ def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
                 sites.append(node)
             else:
                 refusals.append(f"line {node.lineno} `{ast.unparse(node)}`: {reason}")
-    if not sites and not growing:
-        raise NotApplicable("index_lookup_tables: no `.index(v)` or `v in` on a list the target never changes, or "
-                            f"builds by appends only, in the per-sample path of {file}"
-                            + (": " + "; ".join(refusals[:4]) if refusals else ""))
+    if not sites and not growing and not keyed:
+        raise NotApplicable("index_lookup_tables: no `.index(v)` or `v in` on a list the target never changes, no "
+                            f"list it builds by appends only, and no scan of a fixed table by a key, in the per-sample "
+                            f"path of {file}" + (": " + "; ".join(refusals[:4]) if refusals else ""))
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    new = _splice(text, sites, growing_edits(text, growing, taken))
+    new = _splice(text, sites, [*growing_edits(text, growing, taken), *(edit for _, edit, _ in keyed)])
     if f"def {HELPER}(" not in text:
-        new = after_imports_text(new, HELPER_SOURCE + (GROWING_HELPERS if growing else ""))
-    elif growing and "def _index_kept(" not in text:
-        new = after_imports_text(new, GROWING_HELPERS.lstrip("\n"))
+        new = after_imports_text(new, HELPER_SOURCE + (GROWING_HELPERS if growing else "")
+                                 + ("\n\n" + KEYED_SOURCE if keyed else ""))
+    else:
+        if growing and "def _index_kept(" not in text:
+            new = after_imports_text(new, GROWING_HELPERS.lstrip("\n"))
+        if keyed and f"def {KEYED}(" not in text:
+            new = after_imports_text(new, KEYED_SOURCE)
     ast.parse(new)
     lists = sorted({ast.unparse(_site_list(site)) for site in sites} | {f"{plan.name} (built by appends)"
-                                                                         for plan in growing})
-    sites = sites + [site for plan in growing for site in plan.searches]
+                                                                         for plan in growing}
+                   | {f"{table} (scanned by a key)" for _, _, table in keyed})
+    sites = sites + [site for plan in growing for site in plan.searches] + [scan for scan, _, _ in keyed]
     return CodemodResult(
         files={file: new},
         summary=f"answer `.index(v)` and `v in` on {', '.join(lists)} from a dict of first positions built once "
-                f"({len(sites)} site(s) in {file})",
+                f"({len(sites)} site(s) in {file})" if not keyed else
+                f"answer {', '.join(lists)} from dicts built once (first positions; rows by key) ({len(sites)} "
+                f"site(s) in {file})",
         knob="list.index", old_value="a scan of the list per call", new_value="a dict lookup",
         location=f"{file}:{sites[0].lineno}",
         notes=[f"{name} is made once and never changed by the target's code" for name in lists]
@@ -227,10 +244,23 @@ def _only_read(attr: str, building: set[int], modules: dict[str, ast.Module]) ->
             if not (isinstance(node, ast.Attribute) and node.attr == attr) or id(node) in building:
                 continue
             parent = parents.get(id(node))
-            if not only_reads(node, parent, parents):
+            if not only_reads(node, parent, parents) and not _keeps_a_parameter(node, parent, parents):
                 where = parent if isinstance(parent, (ast.expr, ast.stmt)) else node
                 return f"{file}:{node.lineno} `{ast.unparse(where)[:60]}` may change or share .{attr}"
     return None
+
+
+def _keeps_a_parameter(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool:
+    """`self.<attr> = name` in an `__init__` whose parameter `name` is: another object keeping a list it was handed
+    (a dataset keeping the rows it hands its featurizer); `handed_in` reads the hand-over, and every other mention
+    of `.<attr>` must still only read."""
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node
+            and isinstance(parent.value, ast.Name) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+        return False
+    scope = parents.get(id(parent))
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        scope = parents.get(id(scope))
+    return scope is not None and scope.name == "__init__" and parent.value.id in {a.arg for a in scope.args.args}
 
 
 def only_reads(node: ast.Attribute, parent: ast.AST | None, parents: dict) -> bool:
