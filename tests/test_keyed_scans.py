@@ -132,7 +132,8 @@ def test_a_scan_whose_table_or_keys_may_change_keeps_its_scan(tmp_path, case):
 
 
 def test_a_value_the_scan_computes_per_row_is_not_taken(tmp_path):
-    """The value read through a call, or a name the loop body sets, is not a value fixed for the scan."""
+    """The value read through a call, or a name the loop body sets, is not a value fixed for the scan; a loop whose
+    `if` has an `else` does work for the other rows too."""
     source = textwrap.dedent("""
         class History:
             def __init__(self, records):
@@ -145,7 +146,13 @@ def test_a_value_the_scan_computes_per_row_is_not_taken(tmp_path):
                     if r["customer"] == cid:
                         cid = r["next"]
                         n += 1
-                return hits, n
+                others = 0
+                for r in self.rows:
+                    if r["customer"] == row["customer"]:
+                        n += 1
+                    else:
+                        others += 1
+                return hits, n, others
     """)
     with pytest.raises(NotApplicable, match="no scan of a fixed table by a key"):
         _apply(tmp_path, source, "History.features")

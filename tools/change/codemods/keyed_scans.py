@@ -16,8 +16,8 @@ Taken only where:
 - the table is one the target makes once and never changes (`lookup_index._refusal`: `self.<attr>` bound once in
   `__init__` to a new list or to a list every caller makes and only reads, or a module-level table);
 - the key is a literal (`r["id"]`, `r[0]`) or an attribute (`r.id`) of the scan's own name, the test is the first
-  thing the scan evaluates (the comprehension's first `if`, or the first operand of its `and`; the `if` that is a
-  loop's whole body), and the value compared reads no name the scan binds, calls nothing and, in a loop, is not
+  thing the scan evaluates (the comprehension's first `if`, or the first operand of its `and`; the `if`, without an
+  `else`, that is a loop's whole body), and the value compared reads no name the scan binds, calls nothing and, in a loop, is not
   set in its body;
 - nothing in the target's files writes that key of any row (`x["id"] = ...`, `del x["id"]`, `.pop("id")`,
   `.setdefault("id", ...)`, `x.id = ...`, `setattr(x, "id", ...)`): the groups would go stale. A row changed by
@@ -72,7 +72,7 @@ def keyed_scans(fn: ast.FunctionDef) -> list[tuple[ast.expr, ast.expr, ast.expr,
             if hit is not None:
                 found.append((gen.iter, *hit, node))
         elif isinstance(node, ast.For) and not node.orelse and len(node.body) == 1 \
-                and isinstance(node.body[0], ast.If):
+                and isinstance(node.body[0], ast.If) and not node.body[0].orelse:  # an `else` runs for the others
             stored = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name)
                       and isinstance(n.ctx, ast.Store)}
             # a name whose attribute or item the body sets (`state.cid = ...`) may change the value compared too
