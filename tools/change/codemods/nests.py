@@ -22,6 +22,7 @@ from perfloop.tools.change.codemods.array_slots import (
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.counts import counts_under_tail_ifs
 from perfloop.tools.change.codemods.fission import split_nest
+from perfloop.tools.change.codemods.flat_nests import nest_as_one_loop, one_loop_guard
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS
 from perfloop.tools.change.codemods.loops import (
     LoopRewrite,
@@ -47,6 +48,7 @@ CONTINUE_AS_ELSE = "an appending `continue` as else"
 PREALLOCATED_ARRAY = "preallocated array as appends"
 PREALLOCATED_GRID = "preallocated 2-D array as rows"
 FISSION = "one nest per output"
+ONE_LOOP = "a nest appending to one list as one loop over both ranges"
 
 
 def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[ast.stmt], list[str]]:
@@ -54,6 +56,7 @@ def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[
     steps = [(PREALLOCATED_ARRAY, lambda b: array_slots_as_appends(b, k)),
              (PREALLOCATED_GRID, lambda b: array_grid_as_rows(b, k, names)),
              ("preallocated list", lambda b: slots_as_appends(b, k)),
+             (ONE_LOOP, lambda b: nest_as_one_loop(b, k, names)),
              ("counts per branch and per row", lambda b: restate_counts(b, k, names)),
              ("counts under an `if` that ends the pass as guards", lambda b: counts_under_tail_ifs(b, k)),
              (CONTINUE_AS_ELSE, lambda b: continue_as_else(b, k)),
@@ -113,10 +116,10 @@ def _fissioned(block: list[ast.stmt], k: int, nests: list[ast.For], whole: NotAp
                        remove=sorted(removed), notes=notes, before=before), inexact, [FISSION]
 
 
-def _guarded(rewrite: LoopRewrite, block: list[ast.stmt], k: int) -> LoopRewrite:
-    """The grid's rewrite under the test its unpacked pixels need (`array_slots.grid_guard`), the original init and
-    nest run where it fails; the rewrite as it is where it unpacks none."""
-    guard = grid_guard(block, k)
+def _guarded(rewrite: LoopRewrite, block: list[ast.stmt], k: int, guard=None) -> LoopRewrite:
+    """The rewrite under a test, the original statements run where it fails: the grid's unpacked pixels
+    (`array_slots.grid_guard`), or `guard` (a test and the original text); the rewrite as it is where neither."""
+    guard = guard or grid_guard(block, k)
     if guard is None:
         return rewrite
     test, original = guard
@@ -142,6 +145,10 @@ def _for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, g
             return _guarded(rewrite, block, k) if PREALLOCATED_GRID in rules else rewrite, inexact, rules
     rewrite, inexact = loop_rewrite(restated)
     rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
+    if ONE_LOOP in rules:  # cells only where both ranges have some; the nest as it was otherwise, with the inits
+        test = one_loop_guard(block[k])  # the rewrite takes in (`pts = []`, `total = 0.0`)
+        made = [ast.unparse(block[i]) for i in sorted(rewrite.remove) if i != k]
+        rewrite = _guarded(rewrite, block, k, (test, "\n".join([*made, ast.unparse(block[k])])))
     if PREALLOCATED_ARRAY in rules:  # the list the rewrite builds, made the array the loop filled
         rewrite.lines += array_made(block, k, names)
     if PREALLOCATED_GRID in rules:
