@@ -140,6 +140,11 @@ def names_loaded(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def stores(node: ast.AST, name: str) -> int:
+    """How many times `node` binds `name` (each target naming it)."""
+    return sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+
 def read_before_rebound(name: str, stmts: list[ast.stmt]) -> bool:
     """Whether any of `stmts` (what follows a loop, in order) may read `name` while it still holds what the loop
     left in it.

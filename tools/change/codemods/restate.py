@@ -446,7 +446,8 @@ def appends_under_tail_if(body: list[ast.stmt], k: int) -> list[ast.stmt] | None
     so skipping the rest of the pass is skipping its body, and the test is evaluated once, where it was. The
     translator reads a guard as a mask, which keeps only the appended values of the elements that got past it (it
     refuses an append, or a record built per element, on one branch of an if/else). Taken where the `if` body is
-    only assignments to names and appends, at least one of them an append.
+    only assignments to names and appends, at least one of them an append, and the names it sets are mentioned nowhere
+    else in the pass (a value kept from pass to pass, `if n == k: out.append(acc); acc = 0.0`, is not a filter).
     """
     loop = body[k]
     if not isinstance(loop, ast.For) or loop.orelse or not loop.body:
@@ -455,6 +456,10 @@ def appends_under_tail_if(body: list[ast.stmt], k: int) -> list[ast.stmt] | None
     if not (isinstance(last, ast.If) and not last.orelse and any(_appends(s) for s in last.body)
             and all(_appends(s) or isinstance(s, ast.Assign) and all(isinstance(n, (ast.Name, ast.Tuple))
                                                                     for n in s.targets) for s in last.body)):
+        return None
+    own = names_stored(last.body)  # names the `if` sets for its own use only, not a value carried from pass to pass
+    if own & (names_loaded(ast.Module(body=loop.body[:-1], type_ignores=[])) | names_stored(loop.body[:-1])
+              | names_loaded(last.test)):
         return None
     skip = ast.copy_location(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=last.test),
                                     body=[ast.copy_location(ast.Continue(), last)], orelse=[]), last)

@@ -1,9 +1,8 @@
 """Vectorise the hot function the profile names: its loops and comprehensions become numpy.
 
-`rewrite_function` decides per top-level loop (or statement holding a list
-comprehension) what replaces it, using the translator in `loops.py`; `splice` (`splice_loops.py`) writes
-the new statements into the file with libcst, leaving every other line as it was.
-"""
+`rewrite_function` decides per top-level loop (or statement holding a list comprehension) what replaces it, using the
+translator; `splice` (`splice_loops.py`) writes the new statements into the file with libcst, leaving every other line
+as it was."""
 from __future__ import annotations
 
 import ast
@@ -46,6 +45,7 @@ from perfloop.tools.change.codemods.loops import (
     names_stored,
     read_before_rebound,
     rebuilt_every_pass,
+    stores,
     while_stop,
 )
 from perfloop.tools.change.codemods.nests import CONTINUE_AS_ELSE, for_rewrite
@@ -423,6 +423,9 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     appended: dict[str, Val] = {}
     t.starts = {n: inits[n][1] for n in accs}
     found = t.loop_body(loop.body, accs, lists, appended)
+    for acc in (a for a in found if stores(loop, a) > 1):  # `acc += v` ... `acc = 0.0`: a reset the sum would miss
+        raise NotApplicable(f"line {loop.lineno}: `{acc}` is set again in the pass besides its update (a reset or a "
+                            "second update): a loop-carried dependency")
     if not found and not appended and not t.scatters:
         raise NotApplicable(f"line {loop.lineno}: the loop builds no list and no sum, product, max or min")
     read = {n for n in scattered if any(isinstance(sub, ast.Name) and sub.id == n for stmt in loop.body
@@ -461,8 +464,7 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
     """(name, value) for `out = []`, `acc = 0.0`, `counts = [0] * k` or `a, b = [], []` statements, and `a = b = 0`
     chains of a number (one immutable value for every name; a chained `[]` would be one list); [] otherwise."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1:
-        chained = (is_number_literal(stmt.value) or is_inf(stmt.value)) and all(isinstance(t, ast.Name)
-                                                                                 for t in stmt.targets)
+        chained = (is_number_literal(stmt.value) or is_inf(stmt.value)) and all(isinstance(t, ast.Name) for t in stmt.targets)
         return [(t.id, stmt.value) for t in stmt.targets] if chained else []
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return []
