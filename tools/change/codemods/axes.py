@@ -13,13 +13,12 @@ import ast
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loops import (
     Val,
-    additive_terms,
     dotted,
-    is_atomic,
     is_number_literal,
     names_loaded,
     names_stored,
 )
+from perfloop.tools.change.codemods.window_bounds import shift, whole_windows
 
 ROW_CALLS = {"sum", "min", "max", "sorted", "len", "statistics.median", "any", "all"}
 """Calls the translator reads as one more axis, reduced or sorted away."""
@@ -502,11 +501,14 @@ class AxisRules:
         return True
 
     def is_fixed_window(self, node: ast.Subscript) -> bool:
-        """`x[s + a:s + b]` at the outer range variable s: an inner loop over it reads a sliding window view."""
+        """`x[s + a:s + b]` at the outer range variable s, every window whole: an inner loop over it reads a sliding
+        window view. Else (a window the slice would cut at an end) the ragged slice, padded and masked, is exact."""
         if not (self.outer_range and node.slice.lower is not None and node.slice.upper is not None):
             return False
-        var = self.outer_range[0]
-        return self._shift(node.slice.lower, var) is not None and self._shift(node.slice.upper, var) is not None
+        var, start, stop, step = self.outer_range
+        low, high = shift(node.slice.lower, var), shift(node.slice.upper, var)
+        return low is not None and high is not None and whole_windows(ast.unparse(node.value), start, stop, step,
+                                                                      low, high)
 
     def ragged_slice(self, node: ast.Subscript) -> Val:
         """`x[lo:hi]` per outer element as a row padded to the widest, with the mask of the real entries.
@@ -568,8 +570,8 @@ class AxisRules:
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` is not a slice of a loop-invariant "
                                 "array at the outer range index")
         var, start, stop, step = self.outer_range
-        low = self._shift(node.slice.lower, var)
-        high = self._shift(node.slice.upper, var)
+        low = shift(node.slice.lower, var)
+        high = shift(node.slice.upper, var)
         if low is None or high is None:
             raise NotApplicable(f"line {node.lineno}: slice `{ast.unparse(node.slice)}` is not `{var} + a:{var} + b`")
         width = high if low == "0" else f"{self.atom(high)} - {self.atom(low)}"
@@ -578,23 +580,7 @@ class AxisRules:
         step_text = "" if step == "1" else f":{step}"
         first_text = "" if first == "0" else first
         array = self.as_array(node.value)
-        return f"np.lib.stride_tricks.sliding_window_view({array}, {width})[{first_text}:{last}{step_text}]"
+        # No window at all (an array shorter than one): no view, which would raise, but no rows.
+        return (f"(np.lib.stride_tricks.sliding_window_view({array}, {width})[{first_text}:{last}{step_text}] "
+                f"if len(range({first}, {last}, {step})) else np.empty((0, {width}), dtype={array}.dtype))")
 
-    @staticmethod
-    def _shift(node: ast.AST | None, var: str) -> str | None:
-        """Return the offset c when `node` is `var + c` written as any chain of + and -; else None."""
-        if node is None:
-            return None
-        terms = additive_terms(node, 1)
-        hits = [term for term in terms if isinstance(term[1], ast.Name) and term[1].id == var]
-        if len(hits) != 1 or hits[0][0] != 1:
-            return None
-        rest = [term for term in terms if term is not hits[0]]
-        if any(var in names_loaded(n) for _, n in rest):
-            return None
-        text = ""
-        for sign, n in rest:
-            part = ast.unparse(n)
-            part = part if is_atomic(part) else f"({part})"
-            text += f" {'+' if sign > 0 else '-'} {part}"
-        return "0" if not text else (text[3:] if text.startswith(" + ") else "-" + text[3:])
