@@ -20,6 +20,7 @@ from perfloop.tools.change.codemods.array_slots import (
     grid_made,
 )
 from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.chunked import chunks_by_counter
 from perfloop.tools.change.codemods.counts import counts_under_tail_ifs
 from perfloop.tools.change.codemods.fission import split_nest
 from perfloop.tools.change.codemods.flat_nests import nest_as_one_loop, one_loop_guard
@@ -49,6 +50,7 @@ PREALLOCATED_ARRAY = "preallocated array as appends"
 PREALLOCATED_GRID = "preallocated 2-D array as rows"
 FISSION = "one nest per output"
 ONE_LOOP = "a nest appending to one list as one loop over both ranges"
+CHUNKS = "chunks summed by a counter it resets as a loop over chunks"
 
 
 def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[ast.stmt], list[str]]:
@@ -130,7 +132,10 @@ def _guarded(rewrite: LoopRewrite, block: list[ast.stmt], k: int, guard=None) ->
 
 
 def _for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, grid_rewrite):
-    restated, rules = restated_loop(block, k, names)
+    chunked = chunks_by_counter(block, k, names)
+    restated, rules = restated_loop(chunked[0] if chunked else block, k, names)
+    if chunked:
+        rules.insert(0, CHUNKS)
     grid = appended_rows_as_grid(restated, k)
     why = ""
     if grid is not None:
@@ -145,10 +150,13 @@ def _for_rewrite(block: list[ast.stmt], k: int, names: set[str], loop_rewrite, g
             return _guarded(rewrite, block, k) if PREALLOCATED_GRID in rules else rewrite, inexact, rules
     rewrite, inexact = loop_rewrite(restated)
     rewrite.rule = ", ".join([*reversed(rules), rewrite.rule])
-    if ONE_LOOP in rules:  # cells only where both ranges have some; the nest as it was otherwise, with the inits
-        test = one_loop_guard(block[k])  # the rewrite takes in (`pts = []`, `total = 0.0`)
+    guard = one_loop_guard(block[k]) if ONE_LOOP in rules else chunked[2] if chunked else None
+    if guard is not None:  # the nest as it was where the test fails, with the inits the rewrite takes in
         made = [ast.unparse(block[i]) for i in sorted(rewrite.remove) if i != k]
-        rewrite = _guarded(rewrite, block, k, (test, "\n".join([*made, ast.unparse(block[k])])))
+        rewrite.lines = [*(chunked[1] if chunked else []), *(quiet_lines(rewrite.lines) if rewrite.quiet
+                                                             else rewrite.lines)]
+        rewrite.quiet = False
+        rewrite = _guarded(rewrite, block, k, (guard, "\n".join([*made, ast.unparse(block[k])])))
     if PREALLOCATED_ARRAY in rules:  # the list the rewrite builds, made the array the loop filled
         rewrite.lines += array_made(block, k, names)
     if PREALLOCATED_GRID in rules:
