@@ -30,12 +30,12 @@ CASES = {
                 previous = [r for r in self.rows if r["customer"] == cid and r["day"] < row["day"]]
                 return len(previous), sum(r["spend"] for r in previous)
     """, "History.features", "_rows_where(self.rows, 'customer', cid)"),
-    # trips per driver from a module-level table of namedtuples, by attribute, in a loop whose body is the `if`
+    # trips per driver from a module-level tuple of namedtuples, by attribute, in a loop whose body is the `if`
     "namedtuple_table_loop": ("""
         from collections import namedtuple
 
         Trip = namedtuple("Trip", "driver km")
-        TRIPS = [Trip(d % 7 if d % 5 else float(d % 7), 1.5 * d) for d in range(60)]
+        TRIPS = tuple(Trip(d % 7 if d % 5 else float(d % 7), 1.5 * d) for d in range(60))
 
 
         def driver_km(driver):

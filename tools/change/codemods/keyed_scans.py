@@ -38,9 +38,9 @@ KEYED_SOURCE = f'''_KEYED_ROWS = {{}}
 
 def {KEYED}(items, key, value, by_attr=False):
     """The rows of `items` whose `key` (an attribute where `by_attr`) may equal `value`, in order: the rows of that
-    key, grouped once per list (added by perfloop: the list is one the target makes once and never changes, and
+    key, grouped once per list or tuple (added by perfloop: it is one the target makes once and never changes, and
     the scan's own test still decides each row), or `items` itself where a dict would not answer as == does."""
-    if type(items) is not list or len(items) <= {SMALL} or not _plain(value) or value != value:
+    if type(items) not in (list, tuple) or len(items) <= {SMALL} or not _plain(value) or value != value:
         return items
     entry = _KEYED_ROWS.get((id(items), key, by_attr))
     if entry is None or entry[0] is not items or entry[1] != len(items):
