@@ -1,0 +1,4 @@
+from .dataset import NucleiTiles, build_transforms
+from .model import CountNet
+
+__all__ = ["NucleiTiles", "build_transforms", "CountNet"]

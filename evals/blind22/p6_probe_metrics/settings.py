@@ -1,0 +1,17 @@
+"""Run settings for the linear probe (a plain Python settings module)."""
+SEED = 5
+NUM_CLASSES = 100
+NUM_SUPERCLASSES = 20
+FEATURE_DIM = 64
+TRAIN_SIZE = 61440
+CLASS_SEPARATION = 0.35
+
+BATCH_SIZE = 1024
+EPOCHS = 2
+NUM_WORKERS = 0
+LEARNING_RATE = 0.4
+MOMENTUM = 0.9
+WEIGHT_DECAY = 0.0
+
+LOG_EVERY_N_STEPS = 1
+TOPK = (1, 5)
