@@ -13,6 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from perfloop.tools.change.codemods import NotApplicable
 from tests.test_vectorize import assert_same, vectorise
 
 CASES = {
@@ -66,3 +67,42 @@ def test_rows_of_another_width_raise_in_both_forms(tmp_path):
     for fn in (old, new):
         with pytest.raises(ValueError):
             fn(raw, 1024.0, 0.02)
+
+
+STRINGS = {
+    # a gap mask per character of an aligned sequence, the gap a name (a literal string is refused)
+    "gap_flags": ("""
+        GAP = "-"
+
+        def gap_flags(seq):
+            return [ch == GAP for ch in seq]
+    """, "gap_flags"),
+    # positions of a marker character, appended under a test
+    "marker_positions": ("""
+        def marker_positions(line, marker):
+            out = []
+            for i, ch in enumerate(line):
+                if ch == marker:
+                    out.append(i)
+            return out
+    """, "marker_positions"),
+    # a per-character flag of membership in the first half of an alphabet string
+    "is_upper_half": ("""
+        def is_upper_half(word, pivot):
+            return [c > pivot for c in word]
+    """, "is_upper_half"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STRINGS))
+def test_a_string_is_walked_by_its_characters(tmp_path, case):
+    """Found when a row write's comprehension over a sequence of letters was vectorised again: `np.asarray(seq)` of a
+    string is one 0-d value, so `seq_arr == GAP` compared the whole string. A string is now read as its characters."""
+    source, name = STRINGS[case]
+    try:
+        old, new, _ = vectorise(tmp_path, textwrap.dedent(source), name)
+    except NotApplicable:
+        return
+    for text in ("A-C--D", "", "-", "MKV", "zz-a"):
+        extra = ("-",) if name == "marker_positions" else ("M",) if name == "is_upper_half" else ()
+        assert_same(old(text, *extra), new(text, *extra))

@@ -113,6 +113,17 @@ class _ReadBack(ast.NodeTransformer):
     def __init__(self, name: str, kept: str) -> None:
         self.name, self.kept = name, kept
 
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        """`np.asarray(list(X), dtype=str) if isinstance(X, str) else np.asarray(X)` (the translator's reading of a
+        sequence that may be a string) of the list `X` a rewritten line made: never a string, so its `else`."""
+        test = node.test
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == self.name \
+                and ast.unparse(test.args[1]) == "str":
+            return self.visit(node.orelse)
+        self.generic_visit(node)
+        return node
+
     def visit_Call(self, call: ast.Call) -> ast.AST:
         self.generic_visit(call)
         if not (isinstance(call.func, ast.Attribute) and call.func.attr == "asarray"

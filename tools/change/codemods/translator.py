@@ -125,8 +125,11 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
                 # holds (`ELEMENTS`, `self.symbols`) may be of strings compared with `==`, where a cast would raise.
                 self.hoists.append((name, f"np.asarray({text})"))
                 self.hoists.append((name, f"{name}.astype(np.float64) if {name}.dtype.kind in 'biuf' else {name}"))
-            else:
-                self.hoists.append((name, f"np.asarray({text}{', dtype=np.float64' if self.float_ctx else ''})"))
+            elif self.float_ctx:
+                self.hoists.append((name, f"np.asarray({text}, dtype=np.float64)"))
+            else:  # a string is walked by its characters, which np.asarray would hold as one 0-d value
+                self.hoists.append((name, f"np.asarray(list({text}), dtype=str) if isinstance({text}, str) "
+                                          f"else np.asarray({text})"))
             self.hoisted[text] = name
         return self.hoisted[text]
 
