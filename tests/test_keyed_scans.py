@@ -156,3 +156,15 @@ def test_a_value_the_scan_computes_per_row_is_not_taken(tmp_path):
     """)
     with pytest.raises(NotApplicable, match="no scan of a fixed table by a key"):
         _apply(tmp_path, source, "History.features")
+
+
+def test_a_scan_written_before_is_neither_taken_again_nor_refused(tmp_path):
+    """The change applied, the codemod run again on its output: the rewritten scan is not a scan of `_rows_where(...)`
+    to refuse (blind21 n4's second pass named it "not a list on self")."""
+    source, name, _ = CASES["dict_rows_comprehension"]
+    first = _apply(tmp_path, source, name).files["mod.py"]
+    (tmp_path / "mod.py").write_text(first)
+    line = next(n for n, l in enumerate(first.splitlines(), 1) if l.strip().startswith("def features("))
+    with pytest.raises(NotApplicable) as refused:
+        apply_codemod("index_lookup_tables", CodemodContext(root=tmp_path, profile=hot(name, "mod.py", line)))
+    assert "_rows_where(self.rows" not in str(refused.value), refused.value

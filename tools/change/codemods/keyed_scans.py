@@ -64,6 +64,10 @@ def keyed_scans(fn: ast.FunctionDef) -> list[tuple[ast.expr, ast.expr, ast.expr,
     """(the table, the key, the value, by attribute, the scan node) of each keyed scan in `fn`."""
     found = []
     for node in ast.walk(fn):
+        table = node.generators[0].iter if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) \
+            and node.generators else node.iter if isinstance(node, ast.For) else None
+        if isinstance(table, ast.Call) and isinstance(table.func, ast.Name) and table.func.id == KEYED:
+            continue  # a scan this codemod wrote before
         if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and len(node.generators) == 1:
             gen = node.generators[0]
             test = _first_test(gen.ifs[0]) if gen.ifs and not gen.is_async else None
