@@ -13,6 +13,7 @@ import ast
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loops import (
     Val,
+    columns_of,
     dotted,
     is_number_literal,
     names_loaded,
@@ -323,8 +324,7 @@ class AxisRules:
         if names_loaded(iterable) & (set(self.env) | self.carried):
             raise NotApplicable(f"line {iterable.lineno}: `{text}` changes inside the loop")
         columns = [self.fresh(f"{elt.id}_col") for elt in target.elts]
-        self.hoists.append((", ".join(columns) + ("," if len(columns) == 1 else ""),
-                            f"tuple(zip(*{text}, strict=True)) or ((),) * {len(columns)}"))
+        self.hoists.append((", ".join(columns) + ("," if len(columns) == 1 else ""), columns_of(iterable, len(columns))))
         for elt, column in zip(target.elts, columns):
             name = self.fresh(f"{elt.id}_arr")
             self.hoists.append((name, f"np.asarray({column})"))

@@ -11,8 +11,8 @@
             total = 0.0
             n = 0
 
-with `_c0, _c1, _c2 = tuple(zip(*raw.tolist(), strict=True)) or ((),) * 3` first (a name iterated is sliced as it
-is). Each chunk starts from the values the sums were made with, its elements come in order, and what the pass did
+with `_c0, _c1, _c2 = raw.T.tolist()` first (`loops.columns_of`; a name iterated is indexed as it is). Each chunk
+starts from the values the sums were made with, its elements come in order, and what the pass did
 when the counter reached K runs after them; a trailing part chunk is summed and dropped, as before. The translator
 reads the restated nest as one gather of the chunks' elements, `_c0[starts[:, None] + np.arange(K)]` (never past the
 end), each sum added left to right along a row.
@@ -30,7 +30,14 @@ from __future__ import annotations
 
 import ast
 
-from perfloop.tools.change.codemods.loops import dotted, name_apart, names_loaded, names_stored, read_before_rebound
+from perfloop.tools.change.codemods.loops import (
+    columns_of,
+    dotted,
+    name_apart,
+    names_loaded,
+    names_stored,
+    read_before_rebound,
+)
 from perfloop.tools.change.codemods.restate import skips_a_pass
 
 
@@ -148,6 +155,5 @@ def _columns(loop: ast.For, at: str, names: set[str]) -> tuple[str | None, list[
     for j in range(len(loop.target.elts)):
         columns.append(name_apart(f"_column_{j}", names))
         names.add(columns[-1])
-    prelude = [f"{', '.join(columns)}{',' if len(columns) == 1 else ''} = "
-               f"tuple(zip(*{ast.unparse(iterable)}, strict=True)) or ((),) * {len(columns)}"]
+    prelude = [f"{', '.join(columns)}{',' if len(columns) == 1 else ''} = {columns_of(iterable, len(columns))}"]
     return columns[0], prelude, [f"{e.id} = {c}[{at}]" for e, c in zip(loop.target.elts, columns)]

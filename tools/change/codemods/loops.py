@@ -140,6 +140,22 @@ def names_loaded(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def columns_of(iterable: ast.AST, count: int) -> str:
+    """Source of the `count` columns of the rows `iterable` gives, each a sequence of the values the loop's unpacking
+    would bind: `tuple(zip(*rows, strict=True))` (rows of another length raise, as the unpacking did), or, for
+    `x.tolist()` of a 2-D numpy array `x` (a name or attribute) with `count` columns, `x.T.tolist()`: the same Python
+    numbers, without a tuple per row (zip over 12,000 rows cost more than the loop it replaced)."""
+    text = ast.unparse(iterable)
+    fallback = f"tuple(zip(*{text}, strict=True)) or ((),) * {count}"
+    base = iterable.func.value if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
+        and iterable.func.attr == "tolist" and not iterable.args and not iterable.keywords else None
+    if base is None or not dotted(base):
+        return fallback
+    name = ast.unparse(base)
+    return (f"{name}.T.tolist() if isinstance({name}, np.ndarray) and {name}.ndim == 2 and {name}.shape[1] == {count} "
+            f"else {fallback}")
+
+
 def stores(node: ast.AST, name: str) -> int:
     """How many times `node` binds `name` (each target naming it)."""
     return sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node))
