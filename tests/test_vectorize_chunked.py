@@ -114,22 +114,6 @@ LEFT = {
                     n = 0
             return out
     """,
-    "a pass that may end early": """
-        def f(values, k):
-            out = []
-            acc = 0.0
-            n = 0
-            for v in values:
-                if v < 0:
-                    continue
-                acc += v
-                n += 1
-                if n == k:
-                    out.append(acc)
-                    acc = 0.0
-                    n = 0
-            return out
-    """,
 }
 
 
