@@ -100,6 +100,22 @@ LEFT = {
                     n = 0
             return out, n
     """,
+    # every element appended, the trailing part chunk's too: a loop over whole chunks would miss them
+    "an append per element": """
+        def f(values, k):
+            out, seen = [], []
+            acc = 0.0
+            n = 0
+            for v in values:
+                seen.append(v * 2.0)
+                acc += v
+                n += 1
+                if n == k:
+                    out.append(acc)
+                    acc = 0.0
+                    n = 0
+            return out, seen
+    """,
     "a sum reset to another value than it was made with": """
         def f(values, k):
             out = []

@@ -20,7 +20,8 @@ end), each sum added left to right along a row.
 Taken only for that exact shape: the counter made 0 just before the loop (nothing between reads it), `n += 1` the
 pass's second-to-last statement and `if n == K:` (or `K == n`) its last, with no `else`, ending in resets of the
 counter and of every sum to the literal each was made with before the loop; K a name, an attribute or a literal the
-loop does not change; no `continue`, `break` or `return` in the pass (a skipped pass would not count); the
+loop does not change; no `continue`, `break` or `return` in the pass (a skipped pass would not count), and before the
+counter only assignments to names (an append or a write would miss the trailing part chunk's elements); the
 statements before the reset reading no element name and nothing the pass sets but the sums; the iterated value a
 name, an attribute or `x.tolist()`; and the counter, the sums, the element names and what the pass sets not read
 after the loop. The rewrite runs under `isinstance(K, int) and K > 0` (a chunk of 0 or a float K: the loop as it
@@ -54,6 +55,9 @@ def chunks_by_counter(body: list[ast.stmt], k: int, taken: set[str]) -> tuple[li
     counter, size, emit, resets = found
     elements = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     set_in_pass = names_stored(work)
+    if any(isinstance(n, ast.Expr) or isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store)
+           for s in work for n in ast.walk(s)):
+        return None  # an append or a write per element would miss the trailing part chunk's elements
     if skips_a_pass(loop.body) or counter in names_loaded(ast.Module(body=work + emit, type_ignores=[])) \
             or counter in set_in_pass or names_loaded(size) & (set_in_pass | elements | {counter}) \
             or names_loaded(ast.Module(body=emit, type_ignores=[])) & ((set_in_pass | elements) - set(resets)) \
