@@ -158,6 +158,23 @@ def test_a_value_the_scan_computes_per_row_is_not_taken(tmp_path):
         _apply(tmp_path, source, "History.features")
 
 
+def test_a_generator_kept_for_later_is_not_taken(tmp_path):
+    """A generator reads its test's value when it runs: `cid` rebound before `list(gen)` is the one compared."""
+    source = textwrap.dedent("""
+        class History:
+            def __init__(self, records):
+                self.rows = list(records)
+
+            def features(self, row):
+                cid = row["customer"]
+                later = (r for r in self.rows if r["customer"] == cid)
+                cid = row["other"]
+                return list(later)
+    """)
+    with pytest.raises(NotApplicable, match="no scan of a fixed table by a key"):
+        _apply(tmp_path, source, "History.features")
+
+
 def test_a_scan_written_before_is_neither_taken_again_nor_refused(tmp_path):
     """The change applied, the codemod run again on its output: the rewritten scan is not a scan of `_rows_where(...)`
     to refuse (blind21 n4's second pass named it "not a list on self")."""

@@ -17,8 +17,9 @@ Taken only where:
   `__init__` to a new list or to a list every caller makes and only reads, or a module-level table);
 - the key is a literal (`r["id"]`, `r[0]`) or an attribute (`r.id`) of the scan's own name, the test is the first
   thing the scan evaluates (the comprehension's first `if`, or the first operand of its `and`; the `if`, without an
-  `else`, that is a loop's whole body), and the value compared reads no name the scan binds, calls nothing and, in a loop, is not
-  set in its body;
+  `else`, that is a loop's whole body), and the value compared reads no name the scan binds, calls nothing and, in
+  a loop, is not set in its body (a generator is taken only as the argument of a builtin that consumes it there,
+  `sum(...)`, `any(...)`: one kept for later would read the value when it runs);
 - nothing in the target's files writes that key of any row (`x["id"] = ...`, `del x["id"]`, `.pop("id")`,
   `.setdefault("id", ...)`, `x.id = ...`, `setattr(x, "id", ...)`): the groups would go stale. A row changed by
   other means (`row.update(other)`) is not seen here; every batch is still compared by the pipeline's run.
@@ -58,12 +59,18 @@ def {KEYED}(items, key, value, by_attr=False):
 '''
 
 _WRITING_METHODS = frozenset({"pop", "setdefault"})
+_CONSUMERS = frozenset({"sum", "any", "all", "list", "tuple", "set", "frozenset", "sorted", "max", "min", "dict"})
 
 
 def keyed_scans(fn: ast.FunctionDef) -> list[tuple[ast.expr, ast.expr, ast.expr, bool, ast.AST]]:
     """(the table, the key, the value, by attribute, the scan node) of each keyed scan in `fn`."""
     found = []
+    # A generator reads its test's names when it runs: taken only where a builtin consumes it on the spot.
+    consumed = {id(arg) for call in ast.walk(fn) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id in _CONSUMERS for arg in call.args}
     for node in ast.walk(fn):
+        if isinstance(node, ast.GeneratorExp) and id(node) not in consumed:
+            continue
         table = node.generators[0].iter if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) \
             and node.generators else node.iter if isinstance(node, ast.For) else None
         if isinstance(table, ast.Call) and isinstance(table.func, ast.Name) and table.func.id == KEYED:
