@@ -16,6 +16,7 @@ from perfloop.tools.change.codemods.loops import (
     columns_of,
     dotted,
     is_number_literal,
+    listed,
     names_loaded,
     names_stored,
 )
@@ -27,8 +28,7 @@ ROW_CALLS = {"sum", "min", "max", "sorted", "len", "statistics.median", "any", "
 
 def is_tolist(node: ast.AST) -> bool:
     """`x.tolist()`: a copy of x as Python numbers, which numpy reads as the same values."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
-        and not node.args and not node.keywords
+    return listed(node) is not None
 
 
 SHORT_LOOP = 16

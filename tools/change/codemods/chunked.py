@@ -34,6 +34,7 @@ import ast
 from perfloop.tools.change.codemods.loops import (
     columns_of,
     dotted,
+    listed,
     name_apart,
     names_loaded,
     names_stored,
@@ -147,13 +148,12 @@ def _columns(loop: ast.For, at: str, names: set[str]) -> tuple[str | None, list[
     """(what the chunks' range measures, the lines to run first, the inner loop's reads of its element at `at`)."""
     iterable = loop.iter
     plain = isinstance(iterable, (ast.Name, ast.Attribute)) and dotted(iterable)
-    listed = isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
-        and iterable.func.attr == "tolist" and not iterable.args and not iterable.keywords
+    from_list = listed(iterable) is not None
     if isinstance(loop.target, ast.Name) and plain:
         text = ast.unparse(iterable)
         return text, [], [f"{loop.target.id} = {text}[{at}]"]
     if not (isinstance(loop.target, ast.Tuple) and loop.target.elts
-            and all(isinstance(e, ast.Name) for e in loop.target.elts) and (plain or listed)):
+            and all(isinstance(e, ast.Name) for e in loop.target.elts) and (plain or from_list)):
         return None, [], []
     columns = []
     for j in range(len(loop.target.elts)):

@@ -140,6 +140,14 @@ def names_loaded(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def listed(node: ast.AST) -> ast.expr | None:
+    """`x` of an argument-less `x.tolist()`, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
+            and not node.args and not node.keywords:
+        return node.func.value
+    return None
+
+
 def columns_of(iterable: ast.AST, count: int) -> str:
     """Source of the `count` columns of the rows `iterable` gives, each a sequence of the values the loop's unpacking
     would bind: `tuple(zip(*rows, strict=True))` (rows of another length raise, as the unpacking did), or, for
@@ -147,8 +155,7 @@ def columns_of(iterable: ast.AST, count: int) -> str:
     numbers, without a tuple per row (zip over 12,000 rows cost more than the loop it replaced)."""
     text = ast.unparse(iterable)
     fallback = f"tuple(zip(*{text}, strict=True)) or ((),) * {count}"
-    base = iterable.func.value if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
-        and iterable.func.attr == "tolist" and not iterable.args and not iterable.keywords else None
+    base = listed(iterable)
     if base is None or not dotted(base):
         return fallback
     name = ast.unparse(base)

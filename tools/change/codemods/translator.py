@@ -31,6 +31,7 @@ from perfloop.tools.change.codemods.loops import (
     is_guard,
     is_inf,
     is_number_literal,
+    listed,
     names_loaded,
     names_stored,
 )
@@ -115,10 +116,10 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
                 # Iterating bytes gives Python ints: the bytes as uint8, widened so that arithmetic does not wrap.
                 self.hoists.append((name, f"np.frombuffer({text}, dtype=np.uint8).astype("
                                           f"{'np.float64' if self.float_ctx else 'np.int64'})"))
-            elif self.float_ctx and _listed(node) is not None:
+            elif self.float_ctx and listed(node) is not None:
                 # `<x>.tolist()` read as float64: the same values straight from the tensor or array, no list.
                 source = self.fresh(f"{base}_source")
-                self.hoists.append((source, ast.unparse(_listed(node))))
+                self.hoists.append((source, ast.unparse(listed(node))))
                 self.hoists.append((name, _float64_values(source)))
             elif self.float_ctx and _held_table(node):
                 # Numbers are read as float64, as Python's float arithmetic computes; a table the module or the object
@@ -513,14 +514,6 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
 def _held_table(node: ast.AST) -> bool:
     """A module constant (`ELEMENTS`, by its upper-case name) or an attribute of an object (`self.symbols`)."""
     return (isinstance(node, ast.Name) and node.id.isupper()) or isinstance(node, ast.Attribute)
-
-
-def _listed(node: ast.AST) -> ast.AST | None:
-    """`x` of an argument-less `x.tolist()`, else None."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tolist" \
-            and not node.args and not node.keywords:
-        return node.func.value
-    return None
 
 
 def _float64_values(source: str) -> str:
