@@ -441,7 +441,11 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
                 expr = f"{func}({term.src}, axis=-1, initial={ast.unparse(init)})"
             elif init_val is not None:
                 pair = "np.maximum" if kind == "max" else "np.minimum"
-                expr = f"{pair}({init_val.src}, {func}({term.src}, axis=-1))"
+                terms = self.fresh(f"{acc}_terms")
+                self.lines.append(f"{terms} = {term.src}")
+                # An empty range leaves the start value, where np.max of no element raises.
+                expr = (f"{pair}({init_val.src}, {func}({terms}, axis=-1)) if {terms}.shape[-1] else "
+                        f"np.broadcast_to({init_val.src}, {terms}.shape[:-1]).copy()")
             else:
                 raise NotApplicable(f"{where} has no starting value the vectoriser can read")
         if self.depth == 0 and kind in ("max", "min"):
