@@ -88,6 +88,9 @@ class ConditionRules:
         """`a and b` / `a or b` as np.logical_and/or; each operand is read only where the ones before it let
         Python go on (all true for `and`, all false for `or`)."""
         func = "np.logical_and" if isinstance(node.op, ast.And) else "np.logical_or"
+        settled = self.settled_first(node)
+        if settled is not None:
+            return settled
         parts = [self.expr(node.values[0])]
         for value in node.values[1:]:
             with self.under(self.combine(func, parts), isinstance(node.op, ast.And)):
@@ -95,6 +98,35 @@ class ConditionRules:
         if all(p.depth == 0 for p in parts) and self.invariant(node):
             return Val(ast.unparse(node), 0)
         return self.combine(func, parts)
+
+    def settled_first(self, node: ast.BoolOp) -> Val | None:
+        """`clip is not None and (x > clip or x < -clip)`: a first operand the loop does not change decides, once,
+        whether Python reads the rest, which may raise without it (`x > None`). So the rest is computed only where
+        the first lets Python go on, as a conditional: `(<rest> if <first> else <all false>)` for `and`, `(<all
+        true> if <first> else <rest>)` for `or`, the all-false or all-true row shaped as a value of the loop.
+
+        None where the first operand varies, where the whole test does not, outside the outer loop, or where the
+        rest needs statements or hoists of its own (they would run whatever the first operand says)."""
+        first = node.values[0]
+        if self.depth != 1 or not self.invariant(first) or self.invariant(node):
+            return None
+        shape = next((v.src for v in self.env.values() if v.depth == 1 and not v.row and v.mask is None
+                      and v.record is None and v.src.isidentifier()), None)
+        if shape is None or any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(first)):
+            return None  # a call may give another value on every pass (a draw)
+        rest = node.values[1] if len(node.values) == 2 else ast.BoolOp(op=node.op, values=node.values[1:])
+        lines, hoists = len(self.lines), list(self.hoists)
+        value = self.expr(rest)
+        added = self.hoists[len(hoists):]
+        if len(self.lines) != lines or self.hoists[:len(hoists)] != hoists \
+                or not all(src.startswith("np.asarray(") for _, src in added) or value.depth != 1:
+            del self.lines[lines:]
+            self.hoists[:] = hoists
+            return None
+        test, flat = ast.unparse(first), f"np.{{}}(np.shape({shape}), dtype=bool)"
+        if isinstance(node.op, ast.And):
+            return Val(f"(np.asarray({value.src}, dtype=bool) if {test} else {flat.format('zeros')})", 1)
+        return Val(f"({flat.format('ones')} if {test} else np.asarray({value.src}, dtype=bool))", 1)
 
     def ifexp(self, node: ast.IfExp) -> Val:
         """`a if cond else b` as np.where, each side read only where it is chosen."""

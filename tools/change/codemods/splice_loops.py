@@ -73,6 +73,8 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
     edited = with_helpers(_import_numpy(module.visit(Edit())).code)  # window reductions' helpers (windows.py)
     if any("math." in line for r in rewrites for line in r.lines):  # a call kept in Python (with_math_names)
         edited = add_import(edited, "math")
+    if any("operator.index(" in line for r in rewrites for line in r.lines):  # an enumerate's start (counted_from.py)
+        edited = add_import(edited, "operator")
     return edited
 
 

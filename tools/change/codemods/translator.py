@@ -21,6 +21,7 @@ from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.bests import BestRules
 from perfloop.tools.change.codemods.calls import CallRules
 from perfloop.tools.change.codemods.conditions import ConditionRules
+from perfloop.tools.change.codemods.counted_from import StartedCounters
 from perfloop.tools.change.codemods.counts import CountRules
 from perfloop.tools.change.codemods.loops import (
     Held,
@@ -48,7 +49,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, RecordRules, RunningRules):
+class Translator(StartedCounters, AxisRules, BestRules, CallRules, ConditionRules, CountRules, RecordRules, RunningRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -204,6 +205,9 @@ class Translator(AxisRules, BestRules, CallRules, ConditionRules, CountRules, Re
             return self.unary(node)
         if isinstance(node, ast.Compare) and (found := self.row_contains(node)) is not None:
             return found
+        if isinstance(node, ast.Compare) and self.invariant(node) and not any(
+                isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node)):
+            return Val(ast.unparse(node), 0)  # `clip is not None`: the same on every pass, so Python's, once
         if isinstance(node, ast.Compare):
             parts, left = [], node.left
             for op, right in zip(node.ops, node.comparators):

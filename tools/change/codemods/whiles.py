@@ -12,6 +12,7 @@ import copy
 from perfloop.tools.change.codemods.loops import (
     counter_start,
     is_number_literal,
+    name_apart,
     names_loaded,
     names_stored,
     while_stop,
@@ -45,12 +46,83 @@ def _fors_for_whiles(stmts: list[ast.stmt], scope: list[ast.stmt]) -> bool:
             changed |= _fors_for_whiles(stmt.body, scope)
         elif isinstance(stmt, ast.While):
             found = _counted_for(stmts, j, scope)
+            searched = _searched_for(stmts, j, scope) if found is None else None
             if found is not None:
                 start, stmts[j] = found
                 del stmts[start]
                 changed, j = True, j - 1
+            elif searched is not None:
+                start, stmts[start], stmts[j] = searched
+                changed = True
         j += 1
     return changed
+
+
+def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple[int, ast.Assign, ast.For] | None:
+    """(index of the counter's start, its new start, the `for`) for a searching `while` stmts[j], else None.
+
+    `z = 0; while z < len(bounds) and p >= bounds[z] * ftp: z += 1` stops at the first position where the test
+    fails, or at the bound: the smallest of the bound and of every failing position. Said as a `for`, that is a
+    running min over the positions, which the translator vectorises:
+    `z = len(bounds); for z_at in range(0, len(bounds)): z = min(z, len(bounds) if <test at z_at> else z_at)`.
+    The rewrite reads the test at every position below the bound, where the `while` stopped at the first failing
+    one, so it is taken only where that reading is safe and says the same: the body is `z += 1` alone, the
+    counter starts at an int literal, the bound's tests (`loops.while_stop`) are those of `z` alone, and the
+    other tests index by the counter only a sequence whose `len()` bounds it (`bounds[z]` under `z <
+    len(bounds)`), with no call the translator does not know (it refuses those itself).
+    """
+    loop = stmts[j]
+    if loop.orelse or len(loop.body) != 1 or not isinstance(loop.test, ast.BoolOp) \
+            or not isinstance(loop.test.op, ast.And):
+        return None
+    step = loop.body[0]
+    if not (isinstance(step, ast.AugAssign) and isinstance(step.op, ast.Add) and isinstance(step.target, ast.Name)
+            and isinstance(step.value, ast.Constant) and type(step.value.value) is int and step.value.value == 1):
+        return None
+    counter = step.target.id
+    bounds = [v for v in loop.test.values if while_stop(v, counter) is not None]
+    tests = [v for v in loop.test.values if while_stop(v, counter) is None]
+    found = counter_start(stmts[:j], counter)
+    if not bounds or not tests or found is None or not (isinstance(found[1], ast.Constant)
+                                                         and type(found[1].value) is int and found[1].value >= 0):
+        return None
+    sized = {ast.dump(b.comparators[0].args[0]) for b in bounds
+             if isinstance(b, ast.Compare) and isinstance(b.ops[0], ast.Lt) and isinstance(b.left, ast.Name)
+             and _is_len(b.comparators[0])}
+    for node in (n for t in tests for n in ast.walk(t)):
+        if isinstance(node, ast.Subscript) and counter in names_loaded(node.slice) and not (
+                isinstance(node.slice, ast.Name) and ast.dump(node.value) in sized):
+            return None
+    start, first = found[0], found[1].value
+    if (names_loaded(loop.test) - {counter}) & names_stored(stmts[start + 1:j]):
+        return None  # the new start reads the bound where the counter started
+    stop = while_stop(ast.BoolOp(op=ast.And(), values=bounds), counter) if len(bounds) > 1 else \
+        while_stop(bounds[0], counter)
+    taken = {n.id for stmt in scope for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    at = name_apart(f"{counter}_at", taken)
+    test = ast.unparse(ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0])
+    test = ast.unparse(_renamed(ast.parse(test, mode="eval").body, counter, at))
+    stop_text = ast.unparse(stop)
+    init = stop_text if first == 0 and _is_len(stop) else f"max({first}, {stop_text})"
+    new_start = ast.parse(f"{counter} = {init}").body[0]
+    new_loop = ast.parse(f"for {at} in range({first}, {stop_text}):\n"
+                         f"    {counter} = min({counter}, {stop_text} if {test} else {at})").body[0]
+    for node in (new_start, new_loop):
+        ast.increment_lineno(node, loop.lineno - 1)
+    return start, new_start, new_loop
+
+
+def _is_len(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+        and len(node.args) == 1 and not node.keywords
+
+
+def _renamed(node: ast.AST, old: str, new: str) -> ast.AST:
+    """`node` with every load of the name `old` reading `new`."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id == old:
+            n.id = new
+    return node
 
 
 def _counted_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple[int, ast.For] | None:

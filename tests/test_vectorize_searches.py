@@ -1,0 +1,278 @@
+"""Three loop shapes data pipelines write that the vectoriser refused, each now taken with the loop's semantics:
+
+- a searching `while` inside a pass, `z = 0; while z < len(bounds) and p >= bounds[z] * ftp: z += 1`: the first
+  position whose test fails, or the bound (`whiles._searched_for`, restated as a running min);
+- `enumerate(seq, start)` (`counted_from.py`): the counter raised by the start, which must be an int as enumerate
+  requires;
+- a test whose first operand the loop does not change, `if clip is not None and (x > clip or x < -clip)`: the rest is
+  read only where the first lets Python go on (`ConditionRules.settled_first`), since `x > None` raises.
+
+Before, these read "`While` inside the loop is not an element-wise computation", "loop over `enumerate(...,
+start_index)` ... is not a form the vectoriser knows" and "`clip is not None` has no numpy equivalent". Each case is
+written as a pipeline would write it (none is an eval target's); the rewritten function must return the same values,
+to the bit, on edge inputs too: no elements, no bounds, values equal to a bound, NaN.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from perfloop.tools.change.codemods import NotApplicable
+from tests.test_vectorize import vectorise
+
+
+def same(old, new) -> None:
+    """The same values and containers, to the bit (NaN where NaN)."""
+    assert type(old) is type(new), (type(old), type(new))
+    if isinstance(old, np.ndarray):
+        assert old.dtype == new.dtype and old.shape == new.shape
+        assert old.tobytes() == new.tobytes()
+    elif isinstance(old, (list, tuple)):
+        assert len(old) == len(new)
+        for a, b in zip(old, new):
+            same(a, b)
+    elif isinstance(old, float):
+        assert (old == new) or (old != old and new != new), (old, new)
+    else:
+        assert old == new, (old, new)
+
+
+def outcome(func, *args):
+    try:
+        return "value", func(*args)
+    except Exception as exc:  # noqa: BLE001 - the same exception type is what is compared
+        return "raised", type(exc)
+
+
+def assert_same_outcome(old, new, *args):
+    kind_old, got_old = outcome(old, *args)
+    kind_new, got_new = outcome(new, *args)
+    assert kind_old == kind_new, (kind_old, got_old, kind_new, got_new)
+    if kind_old == "raised":
+        assert got_old is got_new
+    else:
+        same(got_old, got_new)
+
+
+# searching `while` loops ------------------------------------------------------------------------------------------
+SEARCHES = {
+    # time in power zones: the zone of each second is the count of zone floors it reaches (integer watts)
+    "zones": ("""
+        def time_in_zones(power, ftp, floors):
+            counts = [0] * (len(floors) + 1)
+            for p in power:
+                z = 0
+                while z < len(floors) and p >= floors[z] * ftp:
+                    z += 1
+                counts[z] += 1
+            return [c / len(power) for c in counts]
+    """, "time_in_zones",
+        lambda rng, n, m: (rng.integers(0, 600, n), 250, sorted(rng.uniform(0.3, 1.6, m).round(2).tolist()))),
+    # bucket ids of float features against sorted edges (a quantile binning), NaN falling through every test
+    "buckets": ("""
+        def bucketise(values, edges):
+            ids = []
+            for v in values:
+                k = 0
+                while k < len(edges) and v > edges[k]:
+                    k += 1
+                ids.append(k)
+            return ids
+    """, "bucketise", lambda rng, n, m: (
+        np.where(rng.random(n) < 0.1, np.nan, rng.standard_normal(n)).tolist(),
+        sorted(rng.standard_normal(m).round(1).tolist()))),
+    # the first lag from 1 at which a series' autocorrelation row drops below a threshold, capped by max_lag
+    "first_drop": ("""
+        def decorrelation_lags(acf_rows, max_lag, thresh):
+            out = []
+            for row in acf_rows:
+                lag = 1
+                while lag < max_lag and lag < len(row) and row[lag] >= thresh:
+                    lag += 1
+                out.append(lag)
+            return out
+    """, "decorrelation_lags", lambda rng, n, m: (
+        [np.cumprod(rng.uniform(0.7, 1.0, 12)).tolist() for _ in range(n)], m, 0.5)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEARCHES))
+def test_a_searching_while_is_a_running_min(tmp_path, case):
+    source, name, make = SEARCHES[case]
+    old, new, result = vectorise(tmp_path, textwrap.dedent(source), name)
+    assert "while" not in result.files["mod.py"].split(f"def {name}(")[1].split("\ndef ")[0], result.files["mod.py"]
+    rng = np.random.default_rng(5)
+    # No elements only for the list of values: `c / len(power)` of none divides by zero (the loop raises where numpy
+    # gives NaN), and no rows at all have no second axis (`shape[1]` raises where the loop returns []): both older
+    # rules of the translator, not this one's.
+    for n, m in ((0 if case == "buckets" else 1, 3), (1, 3), (40, 0), (40, 1), (300, 5), (300, 12)):
+        args = make(rng, n, m)
+        assert_same_outcome(old, new, *args)
+    if case == "zones":  # seconds exactly on a floor: >= counts them in the upper zone
+        args = (np.array([125, 250, 300, 0]), 250, [0.5, 1.0, 1.2])
+        same(old(*args), new(*args))
+
+
+LEFT = {
+    # the body does more than count: the value is that of the last pass, not a search
+    "a body that does more": """
+        def f(values, edges):
+            out = []
+            for v in values:
+                k = 0
+                acc = 0.0
+                while k < len(edges) and v > edges[k]:
+                    acc += edges[k]
+                    k += 1
+                out.append(k + acc)
+            return out
+    """,
+    # `weights[k]` under `k < len(edges)`: weights may be shorter, where the `while` never read past the first fail
+    "an index no len() bounds": """
+        def f(values, edges, weights):
+            out = []
+            for v in values:
+                k = 0
+                while k < len(edges) and v * weights[k] > edges[k]:
+                    k += 1
+                out.append(k)
+            return out
+    """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEFT))
+def test_other_whiles_stay(tmp_path, case):
+    try:
+        old, new, result = vectorise(tmp_path, textwrap.dedent(LEFT[case]), "f")
+    except NotApplicable:
+        return
+    assert "while" in result.files["mod.py"], result.files["mod.py"]
+
+
+# enumerate(seq, start) ---------------------------------------------------------------------------------------------
+STARTED = {
+    # phase folding from an absolute sample index: bins by the sample's time, a clip test on an optional bound
+    "fold": ("""
+        def fold(series, period, tsamp, n_bins, start_index=0, clip=None):
+            sums = [0.0] * n_bins
+            counts = [0] * n_bins
+            for i, x in enumerate(series.tolist(), start_index):
+                if clip is not None and (x > clip or x < -clip):
+                    continue
+                phase = (i * tsamp / period) % 1.0
+                b = int(phase * n_bins)
+                sums[b] += x
+                counts[b] += 1
+            return sums, counts
+    """, "fold"),
+    # 1-based positions weighting a score, the keyword spelling
+    "weighted_positions": ("""
+        def position_weighted(scores, first):
+            total = 0.0
+            for pos, s in enumerate(scores, start=first):
+                total += s / pos
+            return total
+    """, "position_weighted"),
+    # an inner loop counting from 1: per row, the sum of k * x_k
+    "inner_moments": ("""
+        def first_moments(rows):
+            out = []
+            for row in rows:
+                m = 0.0
+                for k, v in enumerate(row, 1):
+                    m += k * v
+                out.append(m)
+            return out
+    """, "first_moments"),
+}
+
+
+def test_enumerate_from_a_start_keeps_the_counter_and_its_checks(tmp_path):
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(STARTED["fold"][0]), "fold")
+    rng = np.random.default_rng(2)
+    series = rng.standard_normal(500).astype(np.float32)
+    for start, clip in ((0, None), (1500, None), (1500, 1.5), (7, 0.0), (np.int64(64), 2.0)):
+        same(old(series, 0.0137, 0.000064, 16, start, clip), new(series, 0.0137, 0.000064, 16, start, clip))
+    same(old(series[:0], 0.01, 0.001, 8, 3, 1.0), new(series[:0], 0.01, 0.001, 8, 3, 1.0))
+    assert_same_outcome(old, new, series, 0.01, 0.001, 8, 2.5, None)  # enumerate takes no float: TypeError in both
+
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(STARTED["weighted_positions"][0]), "position_weighted")
+    scores = rng.standard_normal(200).tolist()
+    for first in (1, 3, -250):  # (a start whose positions pass 0 divides by zero: the loop raises, numpy gives inf)
+        same(old(scores, first), new(scores, first))
+    same(old([], 1), new([], 1))
+
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(STARTED["inner_moments"][0]), "first_moments")
+    rows = [rng.standard_normal(9).tolist() for _ in range(40)]
+    same(old(rows), new(rows))
+
+
+def test_a_start_that_changes_in_the_loop_is_refused(tmp_path):
+    source = """
+        def f(rows, offset):
+            out = []
+            for row in rows:
+                m = 0.0
+                for k, v in enumerate(row, len(out)):
+                    m += k * v
+                out.append(m)
+            return out
+    """
+    try:
+        old, new, result = vectorise(tmp_path, textwrap.dedent(source), "f")
+    except NotApplicable as exc:
+        assert "loop" in str(exc)
+        return
+    rows = [[1.0, 2.0], [3.0, 4.0, 5.0]]
+    same(old(rows, 0), new(rows, 0))
+
+
+# a first operand the loop does not change ------------------------------------------------------------------------
+SETTLED = {
+    # robust clipping with an optional bound: None skips the test (x > None would raise)
+    "clip_or": """
+        def clipped_energy(xs, bound):
+            total = 0.0
+            for x in xs:
+                if bound is not None and (x > bound or x < -bound):
+                    continue
+                total += x * x
+            return total
+    """,
+    # an optional mask-out value, `or` form: everything counts where no value is given
+    "keep_or": """
+        def kept_values(xs, missing):
+            out = []
+            for x in xs:
+                if missing is None or x != missing:
+                    out.append(x * 0.5)
+            return out
+    """,
+    # a mode flag from the config compared to a string, then an element test
+    "mode_and": """
+        def gated(xs, mode, lo):
+            out = []
+            for x in xs:
+                y = lo if mode == "floor" and x < lo else x
+                out.append(y)
+            return out
+    """,
+}
+
+
+def test_a_settled_first_operand_decides_whether_the_rest_is_read(tmp_path):
+    rng = np.random.default_rng(9)
+    xs = rng.standard_normal(400).round(1).tolist()
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(SETTLED["clip_or"]), "clipped_energy")
+    for bound in (None, 1.0, 0.0, 3.5):
+        same(old(xs, bound), new(xs, bound))
+    same(old([], None), new([], None))
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(SETTLED["keep_or"]), "kept_values")
+    for missing in (None, 0.5, -0.1):
+        same(old(xs, missing), new(xs, missing))
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(SETTLED["mode_and"]), "gated")
+    for mode in ("floor", "none"):
+        same(old(xs, mode, -0.2), new(xs, mode, -0.2))
