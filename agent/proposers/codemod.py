@@ -106,8 +106,8 @@ def _replayed(ctx: RunContext, result: CodemodResult, root) -> None:
                  "numbers; tensors and other objects are computed every time" if result.replay.keys_data else
                  "str, bytes, int, float, bool, None, dates and times and tuples of them; lists, arrays and tensors "
                  "are computed every time, since it may change what it is given")
-        raise NotApplicable(f"replay of {result.replay.function}: none of the {outcome.num_calls} captured calls "
-                            f"passes arguments a memo can key exactly ({kinds}), so the pipeline was not run")
+        raise Unkeyed(f"replay of {result.replay.function}: none of the {outcome.num_calls} captured calls "
+                      f"passes arguments a memo can key exactly ({kinds}), so the pipeline was not run")
     if result.knob == "memoize" and result.replay.per_step and outcome.keyed_calls >= 2 \
             and outcome.distinct_keys == outcome.keyed_calls:
         raise NotApplicable(f"replay of {result.replay.function}: the {outcome.keyed_calls} calls captured over three "
@@ -171,7 +171,13 @@ def _batch_build_shares(profile: Profile | None, file: str, function: str) -> tu
 
 
 MEMO_TRIES = 3
-"""Functions of one per-sample path a memo remedy tries in turn where replay refuses the one before."""
+"""Functions of one per-sample path a memo remedy tries in turn where replay refuses the one before. A function none of
+whose captured calls had an exact key (`Unkeyed`: a snapshot of lists, a tensor) does not count: that refusal is
+certain and costs one capture run. No more than twice as many are tried in all."""
+
+
+class Unkeyed(NotApplicable):
+    """Replay refused a memo because no captured call passed arguments it can key exactly."""
 
 
 def _next_params(result: CodemodResult, params: dict, tried: int) -> dict | None:
@@ -195,6 +201,7 @@ def _replayed_choice(ctx: RunContext, codemod: str, codemod_ctx: CodemodContext,
     (a memo's next function, a vectorised path without its per-element helpers). The refusals of what was tried
     first go into the result's notes, and into the refusal where nothing passes."""
     tried: list[str] = []
+    counted = 0  # refusals that count towards a memo's MEMO_TRIES (not `Unkeyed`)
     while True:
         try:
             result = apply_codemod(codemod, codemod_ctx)
@@ -209,7 +216,8 @@ def _replayed_choice(ctx: RunContext, codemod: str, codemod_ctx: CodemodContext,
             result.notes.extend(tried)
             return result
         except NotApplicable as refusal:
-            again = _next_params(result, codemod_ctx.params, len(tried))
+            counted += not isinstance(refusal, Unkeyed)
+            again = _next_params(result, codemod_ctx.params, counted - 1) if len(tried) + 1 < 2 * MEMO_TRIES else None
             if again is None:
                 raise NotApplicable("; ".join([*tried, str(refusal)])) from None
             tried.append(f"{result.replay.function} tried first: {refusal}")

@@ -188,6 +188,8 @@ def _memo_store(value):
             return {k: _memo_store(v) for k, v in value.items()}
         items = [_memo_store(v) for v in value]
         return items if kind is list else tuple(items)
+    if isinstance(value, tuple) and hasattr(kind, "_make") and hasattr(kind, "_fields"):  # a namedtuple: field-wise
+        return _MemoShared((value,)) if all(map(_memo_frozen, value)) else kind._make(map(_memo_store, value))
     # An array or tensor is kept as a copy: one the function returned may be a view of what it was given.
     if hasattr(value, "clone") and hasattr(value, "detach"):
         return value.clone()
@@ -213,6 +215,8 @@ def _memo_copy(value):
         return value  # the standard library's immutable values: datetime, date, timedelta, Decimal, Fraction, UUID
     if kind is tuple:
         return tuple(map(_memo_copy, value))
+    if isinstance(value, tuple) and hasattr(kind, "_make") and hasattr(kind, "_fields"):
+        return kind._make(map(_memo_copy, value))
     if kind is list:
         return list(map(_memo_copy, value))
     if kind is dict:

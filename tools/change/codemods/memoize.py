@@ -84,6 +84,7 @@ from perfloop.tools.change.codemods.kept_arguments import MUTATING_METHODS, chan
 from perfloop.tools.change.codemods.loop_checks import IMPURE_CALL, PURE_MODULES, RANDOM_CALL, is_random_call
 from perfloop.tools.change.codemods.loops import dotted, name_apart
 from perfloop.tools.change.codemods.memo_runtime import HELPER_SOURCE, HELPERS
+from perfloop.tools.change.codemods.record_types import record_constructors
 
 MAX_ENTRIES = 1 << 18
 """Results kept per function; arguments first seen after that are computed every time."""
@@ -143,7 +144,7 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
         cls = next((node for node in where_tree.body if isinstance(node, ast.ClassDef) and fn in node.body), None)
         classes = {node.name: node for node in where_tree.body if isinstance(node, ast.ClassDef)}
         reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes,
-                          import_paths([where_tree]))
+                          import_paths([where_tree]), record_constructors(where_tree))
         if reason is None:
             # Keys of lists and arrays too, where nothing it calls changes what it was given (a hit skips the call).
             methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
@@ -325,8 +326,9 @@ def imported_functions(root, file: str, tree: ast.Module) -> dict[str, tuple[dic
 
 def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
              imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None,
-             aliases: dict[str, str] | None = None) -> str | None:
-    """Why `fn` is not remembered per argument, or None."""
+             aliases: dict[str, str] | None = None, records: frozenset[str] = frozenset()) -> str | None:
+    """Why `fn` is not remembered per argument, or None. `records`: the file's record types whose call only stores
+    its arguments (`record_types.record_constructors`)."""
     if module_level.get(fn.name) is not fn and cls is None:
         return "neither a module-level function nor a method of a module-level class"
     if fn.decorator_list:
@@ -349,7 +351,7 @@ def _refusal(fn: ast.FunctionDef, module_level: dict[str, ast.FunctionDef], cls:
         return "a helper of the memos perfloop adds"
     if cls is not None and fn.name.startswith("__"):
         return "a special method"
-    return _Purity(module_level, cls, imported, classes, aliases).refusal(fn)
+    return _Purity(module_level, cls, imported, classes, aliases, records).refusal(fn)
 
 
 def _held_objects(cls: ast.ClassDef | None, classes: dict[str, ast.ClassDef]) -> dict[str, ast.ClassDef]:
@@ -368,8 +370,9 @@ class _Purity:
 
     def __init__(self, module_level: dict[str, ast.FunctionDef], cls: ast.ClassDef | None,
                  imported: dict | None = None, classes: dict[str, ast.ClassDef] | None = None,
-                 aliases: dict[str, str] | None = None) -> None:
+                 aliases: dict[str, str] | None = None, records: frozenset[str] = frozenset()) -> None:
         self.module_level = module_level
+        self.records = records
         self.imported = imported or {}
         self.classes = classes or {}
         self.methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}
@@ -421,8 +424,10 @@ class _Purity:
                 functions, imported = self.imported[name]
                 inner = _Purity(functions, None).refusal(imported)
                 return f"calls {name}(), which is not pure ({inner})" if inner else None
-            if name in COMPUTING_BUILTINS or name in CONTAINERS or name in own:
-                return None if name not in own else f"calls `{name}`, a value perfloop cannot read the code of"
+            if (name in COMPUTING_BUILTINS or name in CONTAINERS or name in self.records) and name not in own:
+                return None  # a builtin that computes, or a record type that stores what it is given
+            if name in own:
+                return f"calls `{name}`, a value perfloop cannot read the code of"
             origin = self.aliases.get(name)  # `from bisect import bisect_right`: judged as `bisect.bisect_right`
             if origin is not None and (is_random_call(origin) or IMPURE_CALL.search(origin)):
                 return f"calls {name}(), which is `{origin}()`: not a computation on its arguments"
@@ -464,7 +469,7 @@ class _Purity:
         call = next((n for n in held.body if isinstance(n, ast.FunctionDef) and n.name == "__call__"), None)
         if call is None:
             return f"calls self.{attr}(), a {held.name} without a __call__ perfloop can read"
-        reader = _Purity(self.module_level, held, self.imported, self.classes, self.aliases)
+        reader = _Purity(self.module_level, held, self.imported, self.classes, self.aliases, self.records)
         reader.seen = self.seen  # objects holding each other are read once
         inner = reader.refusal(call)
         return f"calls self.{attr}(), whose {held.name}.__call__ is not pure ({inner})" if inner else None
