@@ -97,11 +97,16 @@ class CountRules:
 
 def count_list(value: ast.AST) -> str | None:
     """The numpy dtype of a list of zeros made to count into (`[0] * k`, `[0.0] * k`, `[[0] * k for _ in
+    range(m)]`, or written as comprehensions: `[0 for _ in range(k)]`, `[[0 for _ in range(k)] for _ in
     range(m)]`), else None."""
     if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs \
             and isinstance(value.generators[0].iter, ast.Call) and dotted(value.generators[0].iter.func) == "range" \
             and not names_loaded(value.elt) & names_stored([value.generators[0].target]):
         value = value.elt
+        if isinstance(value, ast.Constant) and value.value == 0 and type(value.value) in (int, float):
+            return "np.int64" if type(value.value) is int else "np.float64"
+        if isinstance(value, ast.ListComp):
+            return count_list(value)
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) \
             and len(value.left.elts) == 1 and isinstance(value.left.elts[0], ast.Constant):
         zero = value.left.elts[0].value
