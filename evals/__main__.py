@@ -12,7 +12,7 @@ from perfloop.evals import harness, table, workspace
 EVALS_DIR = Path(__file__).resolve().parent
 WAVES = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11",
          "blind12", "blind13", "blind14", "blind15",
-         "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22")
+         "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22", "blind23")
 SUITES = {"targets": EVALS_DIR / "targets", **{wave: EVALS_DIR / wave for wave in WAVES}}
 
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "target's oracle.patch as search/replace edits (the loop's ceiling)")
     parser.add_argument("--agent-args", help="more `perfloop run` flags in one string, e.g. \"--steps 8 --ab-runs 2\"")
     parser.add_argument("--suite", choices=sorted(SUITES), default="targets",
-                        help="targets: evals/targets (the suite perfloop was developed against); blind, blind2 ... blind22: "
+                        help="targets: evals/targets (the suite perfloop was developed against); blind, blind2 ... blind23: "
                              "evals/blind*, waves written without reading the codemods, each frozen after its "
                              "first measurement")
     parser.add_argument("--targets-dir", type=Path, help="folder of targets (overrides --suite)")
