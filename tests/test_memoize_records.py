@@ -2,7 +2,7 @@
 functions take arguments no memo can key goes on to the ones it can.
 
 - `record_types.record_constructors`: `Snapshot = namedtuple(...)`, `class Fill(NamedTuple)` and a plain
-  `@dataclass` only store what they are given, so calling one is a computation (blind22 p4's `parse_line` was refused
+  `@dataclass` only store what they are given, so calling one is a computation (blind22 p4's feed-line parser was refused
   with "calls Snapshot(), which perfloop cannot read"); one with constructor code of its own is not.
 - `memo_runtime`: a remembered namedtuple is handed out field by field as a new one of its type, its lists copied,
   where `copy.deepcopy` of the whole was slower than parsing a short line again.
@@ -79,35 +79,32 @@ def test_record_types_whose_call_only_stores_its_arguments():
 PARSER = """
     from collections import namedtuple
 
-    Snapshot = namedtuple("Snapshot", ["ts", "bids", "asks"])
+    Fix = namedtuple("Fix", ["t", "pos", "sats"])
 
 
-    def parse_line(line):
-        fields = line.split()
-        ts = float(fields[0])
-        side, bids, asks = None, [], []
-        for f in fields[1:]:
-            if f == "B" or f == "A":
-                side = bids if f == "B" else asks
-                continue
-            px, sz = f.split(":")
-            side.append((float(px), float(sz)))
-        return Snapshot(ts, bids, asks)
+    def read_fix(text):
+        head, _, rest = text.partition("|")
+        t, lat, lon = (float(v) for v in head.split(","))
+        sats = []
+        for item in rest.split():
+            prn, snr = item.split("=")
+            sats.append((int(prn), float(snr)))
+        return Fix(t, [lat, lon], sats)
 """
 
 
 def test_a_parser_returning_a_namedtuple_is_remembered_and_hands_out_fresh_records(tmp_path):
-    old, new, result = memoize(tmp_path, PARSER, "parse_line")
-    assert result.replay.function == "parse_line"
-    line = "12.5 B 100.1:3 100.0:7 A 100.2:1 100.3:4"
-    first = new["parse_line"](line)
-    assert first == old["parse_line"](line) and type(first).__name__ == "Snapshot"
-    first.bids.append((0.0, 0.0))
-    first.asks.clear()
-    again = new["parse_line"](line)
-    assert again == old["parse_line"](line) and again is not first and again.bids is not first.bids
-    assert type(again) is type(first) and again._fields == ("ts", "bids", "asks")
-    assert len(new["_parse_line_memo"]) == 1
+    old, new, result = memoize(tmp_path, PARSER, "read_fix")
+    assert result.replay.function == "read_fix"
+    line = "12.5,51.2,-0.1|4=38.5 9=41.0 17=22.25"
+    first = new["read_fix"](line)
+    assert first == old["read_fix"](line) and type(first).__name__ == "Fix"
+    first.sats.append((0, 0.0))
+    first.pos.clear()
+    again = new["read_fix"](line)
+    assert again == old["read_fix"](line) and again is not first and again.sats is not first.sats
+    assert type(again) is type(first) and again._fields == ("t", "pos", "sats")
+    assert len(new["_read_fix_memo"]) == 1
 
 
 def test_a_record_with_constructor_code_of_its_own_is_still_unreadable(tmp_path):

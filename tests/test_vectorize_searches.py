@@ -58,18 +58,18 @@ def assert_same_outcome(old, new, *args):
 
 # searching `while` loops ------------------------------------------------------------------------------------------
 SEARCHES = {
-    # time in power zones: the zone of each second is the count of zone floors it reaches (integer watts)
+    # heart-rate zones: a beat's zone is how many cut-offs (percent of the athlete's maximum) it reaches
     "zones": ("""
-        def time_in_zones(power, ftp, floors):
-            counts = [0] * (len(floors) + 1)
-            for p in power:
-                z = 0
-                while z < len(floors) and p >= floors[z] * ftp:
-                    z += 1
-                counts[z] += 1
-            return [c / len(power) for c in counts]
-    """, "time_in_zones",
-        lambda rng, n, m: (rng.integers(0, 600, n), 250, sorted(rng.uniform(0.3, 1.6, m).round(2).tolist()))),
+        def zone_tally(hr, hr_max, cuts):
+            tally = [0] * (len(cuts) + 1)
+            for bpm in hr:
+                zone = 0
+                while zone < len(cuts) and bpm * 100 >= cuts[zone] * hr_max:
+                    zone += 1
+                tally[zone] += 1
+            return tally
+    """, "zone_tally",
+        lambda rng, n, m: (rng.integers(60, 200, n), 190, sorted(rng.integers(50, 100, m).tolist()))),
     # bucket ids of float features against sorted edges (a quantile binning), NaN falling through every test
     "buckets": ("""
         def bucketise(values, edges):
@@ -104,14 +104,13 @@ def test_a_searching_while_is_a_running_min(tmp_path, case):
     old, new, result = vectorise(tmp_path, textwrap.dedent(source), name)
     assert "while" not in result.files["mod.py"].split(f"def {name}(")[1].split("\ndef ")[0], result.files["mod.py"]
     rng = np.random.default_rng(5)
-    # No elements only for the list of values: `c / len(power)` of none divides by zero (the loop raises where numpy
-    # gives NaN), and no rows at all have no second axis (`shape[1]` raises where the loop returns []): both older
-    # rules of the translator, not this one's.
-    for n, m in ((0 if case == "buckets" else 1, 3), (1, 3), (40, 0), (40, 1), (300, 5), (300, 12)):
+    # No rows at all have no second axis (`shape[1]` raises where the loop returns []): an older rule of the
+    # translator, not this one's.
+    for n, m in ((0 if case != "first_drop" else 1, 3), (1, 3), (40, 0), (40, 1), (300, 5), (300, 12)):
         args = make(rng, n, m)
         assert_same_outcome(old, new, *args)
-    if case == "zones":  # seconds exactly on a floor: >= counts them in the upper zone
-        args = (np.array([125, 250, 300, 0]), 250, [0.5, 1.0, 1.2])
+    if case == "zones":  # a beat exactly on a cut-off: >= counts it in the upper zone
+        args = (np.array([95, 190, 171, 0]), 190, [50, 90, 100])
         same(old(*args), new(*args))
 
 
@@ -154,20 +153,19 @@ def test_other_whiles_stay(tmp_path, case):
 
 # enumerate(seq, start) ---------------------------------------------------------------------------------------------
 STARTED = {
-    # phase folding from an absolute sample index: bins by the sample's time, a clip test on an optional bound
-    "fold": ("""
-        def fold(series, period, tsamp, n_bins, start_index=0, clip=None):
-            sums = [0.0] * n_bins
-            counts = [0] * n_bins
-            for i, x in enumerate(series.tolist(), start_index):
-                if clip is not None and (x > clip or x < -clip):
+    # a weekly profile of daily readings from an absolute day number, leaving out readings past an optional limit
+    "weekday_profile": ("""
+        def weekday_profile(readings, first_day, n_slots, limit=None):
+            totals = [0.0] * n_slots
+            seen = [0] * n_slots
+            for day, r in enumerate(readings.tolist(), first_day):
+                if limit is not None and (r > limit or r < -limit):
                     continue
-                phase = (i * tsamp / period) % 1.0
-                b = int(phase * n_bins)
-                sums[b] += x
-                counts[b] += 1
-            return sums, counts
-    """, "fold"),
+                slot = int(((day + 0.5) / 7.0 % 1.0) * n_slots)
+                totals[slot] += r
+                seen[slot] += 1
+            return totals, seen
+    """, "weekday_profile"),
     # 1-based positions weighting a score, the keyword spelling
     "weighted_positions": ("""
         def position_weighted(scores, first):
@@ -191,13 +189,13 @@ STARTED = {
 
 
 def test_enumerate_from_a_start_keeps_the_counter_and_its_checks(tmp_path):
-    old, new, _ = vectorise(tmp_path, textwrap.dedent(STARTED["fold"][0]), "fold")
+    old, new, _ = vectorise(tmp_path, textwrap.dedent(STARTED["weekday_profile"][0]), "weekday_profile")
     rng = np.random.default_rng(2)
-    series = rng.standard_normal(500).astype(np.float32)
-    for start, clip in ((0, None), (1500, None), (1500, 1.5), (7, 0.0), (np.int64(64), 2.0)):
-        same(old(series, 0.0137, 0.000064, 16, start, clip), new(series, 0.0137, 0.000064, 16, start, clip))
-    same(old(series[:0], 0.01, 0.001, 8, 3, 1.0), new(series[:0], 0.01, 0.001, 8, 3, 1.0))
-    assert_same_outcome(old, new, series, 0.01, 0.001, 8, 2.5, None)  # enumerate takes no float: TypeError in both
+    readings = rng.standard_normal(500).astype(np.float32)
+    for first, limit in ((0, None), (1500, None), (1500, 1.5), (7, 0.0), (np.int64(64), 2.0)):
+        same(old(readings, first, 14, limit), new(readings, first, 14, limit))
+    same(old(readings[:0], 3, 7, 1.0), new(readings[:0], 3, 7, 1.0))
+    assert_same_outcome(old, new, readings, 2.5, 7, None)  # enumerate takes no float: TypeError in both
 
     old, new, _ = vectorise(tmp_path, textwrap.dedent(STARTED["weighted_positions"][0]), "position_weighted")
     scores = rng.standard_normal(200).tolist()

@@ -1,8 +1,8 @@
 """The record types a module defines whose construction only stores its arguments, for the purity reader.
 
-`Snapshot = namedtuple("Snapshot", ["ts", "bids", "asks"])` and then `return Snapshot(ts, bids, asks)`: calling the
-type builds a tuple of what it was given, as `tuple(...)` would, so a parser that returns one computes from its
-arguments alone (blind22 p4's `parse_line` was refused with "calls Snapshot(), which perfloop cannot read").
+`Reading = namedtuple("Reading", ["t", "values"])` and then `return Reading(t, values)`: calling the type builds a
+tuple of what it was given, as `tuple(...)` would, so a parser that returns one computes from its arguments alone
+(blind22 p4's feed-line parser was refused with "calls Snapshot(), which perfloop cannot read").
 ``record_constructors`` names them, for ``memoize._Purity``:
 
 - a module-level `X = namedtuple(...)` (`collections.namedtuple`, under any import name) or `X =
