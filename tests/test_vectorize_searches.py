@@ -83,13 +83,13 @@ SEARCHES = {
     """, "bucketise", lambda rng, n, m: (
         np.where(rng.random(n) < 0.1, np.nan, rng.standard_normal(n)).tolist(),
         sorted(rng.standard_normal(m).round(1).tolist()))),
-    # the first lag from 1 at which a series' autocorrelation row drops below a threshold, capped by max_lag
+    # the first lag from 1 at which a series' autocorrelation row drops below a threshold, capped at 10
     "first_drop": ("""
         def decorrelation_lags(acf_rows, max_lag, thresh):
             out = []
             for row in acf_rows:
                 lag = 1
-                while lag < max_lag and lag < len(row) and row[lag] >= thresh:
+                while lag < 10 and lag < len(row) and row[lag] >= thresh:
                     lag += 1
                 out.append(lag)
             return out
@@ -274,3 +274,65 @@ def test_a_settled_first_operand_decides_whether_the_rest_is_read(tmp_path):
     old, new, _ = vectorise(tmp_path, textwrap.dedent(SETTLED["mode_and"]), "gated")
     for mode in ("floor", "none"):
         same(old(xs, mode, -0.2), new(xs, mode, -0.2))
+
+
+# found in review: each is refused or gives the loop's values --------------------------------------------------------
+REVIEWED = {
+    # a branch under an invariant test computes for every element: with None the loop never reads `x < clip`
+    "branch under an invariant test": ("""
+        def f(xs, clip):
+            out = []
+            for x in xs:
+                y = x * 2.0
+                if clip is not None:
+                    y = x if x < clip else clip
+                out.append(y)
+            return out
+    """, [([1.0, 3.0], None), ([1.0, 3.0], 2.0)]),
+    # rows of pairs: the all-false answer is one per row, not one per number
+    "rows of pairs": ("""
+        def f(points, lim):
+            out = []
+            for p in points:
+                y = 0.0
+                if lim is not None and p[0] > lim:
+                    y = p[1]
+                out.append(y)
+            return out
+    """, [([[1.0, 2.0], [3.0, 4.0]], None), ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], None),
+          ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 2.0)]),
+    # the rest refused inside a condition: nothing it cached may be left behind
+    "a refused rest under a condition": ("""
+        def f(xs, table):
+            out = []
+            for x in xs:
+                y = 0
+                if x >= 0:
+                    if table is not None and table[x] > 0:
+                        y = 1
+                out.append(y)
+            return out
+    """, [([0, 1, -1], [1, 0, 2]), ([0, 1, -1], None)]),
+    # a bound a name holds, here a float: the `while` stops below it, where range() would need an int
+    "a float bound": ("""
+        def f(xs, limit, step):
+            out = []
+            for x in xs:
+                k = 0
+                while k < limit and k * step <= x:
+                    k += 1
+                out.append(k)
+            return out
+    """, [([0.5, 10.0, -1.0], 2.5, 1.0), ([0.5, 10.0, -1.0], 3, 1.0)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REVIEWED))
+def test_review_cases_are_refused_or_exact(tmp_path, case):
+    source, calls = REVIEWED[case]
+    try:
+        old, new, _ = vectorise(tmp_path, textwrap.dedent(source), "f")
+    except NotApplicable:
+        return
+    for args in calls:
+        assert_same_outcome(old, new, *args)

@@ -115,15 +115,18 @@ class ConditionRules:
         if shape is None or any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(first)):
             return None  # a call may give another value on every pass (a draw)
         rest = node.values[1] if len(node.values) == 2 else ast.BoolOp(op=node.op, values=node.values[1:])
-        lines, hoists = len(self.lines), list(self.hoists)
+        # What translating the rest may add, kept to be put back where it is refused (names it cached included).
+        saved = (len(self.lines), list(self.hoists), dict(self.hoisted), dict(self.condition_names),
+                 list(self.conditions))
         value = self.expr(rest)
-        added = self.hoists[len(hoists):]
-        if len(self.lines) != lines or self.hoists[:len(hoists)] != hoists \
+        added = self.hoists[len(saved[1]):]
+        if len(self.lines) != saved[0] or self.hoists[:len(saved[1])] != saved[1] \
                 or not all(src.startswith("np.asarray(") for _, src in added) or value.depth != 1:
-            del self.lines[lines:]
-            self.hoists[:] = hoists
+            del self.lines[saved[0]:]
+            self.hoists[:], self.hoisted, self.condition_names, self.conditions[:] = saved[1:]
             return None
-        test, flat = ast.unparse(first), f"np.{{}}(np.shape({shape}), dtype=bool)"
+        # All false (true) along the loop's axis only: a value of the loop may be a row per element.
+        test, flat = f"({ast.unparse(first)})", f"np.{{}}(np.shape({shape})[:1], dtype=bool)"
         if isinstance(node.op, ast.And):
             return Val(f"(np.asarray({value.src}, dtype=bool) if {test} else {flat.format('zeros')})", 1)
         return Val(f"({flat.format('ones')} if {test} else np.asarray({value.src}, dtype=bool))", 1)

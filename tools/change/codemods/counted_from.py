@@ -69,6 +69,9 @@ class StartedCounters:
         if parts is None or not (isinstance(target, ast.Tuple) and len(target.elts) == 2
                                  and isinstance(target.elts[0], ast.Name)):
             return None
+        if "operator" in self.taken and not isinstance(parts[1], ast.Constant):
+            raise NotApplicable(f"line {iterable.lineno}: the function has a name `operator`, which the rewrite's "
+                                "`operator.index` of the start would read")
         if not self.invariant(parts[1]):
             raise NotApplicable(f"line {iterable.lineno}: the start of `{ast.unparse(iterable)}` changes inside the "
                                 "loop")

@@ -188,7 +188,8 @@ def _memo_store(value):
             return {k: _memo_store(v) for k, v in value.items()}
         items = [_memo_store(v) for v in value]
         return items if kind is list else tuple(items)
-    if isinstance(value, tuple) and hasattr(kind, "_make") and hasattr(kind, "_fields"):  # a namedtuple: field-wise
+    if isinstance(value, tuple) and hasattr(kind, "_make") and hasattr(kind, "_fields") \
+            and not hasattr(value, "__dict__"):  # a namedtuple (no attributes of its own): field by field
         return _MemoShared((value,)) if all(map(_memo_frozen, value)) else kind._make(map(_memo_store, value))
     # An array or tensor is kept as a copy: one the function returned may be a view of what it was given.
     if hasattr(value, "clone") and hasattr(value, "detach"):
@@ -215,7 +216,8 @@ def _memo_copy(value):
         return value  # the standard library's immutable values: datetime, date, timedelta, Decimal, Fraction, UUID
     if kind is tuple:
         return tuple(map(_memo_copy, value))
-    if isinstance(value, tuple) and hasattr(kind, "_make") and hasattr(kind, "_fields"):
+    if isinstance(value, tuple) and hasattr(kind, "_make") and hasattr(kind, "_fields") \
+            and not hasattr(value, "__dict__"):
         return kind._make(map(_memo_copy, value))
     if kind is list:
         return list(map(_memo_copy, value))

@@ -8,8 +8,8 @@ tuple of what it was given, as `tuple(...)` would, so a parser that returns one 
 - a module-level `X = namedtuple(...)` (`collections.namedtuple`, under any import name) or `X =
   NamedTuple("X", [...])` (`typing.NamedTuple`);
 - a module-level `class X(NamedTuple)` with no `__new__` or `__init__` of its own;
-- a module-level `@dataclass` class (`dataclasses.dataclass`, called or not) with no `__init__`, `__post_init__`
-  or `__new__` of its own, whose `field(default_factory=...)` factories are only `list`, `dict`, `set` or `tuple`.
+- a module-level `@dataclass` class (`dataclasses.dataclass`, called or not) with no `__init__`, `__post_init__`,
+  `__new__` or `__setattr__` of its own, whose `field(default_factory=...)` factories are only `list`, `dict`, `set` or `tuple`.
 
 A name bound twice at module level, or defined in a class with a base other than these, is not one.
 """
@@ -53,7 +53,7 @@ def _plain_record(cls: ast.ClassDef, origin) -> bool:
     """Whether constructing `cls` only stores its fields: a NamedTuple subclass or a dataclass, without its own
     constructor code."""
     own = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    if own & {"__new__", "__init__", "__post_init__"} or cls.keywords:
+    if own & {"__new__", "__init__", "__post_init__", "__setattr__"} or cls.keywords:
         return False
     bases = [origin(b) for b in cls.bases]
     if bases == ["typing.NamedTuple"]:

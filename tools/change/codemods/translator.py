@@ -205,9 +205,6 @@ class Translator(StartedCounters, AxisRules, BestRules, CallRules, ConditionRule
             return self.unary(node)
         if isinstance(node, ast.Compare) and (found := self.row_contains(node)) is not None:
             return found
-        if isinstance(node, ast.Compare) and self.invariant(node) and not any(
-                isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node)):
-            return Val(ast.unparse(node), 0)  # `clip is not None`: the same on every pass, so Python's, once
         if isinstance(node, ast.Compare):
             parts, left = [], node.left
             for op, right in zip(node.ops, node.comparators):

@@ -98,6 +98,8 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
         return None  # the new start reads the bound where the counter started
     stop = while_stop(ast.BoolOp(op=ast.And(), values=bounds), counter) if len(bounds) > 1 else \
         while_stop(bounds[0], counter)
+    if not _len_shaped(stop):
+        return None  # range() takes ints, where the `while` also stops below a float a name may hold
     taken = {n.id for stmt in scope for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     at = name_apart(f"{counter}_at", taken)
     test = ast.unparse(ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0])
@@ -110,6 +112,19 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
     for node in (new_start, new_loop):
         ast.increment_lineno(node, loop.lineno - 1)
     return start, new_start, new_loop
+
+
+def _len_shaped(node: ast.AST) -> bool:
+    """Whether `node` is built only of int literals and `len()`, with `min`/`max` and + - * of them: an int for
+    certain (a name may hold a float, where the `while` stops below it and range() would not take it)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and _len_shaped(node.left) and _len_shaped(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max") \
+            and not node.keywords:
+        return bool(node.args) and all(_len_shaped(a) for a in node.args)
+    return _is_len(node)
 
 
 def _is_len(node: ast.AST) -> bool:
