@@ -53,3 +53,10 @@ def import_paths(modules) -> dict[str, str]:
             elif isinstance(node, ast.ImportFrom):
                 paths.update((a.asname or a.name, a.name) for a in node.names)
     return paths
+
+
+def full_name(name: str, paths: dict[str, str]) -> str:
+    """A dotted `name` by the module path its first part was imported as (``import_paths``): `np.zeros` ->
+    `numpy.zeros`, `nt` of `from collections import namedtuple as nt` -> `collections.namedtuple`."""
+    root = name.split(".")[0]
+    return paths.get(root, root) + name[len(root):]

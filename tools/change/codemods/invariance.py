@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.hot_function import functions
-from perfloop.tools.change.codemods.imports import import_paths
+from perfloop.tools.change.codemods.imports import full_name, import_paths
 from perfloop.tools.change.codemods.loop_checks import GENERATOR_CALL, IMPURE_CALL, PURE_MODULES, is_random_call
 from perfloop.tools.change.codemods.loops import dotted
 from perfloop.tools.change.codemods.reorder import (
@@ -98,8 +98,7 @@ class Calls:
 
     def resolved(self, name: str) -> str:
         """`name` by the module path its first part was imported as (`np.zeros` -> `numpy.zeros`)."""
-        root = name.split(".")[0]
-        return self.paths.get(root, root) + name[len(root):]
+        return full_name(name, self.paths)
 
     def is_module(self, node: ast.AST) -> bool:
         """Whether `node` names an imported module or name (`np`, `torch.nn`), not a value."""

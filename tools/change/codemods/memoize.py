@@ -143,8 +143,9 @@ def memoize_pure_helper(ctx: CodemodContext) -> CodemodResult:
         module_level = {node.name: node for node in where_tree.body if isinstance(node, ast.FunctionDef)}
         cls = next((node for node in where_tree.body if isinstance(node, ast.ClassDef) and fn in node.body), None)
         classes = {node.name: node for node in where_tree.body if isinstance(node, ast.ClassDef)}
-        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes,
-                          import_paths([where_tree]), record_constructors(where_tree))
+        paths = import_paths([where_tree])
+        reason = _refusal(fn, module_level, cls, imported_functions(ctx.root, where, where_tree), classes, paths,
+                          record_constructors(where_tree, paths))
         if reason is None:
             # Keys of lists and arrays too, where nothing it calls changes what it was given (a hit skips the call).
             methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)} if cls is not None else {}

@@ -17,21 +17,19 @@ from __future__ import annotations
 
 import ast
 
-from perfloop.tools.change.codemods.imports import import_paths
+from perfloop.tools.change.codemods.imports import full_name, import_paths
 from perfloop.tools.change.codemods.loops import dotted
 
 _FACTORIES = frozenset({"list", "dict", "set", "tuple"})
 
 
-def record_constructors(tree: ast.Module) -> frozenset[str]:
-    """The names of `tree`'s record types whose call only stores its arguments (see the module's docstring)."""
-    paths = import_paths([tree])
+def record_constructors(tree: ast.Module, paths: dict[str, str] | None = None) -> frozenset[str]:
+    """The names of `tree`'s record types whose call only stores its arguments (see the module's docstring);
+    `paths`: `imports.import_paths([tree])`, where the caller has it."""
+    paths = import_paths([tree]) if paths is None else paths
 
     def origin(node: ast.AST) -> str:
-        name = dotted(node)
-        head, _, rest = name.partition(".")
-        full = paths.get(head, head)
-        return f"{full}.{rest}" if rest else full
+        return full_name(dotted(node), paths)
 
     bound: dict[str, int] = {}
     found: set[str] = set()

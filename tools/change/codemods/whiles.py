@@ -46,12 +46,11 @@ def _fors_for_whiles(stmts: list[ast.stmt], scope: list[ast.stmt]) -> bool:
             changed |= _fors_for_whiles(stmt.body, scope)
         elif isinstance(stmt, ast.While):
             found = _counted_for(stmts, j, scope)
-            searched = _searched_for(stmts, j, scope) if found is None else None
             if found is not None:
                 start, stmts[j] = found
                 del stmts[start]
                 changed, j = True, j - 1
-            elif searched is not None:
+            elif (searched := _searched_for(stmts, j, scope)) is not None:
                 start, stmts[start], stmts[j] = searched
                 changed = True
         j += 1
@@ -69,7 +68,8 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
     one, so it is taken only where that reading is safe and says the same: the body is `z += 1` alone, the
     counter starts at an int literal, the bound's tests (`loops.while_stop`) are those of `z` alone, and the
     other tests index by the counter only a sequence whose `len()` bounds it (`bounds[z]` under `z <
-    len(bounds)`), with no call the translator does not know (it refuses those itself).
+    len(bounds)`), with no call the translator does not know (it refuses those itself); the bound is built of int
+    literals and `len()` (`_int_shaped` without names).
     """
     loop = stmts[j]
     if loop.orelse or len(loop.body) != 1 or not isinstance(loop.test, ast.BoolOp) \
@@ -98,12 +98,12 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
         return None  # the new start reads the bound where the counter started
     stop = while_stop(ast.BoolOp(op=ast.And(), values=bounds), counter) if len(bounds) > 1 else \
         while_stop(bounds[0], counter)
-    if not _len_shaped(stop):
+    if not _int_shaped(stop, names=False):
         return None  # range() takes ints, where the `while` also stops below a float a name may hold
     taken = {n.id for stmt in scope for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     at = name_apart(f"{counter}_at", taken)
-    test = ast.unparse(ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0])
-    test = ast.unparse(_renamed(ast.parse(test, mode="eval").body, counter, at))
+    test = ast.unparse(_renamed(copy.deepcopy(ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0]),
+                                counter, at))
     stop_text = ast.unparse(stop)
     init = stop_text if first == 0 and _is_len(stop) else f"max({first}, {stop_text})"
     new_start = ast.parse(f"{counter} = {init}").body[0]
@@ -114,26 +114,13 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
     return start, new_start, new_loop
 
 
-def _len_shaped(node: ast.AST) -> bool:
-    """Whether `node` is built only of int literals and `len()`, with `min`/`max` and + - * of them: an int for
-    certain (a name may hold a float, where the `while` stops below it and range() would not take it)."""
-    if isinstance(node, ast.Constant):
-        return type(node.value) is int
-    if isinstance(node, ast.BinOp):
-        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and _len_shaped(node.left) and _len_shaped(node.right)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max") \
-            and not node.keywords:
-        return bool(node.args) and all(_len_shaped(a) for a in node.args)
-    return _is_len(node)
-
-
 def _is_len(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
         and len(node.args) == 1 and not node.keywords
 
 
 def _renamed(node: ast.AST, old: str, new: str) -> ast.AST:
-    """`node` with every load of the name `old` reading `new`."""
+    """`node`, changed in place, with every use of the name `old` reading `new`."""
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and n.id == old:
             n.id = new
@@ -175,18 +162,22 @@ def _counted_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple[
                                             body=loop.body[:-1], orelse=[], type_comment=None), loop)
 
 
-def _int_shaped(node: ast.AST) -> bool:
-    """Whether `node` is built only of int literals, names, `len()`, and `min`/`max`/`int` and + - * of them."""
+def _int_shaped(node: ast.AST, names: bool = True) -> bool:
+    """Whether `node` is built only of int literals, `len()`, names and `int()`, and `min`/`max` and + - * of them.
+
+    Without `names` (no names, no `int()`), an int for certain: a name may hold a float, below which a searching
+    `while` stops, and range() would not take it."""
     if isinstance(node, ast.Constant):
         return type(node.value) is int
     if isinstance(node, ast.Name):
-        return True
+        return names
     if isinstance(node, ast.BinOp):
-        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and _int_shaped(node.left) and _int_shaped(node.right)
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and _int_shaped(node.left, names) \
+            and _int_shaped(node.right, names)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-        if node.func.id in ("len", "int"):
+        if node.func.id == "len" or (node.func.id == "int" and names):
             return len(node.args) == 1
-        return node.func.id in ("min", "max") and all(_int_shaped(a) for a in node.args)
+        return node.func.id in ("min", "max") and all(_int_shaped(a, names) for a in node.args)
     return False
 
 
