@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "target's oracle.patch as search/replace edits (the loop's ceiling)")
     parser.add_argument("--agent-args", help="more `perfloop run` flags in one string, e.g. \"--steps 8 --ab-runs 2\"")
     parser.add_argument("--suite", choices=sorted(SUITES), default="targets",
-                        help="targets: evals/targets (the suite perfloop was developed against); blind, blind2 ... blind23: "
+                        help=f"targets: evals/targets (the suite perfloop was developed against); blind, blind2 ... {WAVES[-1]}: "
                              "evals/blind*, waves written without reading the codemods, each frozen after its "
                              "first measurement")
     parser.add_argument("--targets-dir", type=Path, help="folder of targets (overrides --suite)")
