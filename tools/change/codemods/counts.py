@@ -78,7 +78,9 @@ class CountRules:
         for name, updates in self.scatters.items():
             acc = self.fresh(f"{name}_arr")
             self.lines.append(f"{acc} = np.array({name}, dtype={self.scatter_names[name]})")
-            for vals, term, keep in updates:
+            if len(updates) > 1:
+                self.interleaved(acc, updates)
+            for vals, term, keep in updates if len(updates) == 1 else []:
                 def part(val: Val) -> str:
                     src = self.atom(val.src)
                     if val.depth == 0 or keep is None:
@@ -89,8 +91,26 @@ class CountRules:
                 # No element, no update: an empty list counted into by an empty loop stays as it was.
                 self.lines.append(f"if len({first}):\n    np.add.at({acc}, ({index},), {part(term)})")
             self.lines.append(f"{name} = {acc}.tolist()")
-        if len(self.scatters) > 1 and any(len(u) > 1 for u in self.scatters.values()):
-            self.notes.append("several counted lists: each list's updates keep the loop's order")
+
+    def interleaved(self, acc: str, updates: list) -> None:
+        """Several updates per pass into one list (`grid[lo] += a; grid[lo + 1] += b`): one np.add.at of them
+        stacked pass by pass, so the adds come in the loop's order (update after update within a pass), as float
+        sums need; an update a guard or its `if` leaves out is masked where it was not made."""
+        if len({len(vals) for vals, _, _ in updates}) > 1:
+            raise NotApplicable(f"`{acc}` is counted into with different numbers of subscripts")
+        shape, kept = self.fresh("passes"), self.fresh("made")
+        parts = [v.src for vals, term, keep in updates for v in [*vals, term] if v.depth]
+        parts += [keep for _, _, keep in updates if keep]
+        self.lines.append(f"{shape} = np.broadcast_shapes({', '.join(f'np.shape({p})' for p in parts)})")
+
+        def stacked(srcs: list[str]) -> str:
+            return f"np.stack([{', '.join(f'np.broadcast_to({s}, {shape})' for s in srcs)}], axis=-1)[{kept}]"
+        self.lines.append(f"{kept} = np.stack([{', '.join(f'np.broadcast_to({k or True}, {shape})' for _, _, k in updates)}], "
+                          "axis=-1)")
+        index = ", ".join(f"{stacked([self.atom(vals[p].src) for vals, _, _ in updates])}.astype(np.int64)"
+                          for p in range(len(updates[0][0])))
+        added = stacked([self.atom(term.src) for _, term, _ in updates])
+        self.lines.append(f"if np.any({kept}):\n    np.add.at({acc}, ({index},), {added})")
 
 
 # the loop as the checks read it ----------------------------------------------------------------

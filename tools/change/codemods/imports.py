@@ -4,11 +4,11 @@ from __future__ import annotations
 import ast
 
 
-def add_import(text: str, module: str) -> str:
-    """Add `import <module>` before the first top-level import (in a file with none, after its docstring and
-    `from __future__` imports), unless the file already imports it so."""
+def add_import(text: str, module: str, alias: str | None = None) -> str:
+    """Add `import <module>` (`as <alias>`) before the first top-level import (in a file with none, after its
+    docstring and `from __future__` imports), unless the file already imports it so."""
     tree = ast.parse(text)
-    if any(isinstance(n, ast.Import) and any(a.name == module and a.asname is None for a in n.names)
+    if any(isinstance(n, ast.Import) and any(a.name == module and a.asname == alias for a in n.names)
            for n in tree.body):
         return text
     first = next((n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
@@ -24,7 +24,7 @@ def add_import(text: str, module: str) -> str:
                 at = node.end_lineno
             else:
                 break
-    return "".join(lines[:at] + [f"import {module}\n"] + lines[at:])
+    return "".join(lines[:at] + [f"import {module}{f' as {alias}' if alias else ''}\n"] + lines[at:])
 
 
 def after_imports_text(text: str, block: str) -> str:

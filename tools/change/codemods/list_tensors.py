@@ -33,6 +33,7 @@ import ast
 from perfloop.tools.change.codemods.axes import is_tolist
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
 from perfloop.tools.change.codemods.hot_function import functions, load_hot_function
+from perfloop.tools.change.codemods.imports import add_import
 
 HELPER = "_tensor_of_lists"
 STACKED = "_stacked_arrays"
@@ -178,8 +179,4 @@ def _with_numpy(text: str) -> str:
     if any(isinstance(n, ast.Import) and any(a.name == "numpy" and a.asname == "np" for a in n.names)
            for n in tree.body):
         return text
-    first = next((n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
-                  and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")), None)
-    lines = text.splitlines(keepends=True)
-    at = first.lineno - 1 if first is not None else 0
-    return "".join(lines[:at] + ["import numpy as np\n"] + lines[at:])
+    return add_import(text, "numpy", "np")

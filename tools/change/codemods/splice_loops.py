@@ -79,7 +79,8 @@ def splice(text: str, fn: ast.FunctionDef, rewrites: list[LoopRewrite]) -> str:
 
 
 def _import_numpy(module: cst.Module) -> cst.Module:
-    """Add `import numpy as np` after the last top-level import unless it is there."""
+    """Add `import numpy as np` after the last top-level import (in a file with none, after its docstring) unless it
+    is there."""
     last_import = -1
     for i, statement in enumerate(module.body):
         if isinstance(statement, cst.SimpleStatementLine):
@@ -94,6 +95,10 @@ def _import_numpy(module: cst.Module) -> cst.Module:
                     last_import = i
                 elif isinstance(small, cst.ImportFrom):
                     last_import = i
+    if last_import == -1 and module.body and isinstance(module.body[0], cst.SimpleStatementLine) \
+            and isinstance(module.body[0].body[0], cst.Expr) \
+            and isinstance(module.body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        last_import = 0  # no import: after the module's docstring, which must stay its first statement
     line = cst.parse_statement("import numpy as np\n")
     body = list(module.body)
     body.insert(last_import + 1, line)
