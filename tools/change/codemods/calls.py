@@ -11,7 +11,7 @@ from perfloop.tools.change.codemods.axes import ROW_CALLS
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.draws import array_draw, is_draw
 from perfloop.tools.change.codemods.loop_checks import BISECT_CALLS
-from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, Val, dotted
+from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, INT_MATH, Val, dotted
 
 
 class CallRules:
@@ -200,6 +200,17 @@ class CallRules:
         found = f"np.any({self.atom(row.src)} == {self._per_row(value)}, axis=-1)"
         return Val(found if isinstance(node.ops[0], ast.In) else f"np.logical_not({found})", 1)
 
+    def int_math(self, node: ast.Call, fname: str, src: str, depth: int) -> Val:
+        """`math.floor/ceil/trunc(x)` → `np.floor/ceil/trunc(x).astype(np.int64)`: the same int for every finite
+        float (each is exact in float64); ints pass through float64."""
+        if self.float_ctx and src in self.hoisted.values():
+            raise NotApplicable(f"line {node.lineno}: math.{fname}() of values read as float64 (the loop computes "
+                                "in floats) would round integers beyond 2**53")
+        self.notes.append(f"math.{fname}() → np.{INT_MATH[fname]}(...).astype(np.int64): the same int for finite "
+                          f"floats; where math.{fname}() raised (nan, inf) or gave an int beyond int64 the array "
+                          "cast does not, and integers beyond 2**53 pass through float64")
+        return Val(f"np.{INT_MATH[fname]}({src}).astype(np.int64)", depth)
+
     def call(self, node: ast.Call) -> Val:
         name = dotted(node.func)
         if self.draw is not None and (node.lineno, node.col_offset) == self.draw and is_draw(node):
@@ -230,6 +241,8 @@ class CallRules:
             if fname in INEXACT_MATH:
                 self.inexact.append(f"math.{fname} -> np.{INEXACT_MATH[fname]} may differ in the last bit")
                 return Val(f"np.{INEXACT_MATH[fname]}({', '.join(srcs)})", depth)
+            if fname in INT_MATH and len(args) == 1:
+                return self.int_math(node, fname, srcs[0], depth)
         if name == "abs" and len(args) == 1:
             return Val(f"np.abs({srcs[0]})", depth)
         if name == "float" and len(args) == 1:

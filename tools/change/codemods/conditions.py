@@ -220,23 +220,39 @@ class ConditionRules:
         return kind, Val(f"np.where({keep}, {term.src}, {0 if kind == 'sum' else 1})", self.depth)
 
     def masked_reductions(self, stmt: ast.stmt, accs: set[str]) -> list[tuple[str, str, Val]] | None:
-        """The reductions of `stmt`: one, or those of an `if cond:` block made only of sums (nested too),
-        each masked by the tests above it; None when `stmt` is not that."""
+        """The reductions of `stmt`: one, or those of an `if cond: ... elif ...: ... else: ...` made only of sums
+        and counts (nested too), each masked by the tests above it (an `else` side by the test not holding); None
+        when `stmt` is not that."""
         pair = self.best_pair(stmt, accs)  # `if v > best: best, at = v, j` (bests.py)
         if pair is not None:
             return pair
         hit = self.reduction(stmt, accs)
         if hit is not None:
             return [hit]
-        if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) > 1):
+        if not (isinstance(stmt, ast.If) and _sums_only(stmt, accs)):
             return None
         found = []
         test = self.expr(stmt.test)
-        with self.under(test):
-            for sub in stmt.body:
-                hits = self.masked_reductions(sub, accs)
-                if hits is None or any(kind != "sum" for _, kind, _ in hits):
-                    return None
-                found += hits
-        return [(acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth)))
-                for acc, kind, term in found]
+        for block, holds in ((stmt.body, True), (stmt.orelse, False)):
+            with self.under(test, holds):
+                for sub in block:
+                    hits = [] if isinstance(sub, ast.Pass) else self.masked_reductions(sub, accs)
+                    if hits is None or any(kind != "sum" for _, kind, _ in hits):
+                        return None
+                    side = test.src if holds else f"np.logical_not({test.src})"
+                    found += [(acc, kind, Val(f"np.where({side}, {term.src}, 0)", max(test.depth, term.depth)))
+                              for acc, kind, term in hits]
+        return found
+
+
+def _sums_only(stmt: ast.If, accs: set[str]) -> bool:
+    """Whether every statement under the `if`, on either side and in nested ifs, is `acc <op>= ...` of a reduction's
+    name or `pass` (read before anything is translated, so that nothing is emitted for an `if` that is not that)."""
+    for sub in stmt.body + stmt.orelse:
+        if isinstance(sub, ast.If):
+            if not _sums_only(sub, accs):
+                return False
+        elif not (isinstance(sub, ast.Pass)
+                  or (isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in accs)):
+            return False
+    return True

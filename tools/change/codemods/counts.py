@@ -13,6 +13,7 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.eager_iterables import eager_call
 from perfloop.tools.change.codemods.loop_checks import is_random_call
 from perfloop.tools.change.codemods.loops import Val, dotted, names_loaded, names_stored, without_guards
 
@@ -32,11 +33,13 @@ class CountRules:
             return False
         indices, node = [], stmt.target
         while isinstance(node, ast.Subscript):
-            indices.insert(0, node.slice)
+            indices[:0] = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             node = node.value
         if not (isinstance(node, ast.Name) and node.id in self.scatter_names):
             return False
         where = f"line {stmt.lineno}"
+        if self.scatter_names[node.id] != ARRAY and any(isinstance(n, ast.Tuple) for n in ast.walk(stmt.target)):
+            raise NotApplicable(f"{where}: `{ast.unparse(stmt.target)}` indexes a list by a tuple")
         if self.depth not in (1, 2):
             raise NotApplicable(f"{where}: `{node.id}` is counted into inside a loop nested twice")
         vals = [self.expr(index) for index in indices]
@@ -76,10 +79,12 @@ class CountRules:
     def scatter_lines(self) -> None:
         """Emit each counted list's np.add.at, in the loop's order, and the list it becomes."""
         for name, updates in self.scatters.items():
-            acc = self.fresh(f"{name}_arr")
-            self.lines.append(f"{acc} = np.array({name}, dtype={self.scatter_names[name]})")
+            in_place = self.scatter_names[name] == ARRAY
+            acc = name if in_place else self.fresh(f"{name}_arr")
+            if not in_place:
+                self.lines.append(f"{acc} = np.array({name}, dtype={self.scatter_names[name]})")
             if len(updates) > 1:
-                self.interleaved(acc, updates)
+                self.interleaved(acc, updates, in_place)
             for vals, term, keep in updates if len(updates) == 1 else []:
                 def part(val: Val) -> str:
                     src = self.atom(val.src)
@@ -88,11 +93,15 @@ class CountRules:
                     return f"np.broadcast_to({src}, np.shape({keep}))[{keep}]"
                 index = ", ".join(f"{part(v)}.astype(np.int64)" if v.depth else part(v) for v in vals)
                 first = next(part(v) for v in vals if v.depth)
+                added = part(term)
+                if in_place:
+                    added = self.in_array_terms(acc, added)
                 # No element, no update: an empty list counted into by an empty loop stays as it was.
-                self.lines.append(f"if len({first}):\n    np.add.at({acc}, ({index},), {part(term)})")
-            self.lines.append(f"{name} = {acc}.tolist()")
+                self.lines.append(f"if len({first}):\n    np.add.at({acc}, ({index},), {added})")
+            if not in_place:
+                self.lines.append(f"{name} = {acc}.tolist()")
 
-    def interleaved(self, acc: str, updates: list) -> None:
+    def interleaved(self, acc: str, updates: list, in_place: bool) -> None:
         """Several updates per pass into one list (`grid[lo] += a; grid[lo + 1] += b`): one np.add.at of them
         stacked pass by pass, so the adds come in the loop's order (update after update within a pass), as float
         sums need; an update a guard or its `if` leaves out is masked where it was not made."""
@@ -110,15 +119,39 @@ class CountRules:
         index = ", ".join(f"{stacked([self.atom(vals[p].src) for vals, _, _ in updates])}.astype(np.int64)"
                           for p in range(len(updates[0][0])))
         added = stacked([self.atom(term.src) for _, term, _ in updates])
+        if in_place:
+            added = self.in_array_terms(acc, added)
         self.lines.append(f"if np.any({kept}):\n    np.add.at({acc}, ({index},), {added})")
+
+    def in_array_terms(self, array: str, terms: str) -> str:
+        """The terms added into an array in place, in the dtype the loop's `array[i] += v` computes in: an element
+        of the array plus a Python number of the term's kind (float32 under numpy 2's rules, float64 under the older
+        value-based ones), so each add rounds as the loop's did."""
+        held = self.fresh("terms")
+        self.lines.append(f"{held} = np.asarray({terms})")
+        self.notes.append(f"`{array}[...] += v` → np.add.at({array}, ...) in place, each term cast to the type an "
+                          "element plus a Python number gives, so the adds round as the loop's; an index out of range "
+                          "raises IndexError as the loop did, with other updates made before it")
+        return f"{held}.astype(type({array}.dtype.type(0) + {held}.dtype.type(0).item()))"
 
 
 # the loop as the checks read it ----------------------------------------------------------------
 
+ARRAY = "array"
+"""``count_list``'s answer for a numpy array of zeros: counted into in place, in its own dtype."""
+
+_ZEROS = ("np.zeros", "numpy.zeros", "np.zeros_like", "numpy.zeros_like")
+
+
 def count_list(value: ast.AST) -> str | None:
     """The numpy dtype of a list of zeros made to count into (`[0] * k`, `[0.0] * k`, `[[0] * k for _ in
     range(m)]`, or written as comprehensions: `[0 for _ in range(k)]`, `[[0 for _ in range(k)] for _ in
-    range(m)]`), else None."""
+    range(m)]`), ``ARRAY`` for a numpy array of zeros (`np.zeros(shape, dtype=...)`, `np.zeros_like(x)`, not of
+    bools), else None."""
+    if isinstance(value, ast.Call) and dotted(value.func) in _ZEROS and value.args \
+            and not any(isinstance(a, ast.Starred) for a in value.args) \
+            and not any(k.arg is None or (k.arg == "dtype" and "bool" in ast.unparse(k.value)) for k in value.keywords):
+        return ARRAY
     if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs \
             and isinstance(value.generators[0].iter, ast.Call) and dotted(value.generators[0].iter.func) == "range" \
             and not names_loaded(value.elt) & names_stored([value.generators[0].target]):
@@ -205,6 +238,9 @@ def listed_once(iterable: ast.AST) -> ast.AST:
                                               args=[], keywords=[]), node)
         return node
 
+    if eager_call(iterable) and not any(isinstance(sub, ast.Call) and is_random_call(dotted(sub.func))
+                                        for sub in ast.walk(iterable)):
+        return ast.copy_location(ast.Name(id="_listed", ctx=ast.Load()), iterable)  # eager_iterables
     if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("zip",
                                                                                                       "enumerate"):
         return ast.copy_location(ast.Call(func=iterable.func, args=[listed(a) for a in iterable.args],

@@ -53,8 +53,7 @@ from dataclasses import dataclass
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.loop_checks import refuse_effects
 from perfloop.tools.change.codemods.loops import (
-    EXACT_MATH,
-    INEXACT_MATH,
+    MATH_NAMES,
     LoopRewrite,
     dotted,
     identifier,
@@ -224,7 +223,7 @@ def _refuse_per_element(node: ast.expr, written: set[str]) -> None:
         name = dotted(sub.func)
         if isinstance(sub.func, ast.Name) and name in _ROW_BUILTINS:
             continue
-        if name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH:
+        if name.startswith("math.") and name[5:] in MATH_NAMES:
             continue
         if isinstance(sub.func, ast.Attribute) and sub.func.attr in _ROW_METHODS \
                 and dotted(sub.func.value) not in written:

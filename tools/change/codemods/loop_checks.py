@@ -5,7 +5,7 @@ import ast
 import re
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import EXACT_MATH, INEXACT_MATH, dotted
+from perfloop.tools.change.codemods.loops import MATH_NAMES, dotted
 
 RANDOM_CALL = re.compile(r"(^|\.)(random|rand|randn|randint|randperm|normal|uniform|choice|choices|"
                      r"shuffle|sample|bernoulli|multinomial|poisson|integers|standard_normal|gauss|"
@@ -82,7 +82,7 @@ def _refuse_call(call: ast.Call, where: str, appends_to: set[str], pure_calls: s
             return
         if tolist and call.func.attr in ("index", "count") and len(call.args) == 1 and not call.keywords:
             return  # list.index: the translator rewrites it on rows of the loop's values only, else refuses
-    if name in pure_calls or (math_calls and name.startswith("math.") and name[5:] in EXACT_MATH | INEXACT_MATH):
+    if name in pure_calls or (math_calls and name.startswith("math.") and name[5:] in MATH_NAMES):
         return
     if math_calls and name in BISECT_CALLS and len(call.args) == 2 and not call.keywords:
         return  # the translator rewrites a search of a fixed sorted list, and refuses any other

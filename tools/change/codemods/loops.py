@@ -16,6 +16,9 @@ EXACT_MATH = {"sqrt": "sqrt", "fabs": "abs", "isnan": "isnan", "isinf": "isinf",
 INEXACT_MATH = {name: name for name in (
     "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sinh",
     "cosh", "asin", "acos", "atan", "atan2", "hypot")} | {"pow": "power"}
+# math.<f> of one number giving an int: np.<f>, exact in float64, then cast to int64.
+INT_MATH = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
+MATH_NAMES = frozenset(EXACT_MATH) | frozenset(INEXACT_MATH) | frozenset(INT_MATH)
 
 
 def identifier(base: str) -> str:

@@ -23,6 +23,7 @@ from perfloop.tools.change.codemods.calls import CallRules
 from perfloop.tools.change.codemods.conditions import ConditionRules
 from perfloop.tools.change.codemods.counted_from import StartedCounters
 from perfloop.tools.change.codemods.counts import CountRules
+from perfloop.tools.change.codemods.eager_iterables import EagerIterables
 from perfloop.tools.change.codemods.loops import (
     Held,
     Val,
@@ -49,7 +50,7 @@ _BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class Translator(StartedCounters, AxisRules, BestRules, CallRules, ConditionRules, CountRules, RecordRules, RunningRules):
+class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRules, ConditionRules, CountRules, RecordRules, RunningRules):
     """Translate one top-level loop (or comprehension) of a function; it owns every binding of that loop."""
 
     def __init__(self, func_names: set[str], exact: bool, float_ctx: bool) -> None:
@@ -269,6 +270,12 @@ class Translator(StartedCounters, AxisRules, BestRules, CallRules, ConditionRule
                 values = [self.expr(v) for v in stmt.value.elts]
                 for elt, val in zip(stmt.targets[0].elts, values):
                     self.assign(elt.id, val)
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1 and all(isinstance(t, ast.Name) for t in stmt.targets) \
+                    and (is_number_literal(stmt.value) or is_inf(stmt.value)):
+                # `miss = fa = 0`: one start value for each name, as separate assignments of the same literal are.
+                self.statements([ast.copy_location(ast.Assign(targets=[t], value=stmt.value), stmt)
+                                 for t in stmt.targets], lists, appended)
                 continue
             if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in self.env:
                 # `c0 *= k` on a name this pass bound: a number, so `c0 = c0 * k` (a sum across passes is a reduction)
