@@ -9,6 +9,10 @@ Three shapes, each bit-identical by construction:
   `f` returns the array, its caller converts with `torch.as_tensor`, and the argument's
   `.tolist()` goes when `f` only reads it through `np.asarray(p, dtype=np.float64)` and
   `len(p)` (both see the same values in an array as in its list).
+- `L = []`, each `L.append(x.tolist())` (or of a name bound once to one and read only there), and `L` read
+  only by one `torch.tensor(L, dtype=D)`: the rows are appended as arrays and the tensor made as
+  `torch.as_tensor(np.array(L), dtype=D)`, the same values cast the same way (a collate's masks and ids,
+  rows a vectorised loop computes and then turned back into Python lists).
 `torch.tensor(list)` without a dtype infers one from Python values (float32 for floats),
 which `as_tensor` of an array would not: such sites are left alone unless the list comes
 from `f` computing in float64, or from `np.asarray(..., dtype=np.float64).tolist()`, where
@@ -26,6 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget
 from perfloop.tools.change.codemods.hot_function import load_hot_function, python_files
+from perfloop.tools.change.codemods.imports import add_import
 
 
 @dataclass
@@ -35,6 +40,7 @@ class _Plan:
     as_tensor: dict[tuple[int, int], dict] = field(default_factory=dict)
     strip_tolist: set[tuple[int, int]] = field(default_factory=set)
     remove_lines: set[int] = field(default_factory=set)
+    needs_numpy: bool = False
     changed_functions: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
@@ -49,6 +55,8 @@ def zero_copy_conversion(ctx: CodemodContext) -> CodemodResult:
         raise NotApplicable(f"no torch.tensor(...) of a .tolist() list with a known dtype in {file}"
                             + (f": {'; '.join(plan.skipped)}" if plan.skipped else ""))
     new_text = _apply(text, plan)
+    if plan.needs_numpy:
+        new_text = add_import(new_text, "numpy", "np")
     functions = list(dict.fromkeys(plan.changed_functions))
     plain = [f for f in functions if "." not in f]
     return CodemodResult(
@@ -65,7 +73,10 @@ def zero_copy_conversion(ctx: CodemodContext) -> CodemodResult:
 def remove_round_trips(text: str, other_files: str) -> tuple[str, _Plan] | None:
     """Return the text with every round trip it allows removed, and the plan; None when there is none."""
     plan = _plan(ast.parse(text), other_files)
-    return (_apply(text, plan), plan) if plan.as_tensor else None
+    if not plan.as_tensor:
+        return None
+    new_text = _apply(text, plan)
+    return (add_import(new_text, "numpy", "np") if plan.needs_numpy else new_text), plan
 
 
 def _is_call(node: ast.AST, dotted: str) -> bool:
@@ -101,11 +112,22 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
                     and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in producers \
                     and id(stmt.value) in bound:
                 via_name.update({read.id: stmt.value for read in bound[id(stmt.value)]})
+        rows = _appended_rows(fn, loads)
         for call in [n for n in ast.walk(fn) if _is_call(n, "torch.tensor")]:
             if len(call.args) != 1 or any(k.arg not in ("dtype",) for k in call.keywords):
                 continue
             arg, has_dtype = call.args[0], any(k.arg == "dtype" for k in call.keywords)
             where = f"{qual} line {call.lineno}"
+            if isinstance(arg, ast.Name) and arg.id in rows:
+                if not has_dtype:
+                    plan.skipped.append(f"{where}: torch.tensor({arg.id}) of appended rows without dtype infers "
+                                        "float32/int64 from the values; left alone")
+                    continue
+                plan.strip_tolist |= rows[arg.id]
+                plan.as_tensor[_key(call)] = {"arg": f"np.array({arg.id})"}
+                plan.needs_numpy = True
+                plan.changed_functions.append(qual)
+                continue
             if _is_tolist(arg) or (isinstance(arg, ast.Name) and arg.id in tolist_names):
                 receiver = arg.func.value if _is_tolist(arg) else tolist_names[arg.id].value.func.value
                 edit = {}
@@ -145,6 +167,51 @@ def _plan(tree: ast.Module, other_files: str) -> _Plan:
                 plan.strip_tolist |= producer["tolists"]
                 plan.changed_functions += [arg.func.id, qual]  # the producer first: it is the one to replay
     return plan
+
+
+def _appended_rows(fn: ast.FunctionDef, loads: dict[str, list[ast.Name]]) -> dict[str, set[tuple[int, int]]]:
+    """Lists made empty in `fn` (`L = []`, or in a tuple of them), appended only `x.tolist()` values (directly, or a
+    name stored once, to such a value, and read only by the append) and read nowhere else but one torch.tensor(L):
+    each list's name -> the `.tolist()` calls to strip."""
+    stored = [n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    values: dict[str, ast.AST] = {}  # the value of a name's one plain assignment
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) \
+                and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts) \
+                else [(target, node.value)]
+            values.update({name.id: value for name, value in pairs if isinstance(name, ast.Name)})
+
+    def once(name: str) -> ast.AST | None:
+        return values.get(name) if stored.count(name) == 1 else None
+
+    tensor_args = [c.args[0] for c in ast.walk(fn) if _is_call(c, "torch.tensor") and len(c.args) == 1]
+    appends = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+                and node.value.func.attr == "append" and isinstance(node.value.func.value, ast.Name) \
+                and len(node.value.args) == 1 and not node.value.keywords:
+            appends.setdefault(node.value.func.value.id, []).append(node.value)
+    found = {}
+    for name, calls in appends.items():
+        made = once(name)
+        if not (isinstance(made, ast.List) and not made.elts):
+            continue
+        readers = [arg for arg in tensor_args if isinstance(arg, ast.Name) and arg.id == name]
+        if len(readers) != 1 or len(loads.get(name, [])) != len(calls) + 1:
+            continue  # read by anything else (len, a subscript, returned): it must stay a list of lists
+        strip = set()
+        for call in calls:
+            value = call.args[0]
+            if isinstance(value, ast.Name) and once(value.id) is not None and len(loads.get(value.id, [])) == 1:
+                value = once(value.id)
+            if not _is_tolist(value):
+                break
+            strip.add(_key(value))
+        else:
+            found[name] = strip
+    return found
 
 
 def _is_float64_array(node: ast.AST) -> bool:
