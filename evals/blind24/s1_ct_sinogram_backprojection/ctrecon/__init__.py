@@ -1,0 +1,1 @@
+"""Toy parallel-beam CT: phantoms, sinograms, filtered backprojection, lesion classifier."""

@@ -1,0 +1,1 @@
+"""Arabic dialect identification from transliterated character n-grams."""

@@ -1,0 +1,1 @@
+"""Chirp detection in simulated detector strain."""

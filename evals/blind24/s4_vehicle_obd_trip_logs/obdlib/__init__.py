@@ -1,0 +1,1 @@
+"""Eco-driving score regression from raw OBD-II trip logs."""

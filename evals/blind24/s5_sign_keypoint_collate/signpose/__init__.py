@@ -1,0 +1,1 @@
+"""Isolated sign (gloss) recognition from 2-D pose keypoints."""

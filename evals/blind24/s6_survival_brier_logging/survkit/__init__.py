@@ -1,0 +1,1 @@
+"""Discrete-time survival modelling on tabular patient records."""

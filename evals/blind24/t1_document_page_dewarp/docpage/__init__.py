@@ -1,0 +1,1 @@
+"""Document-page photos: synthesis, dewarping transforms, dataset and a small layout CNN."""

@@ -1,0 +1,1 @@
+"""Game-result classification from PGN move text."""

@@ -1,0 +1,1 @@
+"""Doppler lidar spectra -> radial-velocity moments -> wind profile regression."""

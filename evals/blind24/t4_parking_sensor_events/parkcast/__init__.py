@@ -1,0 +1,1 @@
+"""Next-hour parking-bay occupancy forecast from raw sensor event feeds (JSON lines)."""

@@ -1,0 +1,1 @@
+"""Frame-level acoustic model training with phoneme durations (FastSpeech-style inputs)."""

@@ -1,0 +1,1 @@
+"""Semantic segmentation of small synthetic scenes, with boundary-F logging."""
