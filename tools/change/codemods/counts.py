@@ -107,18 +107,17 @@ class CountRules:
         sums need; an update a guard or its `if` leaves out is masked where it was not made."""
         if len({len(vals) for vals, _, _ in updates}) > 1:
             raise NotApplicable(f"`{acc}` is counted into with different numbers of subscripts")
-        shape, kept = self.fresh("passes"), self.fresh("made")
-        parts = [v.src for vals, term, keep in updates for v in [*vals, term] if v.depth]
-        parts += [keep for _, _, keep in updates if keep]
-        self.lines.append(f"{shape} = np.broadcast_shapes({', '.join(f'np.shape({p})' for p in parts)})")
+        passes, kept = self.fresh("passes"), self.fresh("made")
+        width = len(updates[0][0]) + 2  # per update: its subscripts, its term, where it was made
+        parts = [src for vals, term, keep in updates for src in [*(self.atom(v.src) for v in vals), self.atom(term.src),
+                                                                  keep or "True"]]
+        self.lines.append(f"{passes} = np.broadcast_arrays({', '.join(parts)})")  # each part computed once
 
-        def stacked(srcs: list[str]) -> str:
-            return f"np.stack([{', '.join(f'np.broadcast_to({s}, {shape})' for s in srcs)}], axis=-1)[{kept}]"
-        self.lines.append(f"{kept} = np.stack([{', '.join(f'np.broadcast_to({k or True}, {shape})' for _, _, k in updates)}], "
-                          "axis=-1)")
-        index = ", ".join(f"{stacked([self.atom(vals[p].src) for vals, _, _ in updates])}.astype(np.int64)"
-                          for p in range(len(updates[0][0])))
-        added = stacked([self.atom(term.src) for _, term, _ in updates])
+        def stacked(at: int) -> str:
+            return f"np.stack([{', '.join(f'{passes}[{u * width + at}]' for u in range(len(updates)))}], axis=-1)"
+        self.lines.append(f"{kept} = {stacked(width - 1)}")
+        index = ", ".join(f"{stacked(p)}[{kept}].astype(np.int64)" for p in range(width - 2))
+        added = f"{stacked(width - 2)}[{kept}]"
         if in_place:
             added = self.in_array_terms(acc, added)
         self.lines.append(f"if np.any({kept}):\n    np.add.at({acc}, ({index},), {added})")

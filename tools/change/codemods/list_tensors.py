@@ -96,7 +96,7 @@ def tensor_of_lists(ctx: CodemodContext) -> CodemodResult:
     if not sites:
         raise NotApplicable(f"no torch.tensor(x.tolist()) or torch.tensor([a.tolist() for a in ...]) without a "
                             f"dtype, and no torch.tensor or torch.as_tensor of a name, in {file}")
-    new_text = _with_numpy(_insert_helper(_rewrite(text, sites), ast.parse(_rewrite(text, sites))))
+    new_text = add_import(_insert_helper(_rewrite(text, sites), ast.parse(_rewrite(text, sites))), "numpy", "np")
     functions = list(dict.fromkeys(qual for qual, _, _ in sites))
     plain = [f for f in functions if "." not in f]
     stacked = sum(1 for _, _, is_stacked in sites if is_stacked)
@@ -172,11 +172,3 @@ def _insert_helper(text: str, tree: ast.Module) -> str:
     lines = text.splitlines(keepends=True)
     return "".join(lines[:at] + [HELPER_SOURCE.lstrip("\n") + "\n\n" if not at else HELPER_SOURCE] + lines[at:])
 
-
-def _with_numpy(text: str) -> str:
-    """Make sure `np` is numpy in the file."""
-    tree = ast.parse(text)
-    if any(isinstance(n, ast.Import) and any(a.name == "numpy" and a.asname == "np" for a in n.names)
-           for n in tree.body):
-        return text
-    return add_import(text, "numpy", "np")

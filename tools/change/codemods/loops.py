@@ -240,6 +240,15 @@ def is_inf(node: ast.AST) -> bool:
     return text.lstrip("-") in ("math.inf", "float('inf')", 'float("inf")', "np.inf", "numpy.inf")
 
 
+def literal_chain(stmt: ast.stmt) -> list[str] | None:
+    """The names of `a = b = 0` (a chain of names set to one number or infinity: one immutable value for each, as
+    separate assignments would give; a chained `[]` would be one list), else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1 and all(isinstance(t, ast.Name) for t in stmt.targets) \
+            and (is_number_literal(stmt.value) or is_inf(stmt.value)):
+        return [t.id for t in stmt.targets]
+    return None
+
+
 def is_guard(stmt: ast.stmt) -> bool:
     """`if cond: continue` with nothing else: the rest of the loop's body runs only where cond is false."""
     return isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \

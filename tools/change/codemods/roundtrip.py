@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -55,8 +56,6 @@ def zero_copy_conversion(ctx: CodemodContext) -> CodemodResult:
         raise NotApplicable(f"no torch.tensor(...) of a .tolist() list with a known dtype in {file}"
                             + (f": {'; '.join(plan.skipped)}" if plan.skipped else ""))
     new_text = _apply(text, plan)
-    if plan.needs_numpy:
-        new_text = add_import(new_text, "numpy", "np")
     functions = list(dict.fromkeys(plan.changed_functions))
     plain = [f for f in functions if "." not in f]
     return CodemodResult(
@@ -75,8 +74,7 @@ def remove_round_trips(text: str, other_files: str) -> tuple[str, _Plan] | None:
     plan = _plan(ast.parse(text), other_files)
     if not plan.as_tensor:
         return None
-    new_text = _apply(text, plan)
-    return (add_import(new_text, "numpy", "np") if plan.needs_numpy else new_text), plan
+    return _apply(text, plan), plan
 
 
 def _is_call(node: ast.AST, dotted: str) -> bool:
@@ -173,7 +171,7 @@ def _appended_rows(fn: ast.FunctionDef, loads: dict[str, list[ast.Name]]) -> dic
     """Lists made empty in `fn` (`L = []`, or in a tuple of them), appended only `x.tolist()` values (directly, or a
     name stored once, to such a value, and read only by the append) and read nowhere else but one torch.tensor(L):
     each list's name -> the `.tolist()` calls to strip."""
-    stored = [n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+    stored = Counter(n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
     values: dict[str, ast.AST] = {}  # the value of a name's one plain assignment
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -184,7 +182,7 @@ def _appended_rows(fn: ast.FunctionDef, loads: dict[str, list[ast.Name]]) -> dic
             values.update({name.id: value for name, value in pairs if isinstance(name, ast.Name)})
 
     def once(name: str) -> ast.AST | None:
-        return values.get(name) if stored.count(name) == 1 else None
+        return values.get(name) if stored[name] == 1 else None
 
     tensor_args = [c.args[0] for c in ast.walk(fn) if _is_call(c, "torch.tensor") and len(c.args) == 1]
     appends = {}
@@ -375,4 +373,5 @@ def _apply(text: str, plan: _Plan) -> str:
                 return cst.RemoveFromParent()
             return updated
 
-    return wrapper.module.visit(Edit()).code
+    code = wrapper.module.visit(Edit()).code
+    return add_import(code, "numpy", "np") if plan.needs_numpy else code  # `np.array(L)` of appended rows

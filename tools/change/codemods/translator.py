@@ -34,6 +34,7 @@ from perfloop.tools.change.codemods.loops import (
     is_inf,
     is_number_literal,
     listed,
+    literal_chain,
     names_loaded,
     names_stored,
 )
@@ -271,9 +272,7 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
                 for elt, val in zip(stmt.targets[0].elts, values):
                     self.assign(elt.id, val)
                 continue
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1 and all(isinstance(t, ast.Name) for t in stmt.targets) \
-                    and (is_number_literal(stmt.value) or is_inf(stmt.value)):
-                # `miss = fa = 0`: one start value for each name, as separate assignments of the same literal are.
+            if literal_chain(stmt):  # `miss = fa = 0`: one start value for each name
                 self.statements([ast.copy_location(ast.Assign(targets=[t], value=stmt.value), stmt)
                                  for t in stmt.targets], lists, appended)
                 continue

@@ -41,6 +41,7 @@ from perfloop.tools.change.codemods.loops import (
     hoisted_conversions,
     is_inf,
     is_number_literal,
+    literal_chain,
     names_loaded,
     names_stored,
     read_before_rebound,
@@ -464,8 +465,7 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
     """(name, value) for `out = []`, `acc = 0.0`, `counts = [0] * k` or `a, b = [], []` statements, and `a = b = 0`
     chains of a number (one immutable value for every name; a chained `[]` would be one list); [] otherwise."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1:
-        chained = (is_number_literal(stmt.value) or is_inf(stmt.value)) and all(isinstance(t, ast.Name) for t in stmt.targets)
-        return [(t.id, stmt.value) for t in stmt.targets] if chained else []
+        return [(name, stmt.value) for name in literal_chain(stmt) or []]
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return []
     target, value = stmt.targets[0], stmt.value
