@@ -6,9 +6,10 @@ from the front, so a sample with k items against a vocabulary of n costs k * n /
 codemod (`index_lookup_tables`) routes each such call through `_index_of(items, value)`, a module-level
 helper that builds a dict of first positions once per list (the first occurrence wins, as `list.index`
 finds it) and answers from it; a value the dict does not have goes to `items.index(value)` as before,
-so the answer and the ValueError for a missing value are the old ones. A membership test, `w not in
-self.stopwords`, goes through `_is_listed(items, value)` the same way. The dict is used only where
-its hashes agree with ==: every item and the value a str, int, float, bool, bytes, None (exactly
+so the answer and the ValueError for a missing value are the old ones (a `_plain` value the dict of a list or
+tuple lacks is in neither: the error is raised by an empty one, `[].index(value)`, with the same message and no
+scan). A membership test, `w not in self.stopwords`, goes through `_is_listed(items, value)` the same way.
+The dict is used only where its hashes agree with ==: every item and the value a str, int, float, bool, bytes, None (exactly
 those types: an IntEnum hashes by name), a numpy number or string scalar, or a tuple of them; else
 the list is searched as before. Lists of up to SMALL items are scanned as before (a scan that short
 costs less than the lookup).
@@ -17,9 +18,10 @@ A call is rewritten only where the list is one the target makes once and never c
 - `self.<attr>.index(v)` in a method of a class whose `__init__` binds `self.<attr>` once to a new
   list or tuple (a literal, a comprehension, `list(...)`, `tuple(...)`, `sorted(...)`; `__init__`
   may go on filling it, `self.vocab.append(w)`), or to a parameter every caller in the target's files passes a new
-  list it only reads afterwards (`handed_in.py`: a vocabulary built by the script and handed to the dataset); no
-  other method binds it, and every mention of `.<attr>` outside `__init__`, anywhere in the target's files, only
-  reads it:
+  list it only reads afterwards (`handed_in.py`: a vocabulary built by the script and handed to the dataset); another
+  method may bind it again, but only to a new list (a tokenizer's `train` setting `self.vocab = ["[PAD]"] + [...]`:
+  the tables are kept per list object, so a new list gets a new table), and every other mention of `.<attr>` outside
+  `__init__`, anywhere in the target's files, only reads it:
   `.index`/`.count` calls on it, subscripts, `in` tests, loops over it, or an argument of a reading
   builtin (`len`, `enumerate`, `sorted`, ...). Bound to another name, handed to other code or
   changed anywhere: refused, naming the mention;
@@ -101,6 +103,8 @@ def {HELPER}(items, value):
             position = None
         if position is not None:
             return position
+        if _plain(value) and type(items) in (list, tuple):
+            return type(items)().index(value)  # not there: the list's own ValueError, without the scan
     return items.index(value)
 
 
@@ -215,19 +219,37 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     binds = [(method, node) for method in cls.body if isinstance(method, ast.FunctionDef)
              for node in ast.walk(method) if isinstance(node, ast.Assign) and any(_self_attr(t, attr) for t in node.targets)]
-    if len(binds) != 1 or binds[0][0] is not init or len(binds[0][1].targets) != 1:
+    in_init = [node for method, node in binds if method is init]
+    if len(in_init) != 1 or len(in_init[0].targets) != 1:
         return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
-    value = binds[0][1].value
+    # Bound again elsewhere (a tokenizer's `train`, a `fit`, a `load`): each time to a new list, which the tables,
+    # kept per list object, start over for; it must not be filled there (only __init__ may fill).
+    rebound = [node for method, node in binds if method is not init]
+    for node in rebound:
+        if len(node.targets) != 1 or not fresh_list(node.value):
+            return f"self.{attr} is bound outside __init__ (line {node.lineno}) to something other than a new list"
+    value = in_init[0].value
     if isinstance(value, ast.Name) and value.id not in {n.id for n in ast.walk(init)
                                                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}:
         # `self.vocab = vocab`: the list its callers made (handed_in.py reads them).
         why = handed_in_refusal(cls, init, value.id, modules, only_reads)
         if why:
             return f"self.{attr} is the `{value.id}` handed to __init__: {why}"
-    elif not new_list(value):
+    elif not fresh_list(value):
         return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
     # __init__ may still fill it (`self.vocab = []`, then appends): it ends before any sample is made.
-    return _only_read(attr, {id(n) for n in ast.walk(init)}, modules)
+    return _only_read(attr, {id(n) for n in ast.walk(init)} | {id(t) for node in rebound for t in node.targets},
+                      modules)
+
+
+def fresh_list(value: ast.expr) -> bool:
+    """A new list or tuple (`handed_in.new_list`), the concatenation of new ones (`["[PAD]"] + [w for w ...]`), or a
+    choice between new ones (`list(words) if words else []`)."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        return fresh_list(value.left) and fresh_list(value.right)
+    if isinstance(value, ast.IfExp):
+        return fresh_list(value.body) and fresh_list(value.orelse)
+    return new_list(value)
 
 
 def _self_attr(node: ast.AST, attr: str) -> bool:
