@@ -209,8 +209,12 @@ class ConditionRules:
         return mask
 
     def guarded(self, hit: tuple[str, str, Val], keep: str, stmt: ast.stmt) -> tuple[str, Val]:
-        """A reduction's term with the guarded-out elements made neutral: 0 for a sum, 1 for a product."""
+        """A reduction's term with the guarded-out elements made neutral: 0 for a sum, 1 for a product (a last value
+        set under a test is set only where the guards let the pass on too)."""
         acc, kind, term = hit
+        if kind == "last":
+            self.last_tests[acc] = f"np.logical_and({keep}, {self.last_tests[acc]})"
+            return kind, term
         if kind not in ("sum", "prod"):
             raise NotApplicable(f"line {stmt.lineno}: `{acc}` takes a {kind} after a `continue` guard (only sums, "
                                 "counts and products are masked)")
@@ -243,6 +247,41 @@ class ConditionRules:
                     found += [(acc, kind, Val(f"np.where({side}, {term.src}, 0)", max(test.depth, term.depth)))
                               for acc, kind, term in hits]
         return found
+
+
+    def last_value(self, stmt: ast.stmt, accs: set[str]) -> tuple[str, str, Val] | None:
+        """("acc", "last", value) for `if test: acc = value` where neither side reads `acc`: after the loop `acc` holds
+        the value of the last pass whose test held, or its start where none did (`if snr > floor: noise = mean`);
+        None where `stmt` is not that."""
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1
+                and isinstance(stmt.body[0], ast.Assign) and len(stmt.body[0].targets) == 1
+                and isinstance(stmt.body[0].targets[0], ast.Name) and stmt.body[0].targets[0].id in accs):
+            return None
+        acc, value = stmt.body[0].targets[0].id, stmt.body[0].value
+        if any(isinstance(n, ast.Name) and n.id == acc for n in (*ast.walk(stmt.test), *ast.walk(value))):
+            return None
+        test = self.truth(stmt.test)
+        if test.depth != self.depth:
+            raise NotApplicable(f"line {stmt.lineno}: `{acc}` is set under a test that does not vary along the loop")
+        with self.under(test):
+            term = self.expr(value)
+        if term.row:
+            raise NotApplicable(f"line {stmt.lineno}: `{acc}` keeps a whole row per element")
+        self.last_tests[acc] = test.src
+        return acc, "last", term
+
+    def reduce_last(self, acc: str, term: Val, init: ast.AST | None, mask: str | None) -> None:
+        """Emit `acc`: the term of the last element whose test held (a Python number, as the loop left it), else the
+        start value, evaluated as the loop's start line was."""
+        if self.depth != 0 or mask is not None or init is None:
+            raise NotApplicable(f"`{acc}` keeps the last value set under a test in an inner loop or a ragged range")
+        hits, start = self.fresh(f"{acc}_set_at"), self.fresh(f"{acc}_start")
+        self.lines += [f"{start} = {ast.unparse(init)}", f"{hits} = np.flatnonzero({self.last_tests[acc]})"]
+        value = term.src if term.depth == 0 else f"np.asarray({term.src})[{hits}[-1]].item()"
+        target = self.target_name(acc)
+        self.lines.append(f"{target} = {value} if {hits}.size else {start}")
+        self.env[acc] = Val(target, 0)
+        self.quiet = True  # the value was computed for every element, where the test fails too
 
 
 def _sums_only(stmt: ast.If, accs: set[str]) -> bool:

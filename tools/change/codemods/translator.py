@@ -85,6 +85,8 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         self.elements: set[str] = set()  # names bound to the elements of a row in an element-wise comprehension
         self.fixed_items: set[str] = set()  # inner loop names bound to the items of a list the loop never changes
         self.best_positions: dict[str, tuple[str, str, str]] = {}  # a running best -> its lines' names (bests.py)
+        self.last_tests: dict[str, str] = {}  # `if test: acc = v` -> where it is set (conditions.last_value)
+        self.quiet = False  # lines compute values the loop did not (np.errstate(all="ignore") around them)
 
     def arm_draw(self, draw: ast.Call | None, target: ast.AST) -> None:
         """Let the loop's one unconditional draw per element through (`draws.sole_draw`), drawn as one array along
@@ -386,7 +388,7 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
                     return acc, "max" if isinstance(op, ast.Gt) else "min", self.expr(left)
                 if isinstance(left, ast.Name) and left.id == acc and ast.dump(right) == new:
                     return acc, "min" if isinstance(op, ast.Gt) else "max", self.expr(right)
-        return None
+        return self.last_value(stmt, accs)
 
     def reduce(self, acc: str, kind: str, term: Val, init: ast.AST | None, init_val: Val | None,
                mask: str | None = None) -> None:
@@ -395,6 +397,10 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         `mask` marks the entries of a ragged inner range that exist: the others add 0, multiply
         by 1 or compare as the start value, after the real terms.
         """
+        if kind == "last":
+            return self.reduce_last(acc, term, init, mask)
+        if isinstance(init, ast.Constant) and init.value is None:
+            raise NotApplicable(f"`{acc}` starts at None; only a value set under a test may")
         if kind.startswith(("best", "at:")):
             start = init_val.src if init_val is not None else ast.unparse(init) if init is not None else None
             if start is None:

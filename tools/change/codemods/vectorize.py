@@ -458,7 +458,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
                        "element under np.errstate(all='ignore') and the skipped elements' values are left out")
     lines = _with_hoists(t)  # np.where computes both sides for every element (c / med where med == 0): quiet too
     return LoopRewrite(start=k, end=k, lines=lines, rule=rule, list_outputs=sorted(appended), remove=remove,
-                       notes=t.notes, quiet=bool(t.guards) or any("np.where(" in line for line in lines)), t.inexact
+                       notes=t.notes, quiet=bool(t.guards) or t.quiet or any("np.where(" in line for line in lines)), t.inexact
 
 
 def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
@@ -477,16 +477,20 @@ def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
         if not isinstance(name, ast.Name):
             return []
         if not ((isinstance(val, ast.List) and not val.elts) or is_number_literal(val) or is_inf(val)
-                or count_list(val) or _read_start(val)):
+                or count_list(val) or _read_start(val) or isinstance(val, ast.Constant) and type(val.value) in (type(None), bool)):
             return []
         found.append((name.id, val))
     return found
 
 
 def _read_start(node: ast.AST) -> bool:
-    """A start value read as it is (`best_row = self.min_row`, `lo = -limit`): a name or attribute, negated or not.
-    Only a reduction that takes a computed start (a running best) uses it; the others refuse it as before."""
+    """A start value read as it is (`best_row = self.min_row`, `lo = -limit`, `noise = ordered[0]`): a name or
+    attribute, negated or not, or an item of one at a literal or a name. Only a reduction that takes a computed start
+    (a running best, a last value set under a test) uses it; the others refuse it as before."""
     node = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) else node
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.Name, ast.UnaryOp)) \
+            and all(isinstance(n, (ast.Constant, ast.Name, ast.UnaryOp, ast.USub, ast.Load)) for n in ast.walk(node.slice)):
+        node = node.value
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)

@@ -32,32 +32,47 @@ def whiles_as_fors(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
     if not isinstance(loop, ast.For) or loop.orelse:
         return None
     new_loop = copy.deepcopy(loop)
-    if not _fors_for_whiles(new_loop.body, [*new_loop.body, *body[k + 1:]]):
+    if not _fors_for_whiles(new_loop.body, [*new_loop.body, *body[k + 1:]], int_names(body[:k], loop)):
         return None
     return [*body[:k], ast.fix_missing_locations(new_loop), *body[k + 1:]]
 
 
-def _fors_for_whiles(stmts: list[ast.stmt], scope: list[ast.stmt]) -> bool:
-    """Replace, in place, the counting `while` loops of `stmts` (and of the `for` loops in them); True if any."""
+def int_names(before: list[ast.stmt], loop: ast.stmt) -> dict[str, ast.expr]:
+    """Names an int for certain where `loop` runs: bound once in `before` (and nowhere in the loop) to int literals
+    and `len()` (`last = len(wf) - 2`), with what they were bound to."""
+    bound: dict[str, list[ast.expr]] = {}
+    for stmt in before:
+        for name in names_stored([stmt]):
+            bound.setdefault(name, []).append(stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                              and isinstance(stmt.targets[0], ast.Name) else None)
+    inside = names_stored([loop])
+    return {name: values[0] for name, values in bound.items()
+            if len(values) == 1 and values[0] is not None and name not in inside and _int_shaped(values[0], False)}
+
+
+def _fors_for_whiles(stmts: list[ast.stmt], scope: list[ast.stmt], known: dict[str, ast.expr]) -> bool:
+    """Replace, in place, the counting `while` loops of `stmts` (and of the `for` loops in them); True if any.
+    `known`: names an int for certain (`int_names`)."""
     changed, j = False, 0
     while j < len(stmts):
         stmt = stmts[j]
         if isinstance(stmt, ast.For) and not stmt.orelse:
-            changed |= _fors_for_whiles(stmt.body, scope)
+            changed |= _fors_for_whiles(stmt.body, scope, known)
         elif isinstance(stmt, ast.While):
             found = _counted_for(stmts, j, scope)
             if found is not None:
                 start, stmts[j] = found
                 del stmts[start]
                 changed, j = True, j - 1
-            elif (searched := _searched_for(stmts, j, scope)) is not None:
+            elif (searched := _searched_for(stmts, j, scope, known)) is not None:
                 start, stmts[start], stmts[j] = searched
                 changed = True
         j += 1
     return changed
 
 
-def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple[int, ast.Assign, ast.For] | None:
+def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt],
+                  known: dict[str, ast.expr]) -> tuple[int, ast.Assign, ast.For] | None:
     """(index of the counter's start, its new start, the `for`) for a searching `while` stmts[j], else None.
 
     `z = 0; while z < len(bounds) and p >= bounds[z] * ftp: z += 1` stops at the first position where the test
@@ -68,8 +83,9 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
     one, so it is taken only where that reading is safe and says the same: the body is `z += 1` alone, the
     counter starts at an int literal, the bound's tests (`loops.while_stop`) are those of `z` alone, and the
     other tests index by the counter only a sequence whose `len()` bounds it (`bounds[z]` under `z <
-    len(bounds)`), with no call the translator does not know (it refuses those itself); the bound is built of int
-    literals and `len()` (`_int_shaped` without names).
+    len(bounds)`, `wf[j + 1]` under `j < len(wf) - 2`: an offset no larger than the bound's slack), with no call
+    the translator does not know (it refuses those itself); the bound is built of int literals and `len()`
+    (`_int_shaped` without names), or is a name bound once before the loop to such (`known`: `last = len(wf) - 2`).
     """
     loop = stmts[j]
     if loop.orelse or len(loop.body) != 1 or not isinstance(loop.test, ast.BoolOp) \
@@ -86,19 +102,17 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
     if not bounds or not tests or found is None or not (isinstance(found[1], ast.Constant)
                                                          and type(found[1].value) is int and found[1].value >= 0):
         return None
-    sized = {ast.dump(b.comparators[0].args[0]) for b in bounds
-             if isinstance(b, ast.Compare) and isinstance(b.ops[0], ast.Lt) and isinstance(b.left, ast.Name)
-             and _is_len(b.comparators[0])}
+    sized = dict(slack for b in bounds if (slack := _slack(b, counter, known)) is not None)
     for node in (n for t in tests for n in ast.walk(t)):
         if isinstance(node, ast.Subscript) and counter in names_loaded(node.slice) and not (
-                isinstance(node.slice, ast.Name) and ast.dump(node.value) in sized):
+                (offset := _offset(node.slice, counter)) is not None and offset <= sized.get(ast.dump(node.value), -1)):
             return None
     start, first = found[0], found[1].value
     if (names_loaded(loop.test) - {counter}) & names_stored(stmts[start + 1:j]):
         return None  # the new start reads the bound where the counter started
     stop = while_stop(ast.BoolOp(op=ast.And(), values=bounds), counter) if len(bounds) > 1 else \
         while_stop(bounds[0], counter)
-    if not _int_shaped(stop, names=False):
+    if not _int_shaped(stop, names=False, known=set(known)):
         return None  # range() takes ints, where the `while` also stops below a float a name may hold
     taken = {n.id for stmt in scope for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     at = name_apart(f"{counter}_at", taken)
@@ -112,6 +126,32 @@ def _searched_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple
     for node in (new_start, new_loop):
         ast.increment_lineno(node, loop.lineno - 1)
     return start, new_start, new_loop
+
+
+def _slack(bound: ast.AST, counter: str, known: dict[str, ast.expr]) -> tuple[str, int] | None:
+    """(the sequence, d) where `bound` keeps the counter below `len(seq) - d` (`z < len(seq)`: d = 0, `j < last`
+    with `last = len(wf) - 2`: d = 2, `j <= len(x) - 3`: d = 2), else None."""
+    if not (isinstance(bound, ast.Compare) and isinstance(bound.ops[0], (ast.Lt, ast.LtE))
+            and isinstance(bound.left, ast.Name) and bound.left.id == counter):
+        return None
+    stop, d = bound.comparators[0], -1 if isinstance(bound.ops[0], ast.LtE) else 0
+    if isinstance(stop, ast.Name) and stop.id in known:
+        stop = known[stop.id]
+    if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub) and isinstance(stop.right, ast.Constant) \
+            and type(stop.right.value) is int:
+        stop, d = stop.left, d + stop.right.value
+    return (ast.dump(stop.args[0]), d) if _is_len(stop) and d >= 0 else None
+
+
+def _offset(index: ast.AST, counter: str) -> int | None:
+    """c where `index` is the counter plus an int literal c >= 0 (`z`: 0, `j + 1`: 1), else None."""
+    if isinstance(index, ast.Name) and index.id == counter:
+        return 0
+    if isinstance(index, ast.BinOp) and isinstance(index.op, ast.Add) and isinstance(index.left, ast.Name) \
+            and index.left.id == counter and isinstance(index.right, ast.Constant) and type(index.right.value) is int \
+            and index.right.value >= 0:
+        return index.right.value
+    return None
 
 
 def _is_len(node: ast.AST) -> bool:
@@ -162,22 +202,22 @@ def _counted_for(stmts: list[ast.stmt], j: int, scope: list[ast.stmt]) -> tuple[
                                             body=loop.body[:-1], orelse=[], type_comment=None), loop)
 
 
-def _int_shaped(node: ast.AST, names: bool = True) -> bool:
+def _int_shaped(node: ast.AST, names: bool = True, known: set[str] = frozenset()) -> bool:
     """Whether `node` is built only of int literals, `len()`, names and `int()`, and `min`/`max` and + - * of them.
 
-    Without `names` (no names, no `int()`), an int for certain: a name may hold a float, below which a searching
-    `while` stops, and range() would not take it."""
+    Without `names` (no names but those in `known`, no `int()`), an int for certain: a name may hold a float, below
+    which a searching `while` stops, and range() would not take it."""
     if isinstance(node, ast.Constant):
         return type(node.value) is int
     if isinstance(node, ast.Name):
-        return names
+        return names or node.id in known
     if isinstance(node, ast.BinOp):
-        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and _int_shaped(node.left, names) \
-            and _int_shaped(node.right, names)
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and _int_shaped(node.left, names, known) \
+            and _int_shaped(node.right, names, known)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         if node.func.id == "len" or (node.func.id == "int" and names):
             return len(node.args) == 1
-        return node.func.id in ("min", "max") and all(_int_shaped(a, names) for a in node.args)
+        return node.func.id in ("min", "max") and all(_int_shaped(a, names, known) for a in node.args)
     return False
 
 
