@@ -39,9 +39,7 @@ from perfloop.tools.change.codemods.loops import (
     float_context,
     held_kinds,
     hoisted_conversions,
-    is_inf,
     is_number_literal,
-    literal_chain,
     names_loaded,
     names_stored,
     read_before_rebound,
@@ -53,6 +51,7 @@ from perfloop.tools.change.codemods.nests import CONTINUE_AS_ELSE, for_rewrite
 from perfloop.tools.change.codemods.restate import grids_as_rows
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
+from perfloop.tools.change.codemods.starts import simple_inits
 from perfloop.tools.change.codemods.translator import Translator
 from perfloop.tools.change.codemods.unroll import Unrolled, unroll_literal_loops
 from perfloop.tools.change.codemods.windows import windows_first
@@ -400,7 +399,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     for j, stmt in enumerate(body[:k]):
         for name in names_stored([stmt]):
             inits.pop(name, None)
-        for name, value in _simple_inits(stmt):
+        for name, value in simple_inits(stmt):
             inits[name] = (j, value)
     stored = names_stored(loop.body) | names_stored([loop.target])
     loaded = names_loaded(loop)
@@ -451,7 +450,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     outputs = set(appended) | set(found)
     # An init line goes only when every name it sets is now computed by the new lines.
     remove = sorted({inits[n][0] for n in outputs
-                     if {name for name, _ in _simple_inits(body[inits[n][0]])} <= outputs})
+                     if {name for name, _ in simple_inits(body[inits[n][0]])} <= outputs})
     if t.guards:
         rule += f", {t.guards} `continue` guard(s) as masks"
         t.notes.append("`if cond: continue` guards become masks: the rest of the body is computed for every "
@@ -459,41 +458,6 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     lines = _with_hoists(t)  # np.where computes both sides for every element (c / med where med == 0): quiet too
     return LoopRewrite(start=k, end=k, lines=lines, rule=rule, list_outputs=sorted(appended), remove=remove,
                        notes=t.notes, quiet=bool(t.guards) or t.quiet or any("np.where(" in line for line in lines)), t.inexact
-
-
-def _simple_inits(stmt: ast.stmt) -> list[tuple[str, ast.AST]]:
-    """(name, value) for `out = []`, `acc = 0.0`, `counts = [0] * k` or `a, b = [], []` statements, and `a = b = 0`
-    chains of a number (one immutable value for every name; a chained `[]` would be one list); [] otherwise."""
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) > 1:
-        return [(name, stmt.value) for name in literal_chain(stmt) or []]
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
-        return []
-    target, value = stmt.targets[0], stmt.value
-    pairs = [(target, value)]
-    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
-        pairs = list(zip(target.elts, value.elts))
-    found = []
-    for name, val in pairs:
-        if not isinstance(name, ast.Name):
-            return []
-        if not ((isinstance(val, ast.List) and not val.elts) or is_number_literal(val) or is_inf(val)
-                or count_list(val) or _read_start(val) or isinstance(val, ast.Constant) and type(val.value) in (type(None), bool)):
-            return []
-        found.append((name.id, val))
-    return found
-
-
-def _read_start(node: ast.AST) -> bool:
-    """A start value read as it is (`best_row = self.min_row`, `lo = -limit`, `noise = ordered[0]`): a name or
-    attribute, negated or not, or an item of one at a literal or a name. Only a reduction that takes a computed start
-    (a running best, a last value set under a test) uses it; the others refuse it as before."""
-    node = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) else node
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.Name, ast.UnaryOp)) \
-            and all(isinstance(n, (ast.Constant, ast.Name, ast.UnaryOp, ast.USub, ast.Load)) for n in ast.walk(node.slice)):
-        node = node.value
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 def _rule(found: dict, appended: dict, t: Translator) -> str:
