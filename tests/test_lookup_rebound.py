@@ -67,6 +67,27 @@ LOADED = '''
             return [self.itos.index(w) for w in text.split() if w in self.itos]
 '''
 
+FACTORY = '''
+    SPECIALS = ["<pad>", "<unk>", "<bos>"]
+
+
+    class Moves:
+        def __init__(self, vocab):
+            self.vocab = list(vocab)
+
+        @classmethod
+        def from_games(cls, games):
+            tok = cls(SPECIALS)
+            seen = {w for g in games for w in g.split()}
+            nags = sorted(w for w in seen if w.startswith("$"))
+            sans = sorted(w for w in seen if not w.startswith("$"))
+            tok.vocab = SPECIALS + nags + sans
+            return tok
+
+        def encode(self, text):
+            return [self.vocab.index(w) if w in self.vocab else 1 for w in text.split()]
+'''
+
 
 def _vocab_file(tmp_path, name, words):
     (tmp_path / name).write_text(json.dumps(words))
@@ -98,7 +119,15 @@ def _loaded(ns, tmp_path):
     return out + [words.encode(t) for t in _texts(4)]
 
 
-CASES = {"trained": (TRAINED, "Grams.encode", _trained), "fitted": (FITTED, "Labels.encode", _fitted),
+def _factory(ns, tmp_path):
+    games = [" ".join(f"m{(i * 3 + k) % 29}" if k % 4 else f"${k % 5}" for k in range(12)) for i in range(15)]
+    tok = ns["Moves"].from_games(games[:8])
+    other = ns["Moves"].from_games(games[5:])
+    return [tok.encode(g) for g in games] + [other.encode(g) for g in games]
+
+
+CASES = {"factory": (FACTORY, "Moves.encode", _factory),
+         "trained": (TRAINED, "Grams.encode", _trained), "fitted": (FITTED, "Labels.encode", _fitted),
          "loaded": (LOADED, "Words.encode", _loaded)}
 
 
@@ -160,6 +189,11 @@ def test_a_missing_value_raises_the_lists_own_error_without_a_scan():
             with pytest.raises(ValueError) as got:
                 index_of(container, value)
             assert str(got.value) == str(expected.value)
+    # Not a list or tuple (an array a `+` made): no table, the object's own search, its own error.
+    import numpy as np
+
+    with pytest.raises(AttributeError):
+        index_of(np.array(items), "w3")
     # The miss is answered from the table: no search of the list itself is called (sys.setprofile sees C calls).
     searched = []
 

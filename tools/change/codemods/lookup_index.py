@@ -19,8 +19,9 @@ A call is rewritten only where the list is one the target makes once and never c
   list or tuple (a literal, a comprehension, `list(...)`, `tuple(...)`, `sorted(...)`; `__init__`
   may go on filling it, `self.vocab.append(w)`), or to a parameter every caller in the target's files passes a new
   list it only reads afterwards (`handed_in.py`: a vocabulary built by the script and handed to the dataset); another
-  method may bind it again, but only to a new list (a tokenizer's `train` setting `self.vocab = ["[PAD]"] + [...]`:
-  the tables are kept per list object, so a new list gets a new table), and every other mention of `.<attr>` outside
+  method may bind it again, but only to a new list (a tokenizer's `train` setting `self.vocab = ["[PAD]"] + [...]`,
+  a classmethod factory's `tok.vocab = SPECIALS + sans` on the `tok = cls(...)` it made: the tables are kept per list
+  object, so a new list gets a new table), and every other mention of `.<attr>` outside
   `__init__`, anywhere in the target's files, only reads it:
   `.index`/`.count` calls on it, subscripts, `in` tests, loops over it, or an argument of a reading
   builtin (`len`, `enumerate`, `sorted`, ...). Bound to another name, handed to other code or
@@ -73,10 +74,11 @@ def _plain(value):
 
 def _first_positions(items):
     """A dict of each item's first position in `items`, kept while `items` lives, or None where a dict would not
-    answer as the list does: a short list, an item that is not `_plain` (its hash might not agree with ==), or too
+    answer as the list does: not a list or tuple, a short one, an item that is not `_plain` (its hash might not agree
+    with ==), or too
     many lists remembered (added by perfloop: the lists are ones the target makes once
     and never changes)."""
-    if len(items) <= {SMALL}:
+    if type(items) not in (list, tuple) or len(items) <= {SMALL}:
         return None
     entry = _INDEX_TABLES.get(id(items))
     if entry is None or entry[0] is not items:
@@ -187,7 +189,7 @@ def index_lookup_tables(ctx: CodemodContext) -> CodemodResult:
                 f"site(s) in {file})",
         knob="list.index", old_value="a scan of the list per call", new_value="a dict lookup",
         location=f"{file}:{sites[0].lineno}",
-        notes=[f"{name} is made once and never changed by the target's code" for name in lists]
+        notes=[f"{name} is bound only to new lists and never changed in place by the target's code" for name in lists]
         + [f"not rewritten: {r}" for r in refusals[:4]],
     )
 
@@ -218,7 +220,8 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
     attr = base.attr
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     binds = [(method, node) for method in cls.body if isinstance(method, ast.FunctionDef)
-             for node in ast.walk(method) if isinstance(node, ast.Assign) and any(_self_attr(t, attr) for t in node.targets)]
+             for node in ast.walk(method) if isinstance(node, ast.Assign)
+             and any(_self_attr(t, attr) or _made_attr(t, attr, method, cls.name) for t in node.targets)]
     in_init = [node for method, node in binds if method is init]
     if len(in_init) != 1 or len(in_init[0].targets) != 1:
         return f"self.{attr} is not bound once, in __init__, to a new list or tuple"
@@ -243,13 +246,25 @@ def _refusal(base: ast.expr, cls: ast.ClassDef | None, modules: dict[str, ast.Mo
 
 
 def fresh_list(value: ast.expr) -> bool:
-    """A new list or tuple (`handed_in.new_list`), the concatenation of new ones (`["[PAD]"] + [w for w ...]`), or a
-    choice between new ones (`list(words) if words else []`)."""
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
-        return fresh_list(value.left) and fresh_list(value.right)
+    """A new list or tuple (`handed_in.new_list`), a concatenation (`SPECIALS + nags + sans`: `+` of lists or tuples
+    makes a new one, and the tables answer only for an exact list or tuple), or a choice between new ones
+    (`list(words) if words else []`)."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):  # `+` of lists or tuples makes a new one
+        return True
     if isinstance(value, ast.IfExp):
         return fresh_list(value.body) and fresh_list(value.orelse)
     return new_list(value)
+
+
+def _made_attr(node: ast.AST, attr: str, method: ast.FunctionDef, cls_name: str) -> bool:
+    """`tok.<attr>` where `tok` is bound, in `method` alone, to a new instance of the class (`tok = cls(...)` in a
+    classmethod, `tok = Tokenizer(...)`): a factory setting the vocabulary of the object it made."""
+    if not (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)):
+        return False
+    made = [n.value for n in ast.walk(method) if isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == node.value.id for t in n.targets)]
+    return len(made) == 1 and isinstance(made[0], ast.Call) and isinstance(made[0].func, ast.Name) \
+        and made[0].func.id in ("cls", cls_name) and node.value.id not in {a.arg for a in method.args.args}
 
 
 def _self_attr(node: ast.AST, attr: str) -> bool:
