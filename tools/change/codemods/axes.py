@@ -140,8 +140,13 @@ class AxisRules:
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` reads a field or a tuple index of "
                                 "each element; only rows of numbers are indexed")
         index = self.expr(node.slice)
-        if index.depth == 1:
+        if index.depth == 1 and (self.depth != 1 or row.depth != 1):
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` reads each row at its own index")
+        if index.depth == 1:
+            # `r0 = src[y0]` then `r0[x0]`: each element's row at its own index, gathered (a negative index wraps
+            # and one out of range raises, as the list's did; under a condition, index 0 where it does not hold).
+            index = self.index(node.slice)
+            return Val(f"np.take_along_axis({self.atom(row.src)}, {self.atom(index.src)}[:, None], axis=1)[:, 0]", 1)
         val = Val(f"{self.atom(row.src)}[:, {index.src}]", max(1, index.depth))
         return Val(self.render(val), 1) if val.depth == 1 else val  # an outer row's field, read in an inner loop
 

@@ -15,7 +15,7 @@ import copy
 from perfloop.tools.change.codemods.base import NotApplicable
 from perfloop.tools.change.codemods.eager_iterables import eager_call
 from perfloop.tools.change.codemods.loop_checks import is_random_call
-from perfloop.tools.change.codemods.loops import Val, dotted, names_loaded, names_stored, without_guards
+from perfloop.tools.change.codemods.loops import Val, dotted, names_loaded, names_stored, without_guards, zeros_array
 
 
 class CountRules:
@@ -73,7 +73,8 @@ class CountRules:
         with self.under(keep):  # the test is read only where the guards above it let the pass on
             held = self.guard(ast.copy_location(ast.If(test=skip, body=[ast.Continue()], orelse=[]), stmt), keep)
         for count in stmt.body:
-            self.scatter(count, held)
+            with self.under(held):
+                self.scatter(count, held)
         return True
 
     def scatter_lines(self) -> None:
@@ -139,17 +140,12 @@ class CountRules:
 ARRAY = "array"
 """``count_list``'s answer for a numpy array of zeros: counted into in place, in its own dtype."""
 
-_ZEROS = ("np.zeros", "numpy.zeros", "np.zeros_like", "numpy.zeros_like")
-
-
 def count_list(value: ast.AST) -> str | None:
     """The numpy dtype of a list of zeros made to count into (`[0] * k`, `[0.0] * k`, `[[0] * k for _ in
     range(m)]`, or written as comprehensions: `[0 for _ in range(k)]`, `[[0 for _ in range(k)] for _ in
     range(m)]`), ``ARRAY`` for a numpy array of zeros (`np.zeros(shape, dtype=...)`, `np.zeros_like(x)`, not of
     bools), else None."""
-    if isinstance(value, ast.Call) and dotted(value.func) in _ZEROS and value.args \
-            and not any(isinstance(a, ast.Starred) for a in value.args) \
-            and not any(k.arg is None or (k.arg == "dtype" and "bool" in ast.unparse(k.value)) for k in value.keywords):
+    if zeros_array(value):
         return ARRAY
     if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs \
             and isinstance(value.generators[0].iter, ast.Call) and dotted(value.generators[0].iter.func) == "range" \

@@ -290,10 +290,14 @@ _DICT_CALLS = ("dict", "dict.fromkeys", "collections.Counter", "Counter", "colle
 
 @dataclass(frozen=True)
 class Held:
-    """Names of a function that hold bytes or a dict, by the evidence of its text (`held_kinds`)."""
+    """Names of a function that hold bytes, a dict or a numpy array of numbers, by the evidence of its text
+    (`held_kinds`)."""
 
     bytes: frozenset[str] = frozenset()
     dicts: frozenset[str] = frozenset()
+    arrays: frozenset[str] = frozenset()
+    """Bound once, to `np.zeros(...)` or `np.zeros_like(...)` (not of bools), and never to anything else: counted into
+    in place by a loop nested in another that does not set it (an image a backprojection adds to per angle)."""
 
 
 def held_kinds(fn: ast.FunctionDef) -> Held:
@@ -317,7 +321,18 @@ def held_kinds(fn: ast.FunctionDef) -> Held:
     held = annotated - set(sources)  # reassigned: the annotation no longer says what it holds
     held |= {name for name, values in sources.items() if values and all(_is_bytes(v) for v in values)}
     dicts = {name for name, values in sources.items() if values and all(_is_dict(v) for v in values)}
-    return Held(frozenset(held), frozenset(dicts))
+    arrays = {name for name, values in sources.items() if len(values) == 1 and zeros_array(values[0])}
+    return Held(frozenset(held), frozenset(dicts), frozenset(arrays))
+
+
+ZEROS = ("np.zeros", "numpy.zeros", "np.zeros_like", "numpy.zeros_like")
+
+
+def zeros_array(value: ast.AST) -> bool:
+    """`np.zeros(shape, dtype=...)` or `np.zeros_like(x)`, not of bools: a numpy array of numbers, zeros."""
+    return isinstance(value, ast.Call) and dotted(value.func) in ZEROS and bool(value.args) \
+        and not any(isinstance(a, ast.Starred) for a in value.args) \
+        and not any(k.arg is None or (k.arg == "dtype" and "bool" in ast.unparse(k.value)) for k in value.keywords)
 
 
 def _is_dict(node: ast.AST) -> bool:

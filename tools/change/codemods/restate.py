@@ -69,10 +69,12 @@ def _blocks(function: ast.FunctionDef) -> list[list[ast.stmt]]:
 def _grid_edit(text: str, block: list[ast.stmt], k: int,
                function: ast.FunctionDef) -> list[tuple[int, int, str]] | None:
     loop = block[k]
-    if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1
-            and isinstance(loop.body[0], ast.For) and not loop.body[0].orelse):
+    if not (isinstance(loop, ast.For) and not loop.orelse and 1 <= len(loop.body) <= 2
+            and isinstance(loop.body[-1], ast.For) and not loop.body[-1].orelse):
         return None
-    inner = loop.body[0]
+    inner, alias = loop.body[-1], _row_alias(loop)
+    if len(loop.body) == 2 and alias is None:
+        return None
     ranges = []
     for each in (loop, inner):
         it = each.iter
@@ -81,28 +83,29 @@ def _grid_edit(text: str, block: list[ast.stmt], k: int,
             return None
         ranges.append(it.args[0])
     y, x = loop.target.id, inner.target.id
-    writes = [s for s in inner.body if isinstance(s, ast.Assign) and len(s.targets) == 1
-              and isinstance(s.targets[0], ast.Subscript) and isinstance(s.targets[0].value, ast.Subscript)
-              and isinstance(s.targets[0].value.value, ast.Name) and isinstance(s.targets[0].value.slice, ast.Name)
-              and s.targets[0].value.slice.id == y and isinstance(s.targets[0].slice, ast.Name)
-              and s.targets[0].slice.id == x]
-    if len(writes) != 1 or writes[0].lineno != writes[0].end_lineno or skips_a_pass(inner.body):
+    writes = [s for s in inner.body if _cell_write(s, y, x, alias)]
+    if len(writes) != 1 or writes[0].lineno != writes[0].end_lineno:
         return None
     write = writes[0]
-    out = write.targets[0].value.value.id
+    guards = [s for s in inner.body[:inner.body.index(write)] if _is_guard(s)]
+    if skips_a_pass([s for s in inner.body if s not in guards]):
+        return None
+    out = write.targets[0].value.value.id if alias is None else alias[1]
     others = [s for s in inner.body if s is not write] + [write.value]
     stored = names_stored(loop.body) | {y, x}
     if any(out in names_loaded(s) | names_stored([s]) for s in others) \
+            or alias is not None and any(alias[0] in names_loaded(s) | names_stored([s]) for s in others) \
             or any(names_loaded(r) & stored for r in ranges):
         return None
     init = next((j for j in range(k - 1, -1, -1) if out in names_loaded(block[j]) | names_stored([block[j]])), None)
     stmt = block[init] if init is not None else None
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-            and stmt.targets[0].id == out and _is_grid(stmt.value, ranges) and stmt.lineno == stmt.end_lineno
+    fill = _grid_fill(stmt.value, ranges) if isinstance(stmt, ast.Assign) else None
+    if not (len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == out
+            and fill is not None and not names_loaded(fill) & stored and stmt.lineno == stmt.end_lineno
             and not any(names_loaded(r) & names_stored(block[init + 1:k]) for r in ranges)):
         return None
     lines = text.splitlines(keepends=True)
-    value = _substituted(inner.body, write)
+    value = _substituted(inner.body, write) if not guards and alias is None else None
     # The loops go: the names they set (counters, temporaries) must not be read anywhere else.
     outside = {n.id for node in ast.walk(function) if node is not loop
                for n in ([node] if isinstance(node, ast.Name) else [])
@@ -119,21 +122,64 @@ def _grid_edit(text: str, block: list[ast.stmt], k: int,
     row, n = f"{out}_row", 2
     while row in taken:
         row, n = f"{out}_row_{n}", n + 1
+    row = alias[0] if alias is not None else row
     init_line = lines[stmt.lineno - 1]
     value_start = stmt.value.col_offset
     new_init = init_line[:value_start] + "[]" + init_line[stmt.value.end_col_offset:]
-    write_line = lines[write.lineno - 1]
-    indent = write_line[:write.col_offset]
-    value_text = write_line[write.value.col_offset:write.value.end_col_offset]
-    rest = write_line[write.value.end_col_offset:]
-    new_write = f"{indent}{row}.append({value_text}){rest}"
-    inner_indent = lines[inner.lineno - 1][:inner.col_offset]
-    inner_text = "".join(lines[inner.lineno - 1:inner.end_lineno])
-    inner_text = inner_text.replace(write_line, new_write, 1)
+    inner_lines = lines[inner.lineno - 1:inner.end_lineno]
+    # A pass a guard ends leaves its slot as made: the fill appended there (evaluated as the grid's rows were).
+    fill_text = ast.unparse(fill)
+    for guard in guards:
+        stop = guard.body[0]
+        at = stop.lineno - inner.lineno
+        inner_lines[at] = (inner_lines[at][:stop.col_offset] + f"{row}.append({fill_text}); continue"
+                           + inner_lines[at][stop.end_col_offset:])
+    at = write.lineno - inner.lineno
+    write_line = inner_lines[at]
+    inner_lines[at] = (f"{write_line[:write.col_offset]}{row}.append("
+                       f"{write_line[write.value.col_offset:write.value.end_col_offset]})"
+                       f"{write_line[write.value.end_col_offset:]}")
+    inner_text = "".join(inner_lines)
     if not inner_text.endswith("\n"):
         inner_text += "\n"
+    inner_indent = lines[inner.lineno - 1][:inner.col_offset]
+    if alias is not None:  # `row = out[y]` becomes the row's start
+        first = loop.body[0]
+        alias_line = lines[first.lineno - 1]
+        new_alias = alias_line[:first.value.col_offset] + "[]" + alias_line[first.value.end_col_offset:]
+        return [(stmt.lineno, stmt.lineno, new_init), (first.lineno, first.lineno, new_alias),
+                (inner.lineno, inner.end_lineno, f"{inner_text}{inner_indent}{out}.append({row})\n")]
     new_inner = f"{inner_indent}{row} = []\n{inner_text}{inner_indent}{out}.append({row})\n"
     return [(stmt.lineno, stmt.lineno, new_init), (inner.lineno, inner.end_lineno, new_inner)]
+
+
+def _row_alias(loop: ast.For) -> tuple[str, str] | None:
+    """(row, grid) where the pass starts `row = grid[y]` (one line) before its inner loop, else None."""
+    first = loop.body[0] if len(loop.body) == 2 else None
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)
+            and isinstance(first.value, ast.Subscript) and isinstance(first.value.value, ast.Name)
+            and isinstance(first.value.slice, ast.Name) and isinstance(loop.target, ast.Name)
+            and first.value.slice.id == loop.target.id and first.lineno == first.end_lineno):
+        return None
+    return first.targets[0].id, first.value.value.id
+
+
+def _cell_write(stmt: ast.stmt, y: str, x: str, alias: tuple[str, str] | None) -> bool:
+    """`grid[y][x] = e`, or `row[x] = e` through the pass's `row = grid[y]`."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)
+            and isinstance(stmt.targets[0].slice, ast.Name) and stmt.targets[0].slice.id == x):
+        return False
+    base = stmt.targets[0].value
+    if alias is not None:
+        return isinstance(base, ast.Name) and base.id == alias[0]
+    return isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and isinstance(base.slice, ast.Name) \
+        and base.slice.id == y
+
+
+def _is_guard(stmt: ast.stmt) -> bool:
+    """`if test: continue` (no else)."""
+    return isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+        and isinstance(stmt.body[0], ast.Continue)
 
 
 def skips_a_pass(body: list[ast.stmt]) -> bool:
@@ -178,24 +224,33 @@ def replace_names(node: ast.AST, values: dict[str, ast.AST]) -> ast.AST:
     return Put().visit(copy.deepcopy(node))
 
 
-def _is_grid(value: ast.AST, ranges: list[ast.AST]) -> bool:
-    """`[[c] * W for _ in range(H)]` or `[[c for _ in range(W)] for _ in range(H)]` with a constant c."""
+def _grid_fill(value: ast.AST, ranges: list[ast.AST]) -> ast.expr | None:
+    """c of `[[c] * W for _ in range(H)]` or `[[c for _ in range(W)] for _ in range(H)]`, with c a constant, a name
+    or an attribute of one (`self.fill`: the same value wherever it is read, where the loops do not set it); else
+    None."""
     if not (isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs):
-        return False
+        return None
     outer = value.generators[0].iter
     if not (isinstance(outer, ast.Call) and dotted(outer.func) == "range" and len(outer.args) == 1
             and ast.dump(outer.args[0]) == ast.dump(ranges[0])):
-        return False
+        return None
     row = value.elt
     if isinstance(row, ast.BinOp) and isinstance(row.op, ast.Mult) and isinstance(row.left, ast.List) \
-            and len(row.left.elts) == 1 and isinstance(row.left.elts[0], ast.Constant):
-        return ast.dump(row.right) == ast.dump(ranges[1])
+            and len(row.left.elts) == 1 and _plain_fill(row.left.elts[0]):
+        return row.left.elts[0] if ast.dump(row.right) == ast.dump(ranges[1]) else None
     if isinstance(row, ast.ListComp) and len(row.generators) == 1 and not row.generators[0].ifs \
-            and isinstance(row.elt, ast.Constant):
+            and _plain_fill(row.elt):
         it = row.generators[0].iter
-        return isinstance(it, ast.Call) and dotted(it.func) == "range" and len(it.args) == 1 \
+        same = isinstance(it, ast.Call) and dotted(it.func) == "range" and len(it.args) == 1 \
             and ast.dump(it.args[0]) == ast.dump(ranges[1])
-    return False
+        return row.elt if same else None
+    return None
+
+
+def _plain_fill(node: ast.AST) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, (ast.Constant, ast.Name))
 
 
 def slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
@@ -416,8 +471,9 @@ def continue_as_else(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
     `if energy == 0: out.append(0.0); continue` followed by the rest of the pass, which ends in
     `out.append(v / rms)`, is `if energy == 0: out.append(0.0)` `else: <the rest>`: each pass appends once,
     on one branch or the other. Taken where the guard's body is assignments to names and appends, then
-    `continue`, and the rest of the pass neither ends early nor holds another compound statement, so the
-    translator reads both branches (computing both for every element, quietly, and keeping one).
+    `continue`, and the rest of the pass neither ends early nor holds another compound statement (but the if/else
+    a later such edge case becomes, said so first), so the translator reads both branches (computing both for every
+    element, quietly, and keeping one).
     """
     loop = body[k]
     if not isinstance(loop, ast.For) or loop.orelse:
@@ -428,7 +484,13 @@ def continue_as_else(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
             continue
         guard, rest = stmt.body[:-1], loop.body[j + 1:]
         simple = (ast.Assign, ast.Expr, ast.Pass, ast.AugAssign)
-        if not rest or not all(isinstance(s, simple) for s in guard + rest) \
+        said = None
+        if rest and not all(isinstance(s, simple) for s in rest):
+            # a later edge case of the same kind (a second guard that appends the fill): said so first, in the rest
+            later = continue_as_else([ast.copy_location(ast.For(target=loop.target, iter=loop.iter, body=rest,
+                                                                orelse=[], type_comment=None), loop)], 0)
+            rest, said = (later[0].body, later[0].body[-1]) if later is not None else (rest, None)
+        if not rest or not all(isinstance(s, simple) for s in guard + [s for s in rest if s is not said]) \
                 or not any(_appends(s) for s in guard) or skips_a_pass(rest):
             return None
         new_loop = copy.copy(loop)

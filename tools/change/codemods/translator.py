@@ -504,7 +504,9 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
                 with self.under(keep):  # a later guard's test is read only where the earlier ones let the pass on
                     keep = self.guard(stmt, keep)
                 continue
-            if self.scatter(stmt, keep) or self.counted_if(stmt, keep):
+            with self.under(keep):  # its subscripts and term are read only where the guards let the pass on
+                counted = self.scatter(stmt, keep)
+            if counted or self.counted_if(stmt, keep):
                 continue
             before = dict(appended)
             with self.under(keep):

@@ -14,7 +14,7 @@ from perfloop.tools.change.codemods.axes import ROW_CALLS
 from perfloop.tools.change.codemods.base import CodemodContext, CodemodResult, NotApplicable, ReplayTarget, Tolerance
 from perfloop.tools.change.codemods.blocks import block_at, construct, runs_after, stmt_at, stored_by_loops
 from perfloop.tools.change.codemods.chains import keep_arrays
-from perfloop.tools.change.codemods.counts import as_checked, count_list, listed_once, without_counts
+from perfloop.tools.change.codemods.counts import ARRAY, as_checked, count_list, listed_once, without_counts
 from perfloop.tools.change.codemods.draws import sole_draw
 from perfloop.tools.change.codemods.gather import copy_loop, is_gather
 from perfloop.tools.change.codemods.hot_function import (
@@ -409,9 +409,13 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
             and not names_loaded(v) & stored}
     scattered = {n: dtype for n, (_, v) in inits.items() if (dtype := count_list(v)) and n in loaded}
     for name in lists | accs | set(scattered):
+        if name not in inits:
+            continue
         between = body[inits[name][0] + 1:k]
         if any(name in names_loaded(s) | names_stored([s]) for s in between):
             raise NotApplicable(f"line {loop.lineno}: `{name}` is used between its start value and the loop")
+    # An array of numbers made once before an enclosing loop, counted into here in place (`image[r, c] += v`).
+    scattered |= {n: ARRAY for n in held.arrays - set(inits) - stored if n in loaded}
     draw = sole_draw(loop, loop.body)
     refuse_effects(as_checked(loop, set(scattered)), lists, pure_calls=_PURE, tolist=True, draw=draw)
     t = Translator(names, exact, float_context([loop] + [inits[n][1] for n in accs]))
