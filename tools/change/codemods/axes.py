@@ -438,17 +438,7 @@ class AxisRules:
             self.env[target.id] = Val(values.src, 2)
             (self.fixed_items.add if fixed else self.fixed_items.discard)(target.id)  # `g[2]`: records.item_field
             return
-        if isinstance(target, ast.Tuple) and not call and target.elts \
-                and all(isinstance(e, ast.Name) for e in target.elts) \
-                and not names_loaded(iterable) & (set(self.env) | self.carried | self.dead):
-            # `for oy, ox in other`: the items of a list the loop never changes, each unpacked into as many names,
-            # one column each (a list of no items has no columns; items of another length raise, as unpacking did).
-            arr, items, k = self.as_array(iterable), self.fresh("items"), len(target.elts)
-            self.lines += [f"{items} = {arr}.reshape(0, {k}) if {arr}.size == 0 else {arr}",
-                           f"if {items}.ndim != 2 or {items}.shape[1] != {k}: raise ValueError('perfloop: the items of "
-                           f"{ast.unparse(iterable)} do not unpack into {k} names')"]
-            for column, elt in enumerate(target.elts):
-                self.env[elt.id] = Val(f"{items}[:, {column}]", 2)
+        if not call and self.unpacked_items(target, iterable):  # `for gx, gy in gts` (records.py)
             return
         raise NotApplicable(f"line {iterable.lineno}: inner loop over `{ast.unparse(iterable)}` is not a "
                             "range, a row, a window slice of the outer index or a fixed array")

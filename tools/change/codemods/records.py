@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import Val, dotted
+from perfloop.tools.change.codemods.loops import Val, dotted, names_loaded
 
 
 class RecordRules:
@@ -108,6 +108,21 @@ class RecordRules:
         if len(srcs) % 2:
             return Val(f"{stacked}[..., {middle}]", self.depth)
         return Val(f"({stacked}[..., {middle - 1}] + {stacked}[..., {middle}]) / 2", self.depth)
+
+    def unpacked_items(self, target: ast.AST, iterable: ast.AST) -> bool:
+        """`for oy, ox in other` inside the loop: the items of a list the loop never changes, each unpacked into as
+        many names, one column each along the inner axis (a list of no items has no columns; items of another length
+        raise ValueError, as unpacking did). False where the loop is not that."""
+        if not (isinstance(target, ast.Tuple) and target.elts and all(isinstance(e, ast.Name) for e in target.elts)
+                and not names_loaded(iterable) & (set(self.env) | self.carried | self.dead)):
+            return False
+        arr, items, k = self.as_array(iterable), self.fresh("items"), len(target.elts)
+        self.lines += [f"{items} = {arr}.reshape(0, {k}) if {arr}.size == 0 else {arr}",
+                       f"if {items}.ndim != 2 or {items}.shape[1] != {k}: raise ValueError('perfloop: the items of "
+                       f"{ast.unparse(iterable)} do not unpack into {k} names')"]
+        for column, elt in enumerate(target.elts):
+            self.env[elt.id] = Val(f"{items}[:, {column}]", 2)
+        return True
 
     def item_field(self, node: ast.Subscript) -> Val | None:
         """`g[2]` of an inner loop's item, where that loop walks a list the loop never changes (`for g in gt_boxes`,

@@ -28,6 +28,7 @@ from perfloop.tools.change.codemods.hot_function import (
     sampled_helpers,
 )
 from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers, with_math_names
+from perfloop.tools.change.codemods.list_grids import grids_as_rows
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, refuse_effects
 from perfloop.tools.change.codemods.loops import (
     FunctionRewrite,
@@ -48,7 +49,6 @@ from perfloop.tools.change.codemods.loops import (
     while_stop,
 )
 from perfloop.tools.change.codemods.nests import CONTINUE_AS_ELSE, for_rewrite
-from perfloop.tools.change.codemods.restate import grids_as_rows
 from perfloop.tools.change.codemods.roundtrip import remove_round_trips
 from perfloop.tools.change.codemods.splice_loops import splice
 from perfloop.tools.change.codemods.starts import simple_inits
