@@ -208,6 +208,18 @@ class ConditionRules:
         self.guards += 1
         return mask
 
+    def break_guard(self, stmt: ast.If) -> str:
+        """Name the mask of the elements before the first where `if test: break`, first in the pass, holds: the
+        passes the loop ran (the test is computed for the elements after it too, quietly)."""
+        stop = self.expr(stmt.test)
+        if stop.depth != self.depth:
+            raise NotApplicable(f"line {stmt.lineno}: the test of `if {ast.unparse(stmt.test)}: break` does not "
+                                "vary along its loop")
+        mask = self.fresh("before_break")
+        self.lines.append(f"{mask} = np.logical_and.accumulate(np.logical_not({stop.src}), axis=-1)")
+        self.guards += 1
+        return mask
+
     def guarded(self, hit: tuple[str, str, Val], keep: str, stmt: ast.stmt) -> tuple[str, Val]:
         """A reduction's term with the guarded-out elements made neutral: 0 for a sum, 1 for a product (a last value
         set under a test is set only where the guards let the pass on too)."""

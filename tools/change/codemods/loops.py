@@ -255,12 +255,21 @@ def is_guard(stmt: ast.stmt) -> bool:
         and isinstance(stmt.body[0], ast.Continue)
 
 
+def is_break_guard(stmt: ast.stmt) -> bool:
+    """`if cond: break` with nothing else: the loop ends at the first element where cond holds."""
+    return isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+        and isinstance(stmt.body[0], ast.Break)
+
+
 def without_guards(loop: ast.For) -> ast.For:
     """A copy of `loop` whose guards (`if cond: continue` directly in its body, or in the body of a `for`
-    nested in it) read `if cond: pass`: what remains of early exits is refused as before."""
+    nested in it, and an `if cond: break` first in its own body) read `if cond: pass`: what remains of early
+    exits is refused as before."""
     import copy
 
     copied = copy.deepcopy(loop)
+    if copied.body and is_break_guard(copied.body[0]):
+        copied.body[0].body = [ast.Pass(lineno=copied.body[0].lineno, col_offset=copied.body[0].col_offset)]
     for node in ast.walk(copied):
         if isinstance(node, ast.For):
             for stmt in node.body:

@@ -37,6 +37,7 @@ from perfloop.tools.change.codemods.loops import (
 from perfloop.tools.change.codemods.restate import (
     appends_under_tail_if,
     continue_as_else,
+    else_break_as_guard,
     replace_names,
     restate_counts,
     rows_unrolled,
@@ -62,6 +63,7 @@ def restated_loop(block: list[ast.stmt], k: int, names: set[str]) -> tuple[list[
              ("counts per branch and per row", lambda b: restate_counts(b, k, names)),
              ("counts under an `if` that ends the pass as guards", lambda b: counts_under_tail_ifs(b, k)),
              (CONTINUE_AS_ELSE, lambda b: continue_as_else(b, k)),
+             ("a pass kept while a test holds as a break guard", lambda b: else_break_as_guard(b, k)),
              ("appends under an `if` that ends the pass as a guard", lambda b: appends_under_tail_if(b, k)),
              ("short rows written out", lambda b: rows_unrolled(b, k, names)),
              ("counting while loops as for loops", lambda b: whiles_as_fors(b, k)),

@@ -274,6 +274,34 @@ def _at_line(source: str, where: ast.stmt) -> ast.stmt:
     return ast.fix_missing_locations(ast.copy_location(ast.parse(source).body[0], where))
 
 
+def else_break_as_guard(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
+    """The loop `body[k]` whose pass is `if test: <assignments> else: break` said as `if not test: break` then `if
+    test: name = value` per assignment, or None.
+
+    A search that keeps a value while the items pass a test (`for s, g in steps: if s <= t: value = g else: break`)
+    ends at the first item that fails it: a break guard first in the pass, after which the test held at every pass
+    the loop ran, so each assignment under it is a last value set under a test (`ConditionRules.last_value`). Taken
+    where that `if` is the whole pass and its body only assigns names, none of which another of them reads.
+    """
+    loop = body[k]
+    if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1):
+        return None
+    stmt = loop.body[0]
+    if not (isinstance(stmt, ast.If) and len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.Break)
+            and stmt.body and all(isinstance(s, ast.Assign) and len(s.targets) == 1
+                                  and isinstance(s.targets[0], ast.Name) for s in stmt.body)):
+        return None
+    set_here = {s.targets[0].id for s in stmt.body}
+    if len(set_here) != len(stmt.body) or any(names_loaded(s.value) & set_here for s in stmt.body) \
+            or names_loaded(stmt.test) & set_here:
+        return None
+    stop = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=copy.deepcopy(stmt.test)), body=[ast.Break()], orelse=[])
+    kept = [ast.If(test=copy.deepcopy(stmt.test), body=[s], orelse=[]) for s in stmt.body]
+    new_loop = copy.copy(loop)
+    new_loop.body = [ast.fix_missing_locations(ast.copy_location(s, stmt)) for s in (stop, *kept)]
+    return [*body[:k], new_loop, *body[k + 1:]]
+
+
 def continue_as_else(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
     """The loop `body[k]` with an edge case that appends and moves on said as an `if`/`else`, or None.
 

@@ -30,6 +30,7 @@ from perfloop.tools.change.codemods.loops import (
     dotted,
     identifier,
     is_atomic,
+    is_break_guard,
     is_guard,
     is_inf,
     is_number_literal,
@@ -350,13 +351,14 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         from 0 unchanged bit for bit)."""
         if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
                 and isinstance(stmt.body[0], ast.AugAssign) and isinstance(stmt.body[0].target, ast.Name) \
-                and stmt.body[0].target.id in accs and isinstance(stmt.body[0].op, (ast.Add, ast.Sub)):
+                and stmt.body[0].target.id in accs and isinstance(stmt.body[0].op, (ast.Add, ast.Sub, ast.Mult)):
             test = self.expr(stmt.test)
             with self.under(test):
                 inner = self.reduction(stmt.body[0], accs)
-            if inner is not None:
+            if inner is not None:  # the passes that skip it add 0 or multiply by 1: the same bits
                 acc, kind, term = inner
-                return acc, kind, Val(f"np.where({test.src}, {term.src}, 0)", max(test.depth, term.depth))
+                unit = 1 if kind == "prod" else 0
+                return acc, kind, Val(f"np.where({test.src}, {term.src}, {unit})", max(test.depth, term.depth))
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in accs:
             ops = {ast.Add: "sum", ast.Sub: "sum", ast.Mult: "prod"}
             if type(stmt.op) not in ops:
@@ -500,6 +502,9 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         found: dict[str, tuple[str, Val]] = {}
         keep: str | None = None  # elements no guard above the current statement skipped
         for stmt in body:
+            if is_break_guard(stmt) and stmt is body[0] and self.depth == 1:
+                keep = self.break_guard(stmt)  # the elements before the first where the test holds
+                continue
             if is_guard(stmt):
                 with self.under(keep):  # a later guard's test is read only where the earlier ones let the pass on
                     keep = self.guard(stmt, keep)
