@@ -304,6 +304,8 @@ class LoopState(BaseModel):
     stop_reason: StopReason | None = None
     stop_detail: str = ""
     runs_used: int = Field(0, description="Pipeline runs so far (also numbers the probe folders).")
+    second_epoch_unseen: bool = Field(False, description="A change that pays off from the second epoch was timed in "
+                                      "the first: the loader has no length and no run reached a second epoch.")
 
     @property
     def run_steps(self) -> int | None:

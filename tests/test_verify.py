@@ -256,8 +256,8 @@ def test_a_cache_that_would_never_serve_is_not_proposed_for_a_pipeline_run():
 
     from perfloop.agent.nodes.optimize import never_serves
 
-    def state(run_steps, batches=50):
-        return NS(target=NS(warmup_steps=3, steps=20), run_steps=run_steps,
+    def state(run_steps, batches=50, unseen=False):
+        return NS(target=NS(warmup_steps=3, steps=20), run_steps=run_steps, second_epoch_unseen=unseen,
                   profile=NS(loader=NS(batches_per_epoch=batches), ledger=NS(step_ms=10.0)))
 
     def proposal(gain_from_epoch):
@@ -270,3 +270,30 @@ def test_a_cache_that_would_never_serve_is_not_proposed_for_a_pipeline_run():
     assert never_serves(state(40), proposal(1)) is None
     assert never_serves(state(None), proposal(2)) is None
     assert never_serves(state(40, batches=None), proposal(2)) is None
+    # blind24 s3: a loader with no length, an earlier such change timed in the first epoch for it: the next one too.
+    why = never_serves(state(None, batches=None, unseen=True), proposal(2))
+    assert why is not None and "an earlier such change was timed in the first epoch" in why
+    assert never_serves(state(None, batches=None, unseen=True), proposal(1)) is None
+    assert never_serves(state(None, batches=50, unseen=True), proposal(2)) is None  # the epoch is known now
+
+
+def test_a_change_timed_in_the_first_epoch_for_want_of_one_says_so_for_the_next():
+    """The cascade marks a window it wanted and could not place (no epoch seen in the head's runs), which verify hands
+    on as `second_epoch_unseen`; a window it could place, or a change that pays at once, marks nothing."""
+    from types import SimpleNamespace as NS
+
+    from perfloop.agent.nodes.verify import _epoch_window
+
+    def cascade(gain_from_epoch, epoch_starts):
+        state = NS(target=NS(warmup_steps=3, steps=20), history=[],
+                   profile=NS(loader=NS(batches_per_epoch=None), ledger=NS(step_ms=10.0)))
+        runs = [NS(steps=[NS(epoch_start=i in epoch_starts) for i in range(40)])]
+        return NS(rule=NS(gain_from_epoch=gain_from_epoch), state=state, baseline=runs, record_of=lambda run: run,
+                  run_steps=None, notes=[], epoch_unseen=False)
+
+    unseen = cascade(2, {0})
+    assert _epoch_window(unseen) is None and unseen.epoch_unseen and "no run reached a second epoch" in unseen.notes[0]
+    seen = cascade(2, {0, 17})
+    assert _epoch_window(seen) == (20, 20) and not seen.epoch_unseen
+    at_once = cascade(1, {0})
+    assert _epoch_window(at_once) is None and not at_once.epoch_unseen

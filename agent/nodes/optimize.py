@@ -104,11 +104,16 @@ def _propose(ctx: RunContext, state: LoopState, ref, proposal_id: str, skipped: 
 def never_serves(state: LoopState, proposal: Proposal) -> str | None:
     """Why a change that pays off from the second epoch (a cache that fills in the first) cannot pay in this run:
     the whole run ends before a second epoch's timed steps, as verify would find after running it (blind13 a4 and
-    b1 spent a verification each on a cache that "never serves"); None where it may, or where the run's or the
-    epoch's length is unknown."""
+    b1 spent a verification each on a cache that "never serves"), or no epoch's length is known and an earlier such
+    change was timed in the first epoch for it (`second_epoch_unseen`: blind24 s3 spent three on memos so); None
+    where it may, or where the run's or the epoch's length is unknown and nothing was timed yet."""
     if proposal.rule is None or proposal.rule.enforced.gain_from_epoch < 2:
         return None
     epoch, steps = epoch_length(state, []), state.run_steps
+    if epoch is None and state.second_epoch_unseen:
+        return (f"{CACHE_WHY}; an earlier such change was timed in the first epoch, where it does not serve yet (the "
+                "loader has no length and no run reached a second epoch), and this one would be too: no pipeline "
+                "was run for it")
     if epoch is None or not ends_before_it_serves(steps, epoch, state.target.warmup_steps):
         return None
     return (f"{CACHE_WHY}; the whole run is {steps} steps and one epoch {epoch}: it never serves, so no pipeline "

@@ -79,6 +79,8 @@ class _Cascade:
     # (warmup_steps, steps) of timing runs that measure the second epoch (a cache's gain starts there);
     # None: the target's window. The first `warmup_steps` of such a run count as its start-up.
     window: tuple[int, int] | None = None
+    # Such a window was wanted, and no run showed where the second epoch starts (a loader with no length).
+    epoch_unseen: bool = False
 
     def keep(self, run: ProbeRun) -> RunMeasurement:
         """Keep a run's parsed record for the data checks; return its measurement."""
@@ -277,9 +279,11 @@ def _epoch_window(c: _Cascade) -> tuple[int, int] | None:
         why = KEPT_CACHE_WHY
     else:
         return None
-    window, line = second_epoch_window(c.state, [c.record_of(run) for run in c.baseline], c.run_steps, why)
+    records = [c.record_of(run) for run in c.baseline]
+    window, line = second_epoch_window(c.state, records, c.run_steps, why)
     if window is None:
         c.notes.append(line)
+        c.epoch_unseen = epoch_length(c.state, records) is None
     else:
         say(f"timing: {line}; the first epoch counts as start-up")
     return window
@@ -567,7 +571,10 @@ def verify(state: LoopState, remote: Remote | None = None) -> dict:
         verdict = _committed(ctx, proposal, _judge(c))
     finally:
         ws.reset_candidate()
-    return _finish(ctx, proposal, verdict)
+    updates = _finish(ctx, proposal, verdict)
+    if c.epoch_unseen:  # the next change that pays from the second epoch would be timed in the first too
+        updates["second_epoch_unseen"] = True
+    return updates
 
 
 def _committed(ctx: RunContext, proposal: Proposal, verdict: Verdict) -> Verdict:
