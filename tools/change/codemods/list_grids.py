@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.hot_function import functions
-from perfloop.tools.change.codemods.loops import dotted, is_guard, names_loaded, names_stored, within
+from perfloop.tools.change.codemods.loops import dotted, is_guard, name_apart, names_loaded, names_stored, within
 from perfloop.tools.change.codemods.restate import skips_a_pass, substituted
 
 
@@ -27,12 +27,13 @@ def grids_as_rows(text: str, tree: ast.Module, fn: ast.FunctionDef,
     The inner loop is then a loop that builds a list, which the translator vectorises per row. Taken
     only in that exact form: the grid made just before the loops (nothing between uses it), H and W
     unchanged by them, one write per pass on its own line, and no other use of `out` in the loops.
+    A list whose own slots a range loop rewrites from their old values is said as appends too (`slots_edit`).
     """
     edits: list[tuple[int, int, str]] = []  # (first line, last line, new text), 1-based, inclusive
     for function in scanned:
         for block in _blocks(function):
             for k, loop in enumerate(block):
-                edit = _grid_edit(text, block, k, function)
+                edit = _grid_edit(text, block, k, function) or slots_edit(text, block, k, function)
                 if edit is not None:
                     edits += edit
     if not edits:
@@ -204,3 +205,78 @@ def _plain_fill(node: ast.AST) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, (ast.Constant, ast.Name))
+
+
+def slots_edit(text: str, block: list[ast.stmt], k: int, function: ast.FunctionDef) -> list[tuple[int, int, str]] | None:
+    """`for i in range(N): ... X[i] = e ...` rewriting each slot of a list X from its old value (`re[k] = re[k] * g`),
+    said as `X_new.append(e)` and, after the loop, `X[:len(X_new)] = X_new`: the same values in the same list object.
+
+    Every value a pass reads of X is `X[i]`, its own slot, not yet written (no later slot is read, none written
+    earlier), so computing from the old list is computing what the loop computed. Taken where each write is one line
+    at the top of the pass, reads `X[i]` (so a range past the list's end raises IndexError there, as the loop did),
+    X is a name bound once in the function to a list of its own (`.tolist()`, a display, a comprehension, `list(...)`)
+    and read nowhere else in the loop, the counter and N are unchanged by the loop, and no pass ends early.
+    """
+    loop = block[k]
+    rng = loop.iter if isinstance(loop, ast.For) else None
+    if not (isinstance(rng, ast.Call) and dotted(rng.func) == "range" and len(rng.args) == 1 and not rng.keywords
+            and isinstance(loop.target, ast.Name) and not loop.orelse) or skips_a_pass(loop.body):
+        return None
+    i = loop.target.id
+    writes = [s for s in loop.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+              and isinstance(s.targets[0], ast.Subscript) and isinstance(s.targets[0].value, ast.Name)
+              and isinstance(s.targets[0].slice, ast.Name) and s.targets[0].slice.id == i]
+    names = [w.targets[0].value.id for w in writes]
+    if not writes or len(set(names)) != len(names) or any(w.lineno != w.end_lineno for w in writes) \
+            or i in names_stored(loop.body) or names_loaded(rng) & names_stored(loop.body):
+        return None
+    for name, write in zip(names, writes):
+        body = [n for stmt in loop.body for n in ast.walk(stmt)]  # the header's `range(len(X))` reads its length
+        own = [n for n in body if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name]
+        mentions = [n for n in body if isinstance(n, ast.Name) and n.id == name]
+        if len(mentions) != len(own) or not all(isinstance(n.slice, ast.Name) and n.slice.id == i for n in own) \
+                or not any(n is not write.targets[0] for n in own if within(n, write)) \
+                or any(n.lineno > write.lineno for n in own) or not _own_list(function, name):
+            return None
+    lines = text.splitlines(keepends=True)
+    indent = lines[loop.lineno - 1][:loop.col_offset]
+    taken = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    fresh = {}
+    for name in names:
+        fresh[name] = name_apart(f"{name}_new", taken)
+        taken.add(fresh[name])
+    edits = [(loop.lineno, loop.lineno, "".join(f"{indent}{fresh[n]} = []\n" for n in names) + lines[loop.lineno - 1])]
+    for name, write in zip(names, writes):
+        line = lines[write.lineno - 1]
+        edits.append((write.lineno, write.lineno, f"{line[:write.col_offset]}{fresh[name]}.append("
+                      f"{line[write.value.col_offset:write.value.end_col_offset]}){line[write.value.end_col_offset:]}"))
+    merged = dict((first, new) for first, _, new in edits)  # one edit per line: the header, each write
+    last = merged.get(loop.end_lineno, lines[loop.end_lineno - 1])
+    merged[loop.end_lineno] = (last if last.endswith("\n") else last + "\n") + "".join(
+        f"{indent}{n}[:len({fresh[n]})] = {fresh[n]}\n" for n in names)  # after the loop's last line
+    return [(line, line, new) for line, new in merged.items()]
+
+
+def _own_list(function: ast.FunctionDef, name: str) -> bool:
+    """Whether `name` is bound once in `function`, to a list of its own: `x.tolist()`, a list display or
+    comprehension, or `list(...)` (alone, or an item of a tuple assignment of such values)."""
+    found = []
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.With)):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id == name:
+                    found.append(node.value if isinstance(node, ast.Assign) else None)
+                elif isinstance(target, ast.Tuple) and any(isinstance(e, ast.Name) and e.id == name
+                                                           for e in target.elts):
+                    value = node.value if isinstance(node, ast.Assign) else None
+                    at = [isinstance(e, ast.Name) and e.id == name for e in target.elts].index(True)
+                    found.append(value.elts[at] if isinstance(value, ast.Tuple)
+                                 and len(value.elts) == len(target.elts) else None)
+    if name in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)} or len(found) != 1:
+        return False
+    value = found[0]
+    return isinstance(value, (ast.List, ast.ListComp)) or isinstance(value, ast.Call) and (
+        isinstance(value.func, ast.Attribute) and value.func.attr == "tolist" and not value.args
+        or dotted(value.func) == "list")
+
