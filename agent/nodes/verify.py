@@ -79,8 +79,7 @@ class _Cascade:
     # (warmup_steps, steps) of timing runs that measure the second epoch (a cache's gain starts there);
     # None: the target's window. The first `warmup_steps` of such a run count as its start-up.
     window: tuple[int, int] | None = None
-    # Such a window was wanted, and no run showed where the second epoch starts (a loader with no length).
-    epoch_unseen: bool = False
+    epoch_unseen: bool = False  # such a window was wanted, and no run showed where the second epoch starts
 
     def keep(self, run: ProbeRun) -> RunMeasurement:
         """Keep a run's parsed record for the data checks; return its measurement."""
@@ -270,9 +269,8 @@ def _epoch_window(c: _Cascade) -> tuple[int, int] | None:
     """The cascade's timing window (None: the target's); a window that cannot be had is noted in the verdict.
 
     A change that pays off from the second epoch is timed there; so is any change judged against a head that
-    keeps such a change: timed in the first epoch, where the kept cache has not served yet, a change that
-    defeats it (worker processes that each fill their own copy and lose it at the epoch's end) reads as a
-    gain it is not."""
+    keeps such a change: timed in the first epoch, where the kept cache has not served yet, a change that defeats it
+    (worker processes that each fill their own copy and lose it at the epoch's end) reads as a gain it is not."""
     if c.rule.gain_from_epoch >= 2:
         why = CACHE_WHY
     elif head_keeps_a_cache(c.state):
@@ -281,9 +279,9 @@ def _epoch_window(c: _Cascade) -> tuple[int, int] | None:
         return None
     records = [c.record_of(run) for run in c.baseline]
     window, line = second_epoch_window(c.state, records, c.run_steps, why)
+    c.epoch_unseen = window is None and epoch_length(c.state, records) is None
     if window is None:
         c.notes.append(line)
-        c.epoch_unseen = epoch_length(c.state, records) is None
     else:
         say(f"timing: {line}; the first epoch counts as start-up")
     return window
@@ -571,10 +569,8 @@ def verify(state: LoopState, remote: Remote | None = None) -> dict:
         verdict = _committed(ctx, proposal, _judge(c))
     finally:
         ws.reset_candidate()
-    updates = _finish(ctx, proposal, verdict)
-    if c.epoch_unseen:  # the next change that pays from the second epoch would be timed in the first too
-        updates["second_epoch_unseen"] = True
-    return updates
+    updates = _finish(ctx, proposal, verdict)  # a later change paying from the second epoch: timed in the first too
+    return {**updates, "second_epoch_unseen": True} if c.epoch_unseen else updates
 
 
 def _committed(ctx: RunContext, proposal: Proposal, verdict: Verdict) -> Verdict:
