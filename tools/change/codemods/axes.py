@@ -109,6 +109,9 @@ class AxisRules:
             if value.row and value.mask is None:
                 return self.row_subscript(node, value)
             raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a value that is not a row")
+        if isinstance(node.slice, ast.Constant) and type(node.slice.value) is str \
+                and (field := self.item_field(node)) is not None:  # a record's field by its key
+            return field
         if self.raw(node.value) is not None:
             return self.row_subscript(node, self.raw(node.value))
         if isinstance(node.value, ast.Subscript) or isinstance(node.slice, ast.Tuple):
@@ -436,7 +439,10 @@ class AxisRules:
             if values.mask is not None:
                 self.mask = values.mask
             self.env[target.id] = Val(values.src, 2)
-            (self.fixed_items.add if fixed else self.fixed_items.discard)(target.id)  # `g[2]`: records.item_field
+            if fixed:  # `g[2]`, `ev["ts"]`: records.item_field
+                self.fixed_items[target.id] = iterable
+            else:
+                self.fixed_items.pop(target.id, None)
             return
         if not call and self.unpacked_items(target, iterable):  # `for gx, gy in gts` (records.py)
             return

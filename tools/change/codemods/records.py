@@ -129,6 +129,18 @@ class RecordRules:
         a box per item, inside a loop over anchors): the field's column of the list's 2-D array, along the inner
         axis; None where `node` is not that. A list of numbers has no column: numpy raises IndexError where Python
         raised TypeError, and replay sees the two differ."""
+        keys, base = [], node
+        while isinstance(base, ast.Subscript) and isinstance(base.slice, ast.Constant) and type(base.slice.value) is str:
+            keys[:0], base = [base.slice.value], base.value
+        if keys and isinstance(base, ast.Name) and base.id in self.fixed_items and self.env[base.id].depth == 2:
+            # `ev["ts"]`, `ev["payload"]["rssi"]` of a list of records: the field's column, made once from the list (a
+            # record without the key raises KeyError there, where the loop raised it only for the records it read)
+            path = "".join(f"[{key!r}]" for key in keys)
+            made = f"np.asarray([item{path} for item in {ast.unparse(self.fixed_items[base.id])}])"
+            if made not in self.hoisted:  # one column per field, however often the loop reads it
+                self.hoisted[made] = self.fresh(f"{keys[-1]}_col")
+                self.hoists.append((self.hoisted[made], made))
+            return Val(self.hoisted[made], 2)
         if not (isinstance(node.value, ast.Name) and node.value.id in self.fixed_items
                 and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int):
             return None

@@ -84,7 +84,8 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         self.draw_axis = ""  # a value along the loop's axis: the array draw takes its length
         self.drawn: Val | None = None
         self.elements: set[str] = set()  # names bound to the elements of a row in an element-wise comprehension
-        self.fixed_items: set[str] = set()  # inner loop names bound to the items of a list the loop never changes
+        self.fixed_items: dict[str, ast.AST] = {}  # inner loop names bound to the items of a list the loop never
+        # changes -> that list
         self.best_positions: dict[str, tuple[str, str, str]] = {}  # a running best -> its lines' names (bests.py)
         self.last_tests: dict[str, str] = {}  # `if test: acc = v` -> where it is set (conditions.last_value)
         self.quiet = False  # lines compute values the loop did not (np.errstate(all="ignore") around them)
@@ -215,7 +216,8 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
             for op, right in zip(node.ops, node.comparators):
                 if type(op) not in _CMPOPS:
                     break
-                a, b = self.expr(left), self.expr(right)
+                a, b = (Val(repr(side.value), 0) if _text(side) and isinstance(op, (ast.Eq, ast.NotEq))
+                        else self.expr(side) for side in (left, right))  # `ev["type"] == "arrive"`: strings equal
                 parts.append(Val(f"{self.atom(a.src)} {_CMPOPS[type(op)]} {self.atom(b.src)}",
                                  max(a.depth, b.depth)))
                 left = right
@@ -534,6 +536,11 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
                         appended[name] = replace(val, mask=keep) if val.record else \
                             Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)
         return found
+
+def _text(node: ast.AST) -> bool:
+    """A str literal: compared for (in)equality with a column of strings, element by element, as Python compares."""
+    return isinstance(node, ast.Constant) and type(node.value) is str
+
 
 def _held_table(node: ast.AST) -> bool:
     """A module constant (`ELEMENTS`, by its upper-case name) or an attribute of an object (`self.symbols`)."""
