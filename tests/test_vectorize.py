@@ -283,9 +283,9 @@ REFUSED = {
         def f(xs):
             out = []
             for v in xs:
+                out.append(v)
                 if v < 0:
                     break
-                out.append(v)
             return out
     """,
     "early exit (return)": """

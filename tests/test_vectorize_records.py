@@ -261,15 +261,15 @@ REFUSED = {
                 out.append(total)
             return out
     """, "offset_totals", "`for v in xs` loop", "loop-carried dependency: `total`"),
-    "a running product": ("""
-        def survival(hazards):
-            alive = 1.0
-            curve = []
-            for h in hazards:
-                alive *= 1.0 - h
-                curve.append(alive)
-            return curve
-    """, "survival", "`for h in hazards` loop", "loop-carried dependency: `alive`"),
+    "a running int product": ("""
+        def ways(choices):
+            total = 1
+            counts = []
+            for c in choices:
+                total *= c
+                counts.append(total)
+            return counts
+    """, "ways", "`for c in choices` loop", "loop-carried dependency: `total`"),
     "round to digits": ("""
         def cents(xs):
             return [round(v, 2) for v in xs]
