@@ -15,20 +15,18 @@ from tests.test_vectorize import vectorise
 from tests.test_vectorize_searches import assert_same_outcome
 
 PRODUCTS = {
-    # a Kaplan-Meier curve of censoring times
-    "kaplan_meier": ("""
-        def censoring_curve(times, events):
-            steps = []
-            g = 1.0
-            for t in sorted(set(times)):
-                at_risk = sum(1 for x in times if x >= t)
-                censored = sum(1 for x, e in zip(times, events) if x == t and e == 0)
+    # a product-limit survival curve from a life table of (time, deaths, at risk) rows
+    "life_table": ("""
+        def product_limit(table):
+            surv = 1.0
+            out = []
+            for t, deaths, at_risk in table:
                 if at_risk > 0:
-                    g *= 1.0 - censored / at_risk
-                steps.append((t, g))
-            return steps
-    """, "censoring_curve", lambda rng, n: (rng.integers(1, 30, n).astype(float).tolist(),
-                                           rng.integers(0, 2, n).tolist())),
+                    surv *= (at_risk - deaths) / at_risk
+                out.append((t, surv))
+            return out
+    """, "product_limit", lambda rng, n: ([(int(t), int(d), int(r)) for t, d, r in zip(
+        np.arange(n), rng.integers(0, 3, n), np.maximum(0, 40 - 2 * np.arange(n) + rng.integers(-1, 2, n)))],)),
     # compounded returns, losses skipped
     "compounding": ("""
         def gains_path(returns):
