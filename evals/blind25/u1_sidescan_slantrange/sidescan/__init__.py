@@ -1,0 +1,1 @@
+"""Side-scan sonar seabed texture classification (synthetic survey lines)."""

@@ -1,0 +1,1 @@
+"""Small GPR toolkit: B-scan simulation, standard processing chain, dataset."""

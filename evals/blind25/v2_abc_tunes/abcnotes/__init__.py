@@ -1,0 +1,3 @@
+from .tokenizer import ABCTokenizer
+
+__all__ = ["ABCTokenizer"]
