@@ -2,9 +2,8 @@
 
 `AxisRules`, half of `translator.Translator`, decides what each loop axis is: the outer loop's values (ranges, zips,
 enumerates, tuple columns, `x.tolist()`), an inner loop's (fixed ranges, ragged ranges with a mask, rows of the outer
-values, sliding windows), and calls that open an axis of their own and close it again (`sum`, `min`, `max`, `any`,
-`all`, `sorted`, `statistics.median`, `len` of a row or a generator). It reads the Translator's bindings (`env`,
-`depth`, `hoists`, `mask`) and expression translation (`expr`); it holds no state of its own.
+values, sliding windows), and calls that open an axis and close it again (`sum`, `min`, `max`, `any`, `all`, `sorted`,
+`statistics.median`, `len` of a row or a generator). Its state is the Translator's (`env`, `depth`, `hoists`, `mask`).
 """
 from __future__ import annotations
 
@@ -83,8 +82,7 @@ class AxisRules:
         return Val(f"{self.as_array(base)}[{', '.join(v.src for v in vals)}]", max(v.depth for v in vals))
 
     def index(self, node: ast.AST) -> Val:
-        """A subscript's index: read as float64 in a float loop, it is cast back (exact: list indices are ints);
-        under a condition, index 0 where it does not hold (`guarded_index`)."""
+        """A subscript's index: cast back to ints where read as float64; 0 where its conditions fail (`guarded_index`)."""
         val = self.expr(node)
         if val.depth and self.float_ctx:
             val = Val(f"{self.atom(val.src)}.astype(np.int64)", val.depth)
@@ -125,8 +123,9 @@ class AxisRules:
             if names_loaded(node) & (set(self.env) | self.carried | self.dead):
                 raise NotApplicable(f"line {node.lineno}: `{ast.unparse(node)}` indexes a loop value")
             return Val(ast.unparse(node), 0)
-        index = self.index(node.slice)
-        return Val(f"{self.as_array(node.value)}[{index.src}]", index.depth)
+        index, array = self.index(node.slice), self.as_array(node.value)
+        self.row_picks[f"{array}[{index.src}]"] = (array, index.src)  # `src[y0]`: a row of a fixed array each
+        return Val(f"{array}[{index.src}]", index.depth)
 
     def row_subscript(self, node: ast.Subscript, row: Val) -> Val:
         """`row[k]`, `row[a:b]` of a loop value that is a row: index its trailing axis (`arr[:, k]`)."""
@@ -149,6 +148,8 @@ class AxisRules:
             # `r0 = src[y0]` then `r0[x0]`: each element's row at its own index, gathered (a negative index wraps
             # and one out of range raises, as the list's did; under a condition, index 0 where it does not hold).
             index = self.index(node.slice)
+            if row.src in self.row_picks:  # rows picked from a fixed array: one element each, not the whole row
+                return Val("{}[{}, {}]".format(*self.row_picks[row.src], index.src), 1)
             return Val(f"np.take_along_axis({self.atom(row.src)}, {self.atom(index.src)}[:, None], axis=1)[:, 0]", 1)
         val = Val(f"{self.atom(row.src)}[:, {index.src}]", max(1, index.depth))
         return Val(self.render(val), 1) if val.depth == 1 else val  # an outer row's field, read in an inner loop

@@ -89,6 +89,7 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         self.best_positions: dict[str, tuple[str, str, str]] = {}  # a running best -> its lines' names (bests.py)
         self.last_tests: dict[str, str] = {}  # `if test: acc = v` -> where it is set (conditions.last_value)
         self.quiet = False  # lines compute values the loop did not (np.errstate(all="ignore") around them)
+        self.row_picks: dict[str, tuple[str, str]] = {}  # `arr[rows]` -> (arr, rows): a row of a fixed array each
 
     def arm_draw(self, draw: ast.Call | None, target: ast.AST) -> None:
         """Let the loop's one unconditional draw per element through (`draws.sole_draw`), drawn as one array along
@@ -322,6 +323,8 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         target = self.target_name(name)
         self.lines.append(f"{target} = {val.src}")
         self.env[name] = Val(target, val.depth, row=val.row, mask=val.mask)
+        if val.src in self.row_picks:
+            self.row_picks[target] = self.row_picks[val.src]
         self.carried.discard(name)
 
     def target_name(self, name: str) -> str:
