@@ -105,7 +105,7 @@ def {HELPER}(items, value):
             position = None
         if position is not None:
             return position
-        if _plain(value) and type(items) in (list, tuple):
+        if _plain(value):  # a table is made for a list or tuple alone
             return type(items)().index(value)  # not there: the list's own ValueError, without the scan
     return items.index(value)
 

@@ -334,12 +334,12 @@ def held_kinds(fn: ast.FunctionDef) -> Held:
     return Held(frozenset(held), frozenset(dicts), frozenset(arrays))
 
 
-ZEROS = ("np.zeros", "numpy.zeros", "np.zeros_like", "numpy.zeros_like")
+_ZEROS = ("np.zeros", "numpy.zeros", "np.zeros_like", "numpy.zeros_like")
 
 
 def zeros_array(value: ast.AST) -> bool:
     """`np.zeros(shape, dtype=...)` or `np.zeros_like(x)`, not of bools: a numpy array of numbers, zeros."""
-    return isinstance(value, ast.Call) and dotted(value.func) in ZEROS and bool(value.args) \
+    return isinstance(value, ast.Call) and dotted(value.func) in _ZEROS and bool(value.args) \
         and not any(isinstance(a, ast.Starred) for a in value.args) \
         and not any(k.arg is None or (k.arg == "dtype" and "bool" in ast.unparse(k.value)) for k in value.keywords)
 

@@ -3,8 +3,9 @@
 `tp += 1` then `precisions.append(tp / (tp + fp))`, or `total += x` then `out.append(total)`: the value a
 read sees is the sum of the terms so far, which `np.cumsum` computes left to right as the loop adds, so it is
 the loop's bit for bit (`+ 0` turns an all-`-0.0` start into 0.0, as adding to the loop's 0 does). A running
-product (`g *= 1.0 - d / n` then `steps.append((t, g))`, a Kaplan-Meier curve) is `np.cumprod` the same way. Taken for
-sums in the outer loop that start at a literal 0 or 0.0 before it, and products that start at 1.0; a read before the update in the pass (the
+product (`g *= 1.0 - d / n` then `steps.append((t, g))`, a Kaplan-Meier curve) is `np.cumprod` the same way.
+Taken for sums in the outer loop that start at a literal 0 or 0.0 before it, and products that start at 1.0; a read
+before the update in the pass (the
 previous pass's value) stays a loop-carried dependency, refused. A running sum no line reads is left out.
 """
 from __future__ import annotations
@@ -30,8 +31,8 @@ class RunningRules:
             return
         name = self.fresh(f"{acc}_running")
         dtype = ", dtype=np.float64" if isinstance(ast.literal_eval(start), float) else ""
-        self.lines.append(f"{name} = np.cumsum({term.src}{dtype}) + 0" if kind == "sum"
-                          else f"np.cumprod({term.src}{dtype})".join((f"{name} = ", "")))
+        made = f"np.cumsum({term.src}{dtype}) + 0" if kind == "sum" else f"np.cumprod({term.src}{dtype})"
+        self.lines.append(f"{name} = {made}")
         self.env[acc] = Val(name, 1)
         self.carried.discard(acc)
         self.running_names[name] = acc

@@ -84,8 +84,7 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         self.draw_axis = ""  # a value along the loop's axis: the array draw takes its length
         self.drawn: Val | None = None
         self.elements: set[str] = set()  # names bound to the elements of a row in an element-wise comprehension
-        self.fixed_items: dict[str, ast.AST] = {}  # inner loop names bound to the items of a list the loop never
-        # changes -> that list
+        self.fixed_items: dict[str, ast.AST] = {}  # inner loop name -> the list it walks, one the loop never changes
         self.best_positions: dict[str, tuple[str, str, str]] = {}  # a running best -> its lines' names (bests.py)
         self.last_tests: dict[str, str] = {}  # `if test: acc = v` -> where it is set (conditions.last_value)
         self.quiet = False  # lines compute values the loop did not (np.errstate(all="ignore") around them)
