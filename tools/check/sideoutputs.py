@@ -6,7 +6,8 @@ probe folder.
 
 Compared (``compare_side_outputs``): stdout, stderr and each written file, line by
 line. A printed duration or rate (a number followed by s, ms, sec, min, h, it/s, samples/s,
-s/it, ...) is masked always: a faster pipeline prints other ones even where the baseline's
+s/it, ...) or logged under a name that says it is one (`'elapsed_s': 1.2`, `train_runtime=12.3`,
+`samples_per_second: 45.6`) is masked always: a faster pipeline prints other ones even where the baseline's
 runs agreed. Any other number in a line that differs between the baseline's own repeated
 runs is masked (timestamps, timings without a unit); every other token must match, numbers within ``rtol``
 and the precision they were printed with. Where the baseline's runs do not even agree
@@ -38,6 +39,33 @@ _TIMING = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
                      r"|\s?(?:it|samples?|examples?|tokens?|images?|imgs?|batch(?:es)?|steps?|items?)/s(?:ec)?\b"
                      r"|\s?s/(?:it|step|batch|epoch)\b)")
 TIMING_MARK = "<timing>"
+# A duration or a rate logged under its name, as training loops and trainers log them: `'elapsed_s': 1.2`,
+# `"train_runtime": 12.3`, `train_samples_per_second=45.6`, `step_time: 0.08`, `stepTime 0.08`. The name's words
+# (split at `_`, `-` and case) decide: a word that names time (`time`, `elapsed`, `fps`), a unit as the last word
+# (`epoch_s`, `step_ms`) or a rate's tail (`per_second`). A word that only contains one (`timestep`, `sections`) is
+# not one. After a bare space, a single short word is too ambiguous (`time 3 of 5`): only `:` or `=` mask it.
+_KEYED = re.compile(r"(?<![\w\-])(?P<key>[A-Za-z][A-Za-z0-9_\-]*)['\"]?(?P<sep>\s*[:=]\s*|\s+)"
+                    r"(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.])")
+_TIME_WORDS = frozenset({"elapsed", "runtime", "time", "duration", "seconds", "secs", "sec", "ms", "msec",
+                         "wall", "walltime", "latency", "throughput", "fps", "eta", "clock"})
+_UNAMBIGUOUS = frozenset({"elapsed", "runtime", "duration", "walltime", "latency", "throughput", "fps"})
+_UNITS = frozenset({"s", "sec", "secs", "ms", "msec", "us", "ns"})
+_RATE_TAILS = frozenset({("per", "second"), ("per", "sec"), ("per", "s"), ("per", "ms")})
+
+
+def _timing_key(key: str, spaced: bool) -> bool:
+    """Whether a logged name says its number is a duration or a rate (`elapsed_s`, `samples_per_second`)."""
+    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", key)]
+    if len(words) == 1:
+        return words[0] in (_UNAMBIGUOUS if spaced else _TIME_WORDS)
+    return (any(w in _TIME_WORDS for w in words) or words[-1] in _UNITS
+            or tuple(words[-2:]) in _RATE_TAILS)
+
+
+def _keyed_timing(match: re.Match) -> str:
+    if not _timing_key(match.group("key"), spaced=not match.group("sep").strip()):
+        return match.group(0)
+    return match.group(0)[:match.start("num") - match.start(0)] + TIMING_MARK
 # The head and the candidate run in two worktrees; a path printed in a warning or a traceback
 # names its own one, which is no difference in behaviour.
 _WORKTREE = re.compile(r"(/worktrees/[^/\s]+/)(?:base|candidate)(?=/)")
@@ -86,7 +114,9 @@ def untimed(lines: list[str]) -> tuple[list[str], int]:
     out, count = [], 0
     for line in lines:
         line, n = _TIMING.subn(TIMING_MARK, line)
-        out.append(line)
+        keyed = _KEYED.sub(_keyed_timing, line)
+        n += keyed.count(TIMING_MARK) - line.count(TIMING_MARK)
+        out.append(keyed)
         count += n
     return out, count
 
