@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
+from perfloop.tools.change.codemods.classmethods import method_of, own_class, own_static
 from perfloop.tools.change.codemods.hot_function import functions, python_files
 from perfloop.tools.change.codemods.imports import import_paths
 from perfloop.tools.change.codemods.kept_arguments import MUTATING_METHODS
@@ -85,10 +86,6 @@ def _defined(modules: dict[str, ast.Module]) -> dict[str, list[ast.FunctionDef]]
         for node, _ in functions(tree):
             defined.setdefault(node.name, []).append(node)
     return defined
-
-
-def method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
 
 def dataset_class(modules: dict[str, ast.Module], hot_name: str, hot_file: str) -> tuple[str, ast.ClassDef]:
@@ -360,8 +357,8 @@ class Determinism:
         if isinstance(call.func, ast.Name):
             if name in self.top:
                 self.check(self.top[name], name)
-            elif (made := self._target_class(name)) is not None:
-                self._check_made(*made, None)  # `TrackReader(log)`: its __init__ runs per sample
+            elif (made := self._target_class(name) or self._own(name)) is not None:
+                self._check_made(*made, None)  # `TrackReader(log)`, or `cls(...)`: its __init__ runs per sample
             elif name in local:
                 # `for t in self.transforms: x = t(x)`: the objects the attribute holds, where the target makes them.
                 attr = self._loop_over_self(name)
@@ -390,7 +387,7 @@ class Determinism:
                                     "(inherited): perfloop cannot read its code")
             self._check_made(*made, attr)
             return
-        static = self._static_method(base, attr)
+        static = self._static_method(base, attr) or own_static(self.current, self.cls, self.file, self.modules, base, attr)
         if static is not None:
             # `RawFrameCodec.decode(buf)`: a static or class method of the target's own class, read as its code.
             self._check_in(*static, f"{static[1].name}.{attr}")
@@ -527,7 +524,7 @@ class Determinism:
         """The target's class of `base` where it is made here: `Cls(...)`, or a name the function being checked
         binds only to `Cls(...)` of one class."""
         if isinstance(base, ast.Call) and isinstance(base.func, ast.Name):
-            return self._target_class(base.func.id)
+            return self._target_class(base.func.id) or self._own(base.func.id)
         if not isinstance(base, ast.Name) or self.current is None:
             return None
         stores = [n for n in ast.walk(self.current) if isinstance(n, ast.Name) and n.id == base.id
@@ -536,7 +533,7 @@ class Determinism:
                   and isinstance(n.targets[0], ast.Name) and n.targets[0].id == base.id]
         calls = [v.func.id for v in values if isinstance(v, ast.Call) and isinstance(v.func, ast.Name)]
         made = stores and len(calls) == len(values) == len(stores) and len(set(calls)) == 1
-        return self._target_class(calls[0]) if made else None
+        return (self._target_class(calls[0]) or self._own(calls[0])) if made else None
 
     def _check_made(self, file: str, cls: ast.ClassDef, attr: str | None) -> None:
         """Check `cls.__init__` and its method `attr` as the sample's code, on an object made per sample (it may
@@ -559,6 +556,9 @@ class Determinism:
                                      for d in method.decorator_list):
             return None
         return file, cls, method
+
+    def _own(self, name: str) -> tuple[str, ast.ClassDef] | None:
+        return own_class(self.current, self.cls, self.file, self.modules, name)
 
     def _loop_over_self(self, name: str) -> str | None:
         """`attr` when the function being checked binds `name` only by `for name in self.attr`."""
