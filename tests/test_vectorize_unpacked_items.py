@@ -57,7 +57,13 @@ def test_pairwise_reductions_over_unpacked_items_of_a_fixed_list(tmp_path, case)
     assert " for " not in body, result.files["mod.py"]
     rng = np.random.default_rng(9)
     for n, m in ((1, 1), (5, 3), (40, 25), (200, 60)):
-        assert_same_outcome(old, new, *make(rng, n, m))
+        if result.tolerance is None:
+            assert_same_outcome(old, new, *make(rng, n, m))
+            continue
+        # math.exp -> np.exp, declared: numpy's SIMD exp (AVX-512) may differ from libm's in the last bit
+        args = make(rng, n, m)
+        tol = result.tolerance
+        assert np.allclose(new(*args), old(*args), atol=tol.atol, rtol=tol.rtol)
 
 
 def test_items_of_another_length_raise_as_unpacking_did(tmp_path):
