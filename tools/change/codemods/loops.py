@@ -261,15 +261,30 @@ def is_break_guard(stmt: ast.stmt) -> bool:
         and isinstance(stmt.body[0], ast.Break)
 
 
+def break_guard_at(body: list[ast.stmt]) -> int | None:
+    """The index of the loop body's `if cond: break` where only plain assignments to names come before it (the
+    values its test reads: `i0 = int(f)`, then `if i0 + 1 >= n: break`), else None. Those assignments run in the
+    pass that breaks too, and set nothing the loop keeps but names, so the passes run are the same as if the
+    test came first."""
+    for j, stmt in enumerate(body):
+        if is_break_guard(stmt):
+            return j
+        if not (isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) or (
+                isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts)) for t in stmt.targets)):
+            return None
+    return None
+
+
 def without_guards(loop: ast.For) -> ast.For:
     """A copy of `loop` whose guards (`if cond: continue` directly in its body, or in the body of a `for`
-    nested in it, and an `if cond: break` first in its own body) read `if cond: pass`: what remains of early
-    exits is refused as before."""
+    nested in it, and an `if cond: break` in its own body after plain assignments only) read `if cond: pass`:
+    what remains of early exits is refused as before."""
     import copy
 
     copied = copy.deepcopy(loop)
-    if copied.body and is_break_guard(copied.body[0]):
-        copied.body[0].body = [ast.Pass(lineno=copied.body[0].lineno, col_offset=copied.body[0].col_offset)]
+    at = break_guard_at(copied.body)
+    if at is not None:
+        copied.body[at].body = [ast.Pass(lineno=copied.body[at].lineno, col_offset=copied.body[at].col_offset)]
     for node in ast.walk(copied):
         if isinstance(node, ast.For):
             for stmt in node.body:

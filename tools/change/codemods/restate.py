@@ -12,6 +12,7 @@ import ast
 import copy
 
 from perfloop.tools.change.codemods.loops import (
+    break_guard_at,
     dotted,
     is_number_literal,
     name_apart,
@@ -79,7 +80,8 @@ def slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
     writes = [j for j, stmt in enumerate(loop.body) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
               and isinstance(stmt.targets[0], ast.Subscript) and isinstance(stmt.targets[0].value, ast.Name)
               and isinstance(stmt.targets[0].slice, ast.Name) and stmt.targets[0].slice.id == counter]
-    if len(writes) != 1 or skips_a_pass(loop.body):
+    stop = break_guard_at(loop.body)
+    if len(writes) != 1 or (skips_a_pass(loop.body) and not _only_the_break(loop.body, stop, writes[0])):
         return None
     write = loop.body[writes[0]]
     out = write.targets[0].value.id
@@ -105,12 +107,25 @@ def slots_as_appends(body: list[ast.stmt], k: int) -> list[ast.stmt] | None:
                 args=[write.value], keywords=[])), write)
             new_loop = copy.copy(loop)
             new_loop.body = [*loop.body[:writes[0]], append, *loop.body[writes[0] + 1:]]
+            if stop is not None:
+                if not isinstance(value.left.elts[0].value, float):
+                    return None
+                # The slots from the pass that breaks on keep the value the list was made with (the translator
+                # fills them: `Translator.slot_fill`); a float fill only, so no slot changes its type.
+                new_loop.slot_fill = {out: repr(value.left.elts[0].value)}
             new_body = list(body)
             new_body[j], new_body[k] = ast.fix_missing_locations(init), ast.fix_missing_locations(new_loop)
             return new_body
         if out in names_loaded(stmt) | names_stored([stmt]):
             return None
     return None
+
+
+def _only_the_break(body: list[ast.stmt], stop: int | None, write: int) -> bool:
+    """Whether the pass's one early exit is the break guard at `stop`, before the slot's write."""
+    if stop is None or stop > write:
+        return False
+    return not skips_a_pass([*body[:stop], *body[stop + 1:]])
 
 
 def restate_counts(body: list[ast.stmt], k: int, names: set[str]) -> list[ast.stmt] | None:

@@ -27,10 +27,10 @@ from perfloop.tools.change.codemods.eager_iterables import EagerIterables
 from perfloop.tools.change.codemods.loops import (
     Held,
     Val,
+    break_guard_at,
     dotted,
     identifier,
     is_atomic,
-    is_break_guard,
     is_guard,
     is_inf,
     is_number_literal,
@@ -86,6 +86,7 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         self.elements: set[str] = set()  # names bound to the elements of a row in an element-wise comprehension
         self.fixed_items: dict[str, ast.AST] = {}  # inner loop name -> the list it walks, one the loop never changes
         self.best_positions: dict[str, tuple[str, str, str]] = {}  # a running best -> its lines' names (bests.py)
+        self.slot_fill: dict[str, str] = {}  # a list of slots a break leaves as made -> its float fill (restate.py)
         self.last_tests: dict[str, str] = {}  # `if test: acc = v` -> where it is set (conditions.last_value)
         self.quiet = False  # lines compute values the loop did not (np.errstate(all="ignore") around them)
         self.row_picks: dict[str, tuple[str, str]] = {}  # `arr[rows]` -> (arr, rows): a row of a fixed array each
@@ -505,8 +506,9 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
         """
         found: dict[str, tuple[str, Val]] = {}
         keep: str | None = None  # elements no guard above the current statement skipped
-        for stmt in body:
-            if is_break_guard(stmt) and stmt is body[0] and self.depth == 1:
+        at = break_guard_at(body) if self.depth == 1 else None
+        for j, stmt in enumerate(body):
+            if j == at:
                 keep = self.break_guard(stmt)  # the elements before the first where the test holds
                 continue
             if is_guard(stmt):
@@ -534,6 +536,10 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
                         if val.depth != self.depth:
                             raise NotApplicable(f"line {stmt.lineno}: the value appended to `{name}` does not vary "
                                                 "along the loop")
+                        if name in self.slot_fill and not val.record and self.float_ctx:
+                            # slots from the pass that breaks on keep the list's fill (a float, as the values are)
+                            appended[name] = Val(f"np.where({keep}, {val.src}, {self.slot_fill[name]})", val.depth)
+                            continue
                         # a record per element (`(i, t)`) is made again from its fields where `keep` holds
                         appended[name] = replace(val, mask=keep) if val.record else \
                             Val(f"{self.atom(val.src)}[{keep}]", val.depth, row=val.row)

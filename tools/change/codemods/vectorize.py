@@ -28,6 +28,7 @@ from perfloop.tools.change.codemods.hot_function import (
     sampled_helpers,
 )
 from perfloop.tools.change.codemods.inline import helpers_of, inline_helpers, with_math_names
+from perfloop.tools.change.codemods.lifted import lift_grid
 from perfloop.tools.change.codemods.list_grids import grids_as_rows
 from perfloop.tools.change.codemods.loop_checks import PURE_BUILTINS, PURE_REDUCTIONS, refuse_effects
 from perfloop.tools.change.codemods.loops import (
@@ -263,6 +264,22 @@ def rewrite_function(fn: ast.FunctionDef, exact: bool = True, module: ast.Module
     return result
 
 
+def _for_or_lifted(block: list[ast.stmt], k: int, names: set[str], path: tuple[int, ...], exact: bool, held: Held):
+    """The `for` loop's rewrite element by element (`nests.for_rewrite`), else, for a loop of the function's own
+    body, its array code lifted over the loop's grid (`lifted.lift_grid`); NotApplicable with both reasons."""
+    try:
+        return for_rewrite(block, k, names, lambda b: _loop(b, k, names, exact, held),
+                           lambda s: _comprehension(s, k, names, exact, held))
+    except NotApplicable as refused:
+        if path:
+            raise
+        try:
+            rewrite, inexact = lift_grid(block, k, names)
+        except NotApplicable as not_lifted:
+            raise NotApplicable(f"{refused}; as array code lifted over the loop's grid: {not_lifted}") from None
+        return rewrite, inexact, [rewrite.rule]
+
+
 MAX_NESTING = 3
 """Loops inside loops are looked into this deep (the function's own body is depth 0)."""
 
@@ -288,8 +305,7 @@ def _block(fn: ast.FunctionDef, original: ast.FunctionDef, path: tuple[int, ...]
         block = body if not path else [*body, *runs_after(fn.body, path)]
         try:
             if isinstance(stmt, ast.For):
-                rewrite, inexact, rules = for_rewrite(block, k, names, lambda b: _loop(b, k, names, exact, held),
-                                                      lambda s: _comprehension(s, k, names, exact, held))
+                rewrite, inexact, rules = _for_or_lifted(block, k, names, path, exact, held)
                 if CONTINUE_AS_ELSE in rules:
                     # Both branches are computed for every element (v / rms where rms is 0): quietly, one kept.
                     rewrite.quiet = True
@@ -422,6 +438,7 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     t.held = held
     t.scatter_names = scattered
     t.carried = stored | lists
+    t.slot_fill = getattr(loop, "slot_fill", {})  # restate.slots_as_appends: slots a break leaves as made
     t.bind_outer(loop.target, loop.iter)
     t.arm_draw(draw, loop.target)
     appended: dict[str, Val] = {}
@@ -456,9 +473,10 @@ def _loop(body: list[ast.stmt], k: int, names: set[str], exact: bool,
     remove = sorted({inits[n][0] for n in outputs
                      if {name for name, _ in simple_inits(body[inits[n][0]])} <= outputs})
     if t.guards:
-        rule += f", {t.guards} `continue` guard(s) as masks"
-        t.notes.append("`if cond: continue` guards become masks: the rest of the body is computed for every "
-                       "element under np.errstate(all='ignore') and the skipped elements' values are left out")
+        rule += f", {t.guards} `continue` or `break` guard(s) as masks"
+        t.notes.append("`if cond: continue` and `if cond: break` guards become masks: the rest of the body is "
+                       "computed for every element under np.errstate(all='ignore') and the skipped elements' values "
+                       "are left out (a list's slots a break leaves keep their fill)")
     lines = _with_hoists(t)  # np.where computes both sides for every element (c / med where med == 0): quiet too
     return LoopRewrite(start=k, end=k, lines=lines, rule=rule, list_outputs=sorted(appended), remove=remove,
                        notes=t.notes, quiet=bool(t.guards) or t.quiet or any("np.where(" in line for line in lines)), t.inexact
