@@ -13,7 +13,7 @@ EVALS_DIR = Path(__file__).resolve().parent
 WAVES = ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11",
          "blind12", "blind13", "blind14", "blind15",
          "blind16", "blind17", "blind18", "blind19", "blind20", "blind21", "blind22", "blind23",
-         "blind24", "blind25")
+         "blind24", "blind25", "blind26")
 SUITES = {"targets": EVALS_DIR / "targets", **{wave: EVALS_DIR / wave for wave in WAVES}}
 
 

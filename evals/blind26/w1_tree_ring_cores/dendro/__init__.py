@@ -1,0 +1,1 @@
+"""Dendrochronology toolkit: synthetic increment cores, ring-width profiles, a small classifier."""

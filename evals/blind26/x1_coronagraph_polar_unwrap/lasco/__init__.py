@@ -1,0 +1,1 @@
+"""Tiny coronagraph toolkit: synthetic LASCO-like frames, polar unwrapping, datasets."""

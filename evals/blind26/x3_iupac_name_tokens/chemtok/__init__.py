@@ -1,0 +1,1 @@
+from .tokenizer import MorphemeBPE  # noqa: F401
