@@ -8,15 +8,13 @@ the list's float fill. Three differently written loops, each giving the loop's v
 """
 from __future__ import annotations
 
-import re
 import textwrap
 
-import numpy as np
 import pytest
 
 from perfloop.tools.change.codemods import NotApplicable
 from tests.test_vectorize import vectorise
-from tests.test_vectorize_searches import assert_same_outcome
+from tests.test_vectorize_break_guards import assert_break_rewritten_exactly
 
 LOOPS = {
     # a trace resampled from depth to two-way time, into preallocated slots; the rest stay 0.0
@@ -65,14 +63,7 @@ LOOPS = {
 
 @pytest.mark.parametrize("case", sorted(LOOPS))
 def test_a_break_after_plain_assignments_keeps_what_the_loop_ran(tmp_path, case):
-    source, name, make = LOOPS[case]
-    old, new, result = vectorise(tmp_path, textwrap.dedent(source), name)
-    body = result.files["mod.py"].split(f"def {name}(")[1]
-    assert not re.search(r"^\s*break\s*$", body, re.M) and "logical_and.accumulate" in body, result.files["mod.py"]
-    rng = np.random.default_rng(25)
-    for n in (0, 1, 2, 5, 40, 300):
-        for _ in range(5):
-            assert_same_outcome(old, new, *make(rng, n))
+    assert_break_rewritten_exactly(tmp_path, *LOOPS[case], seed=25)
 
 
 def test_a_break_after_a_sum_or_into_int_slots_stays(tmp_path):
