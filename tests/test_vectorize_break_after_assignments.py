@@ -93,3 +93,17 @@ def test_a_break_after_a_sum_or_into_int_slots_stays(tmp_path):
     """
     with pytest.raises(NotApplicable, match="break"):
         vectorise(tmp_path, textwrap.dedent(int_slots), "g")
+    # Float slots whose values the loop does not compute as floats (copied as they are): the list would come out
+    # shorter, the slots after the break dropped instead of filled. Left as it is.
+    copied = """
+        def h(xs, n):
+            out = [0.0] * n
+            for k in range(n):
+                v = xs[k]
+                if v > 3:
+                    break
+                out[k] = v
+            return out
+    """
+    with pytest.raises(NotApplicable, match="float fill"):
+        vectorise(tmp_path, textwrap.dedent(copied), "h")

@@ -536,8 +536,11 @@ class Translator(StartedCounters, EagerIterables, AxisRules, BestRules, CallRule
                         if val.depth != self.depth:
                             raise NotApplicable(f"line {stmt.lineno}: the value appended to `{name}` does not vary "
                                                 "along the loop")
-                        if name in self.slot_fill and not val.record and self.float_ctx:
+                        if name in self.slot_fill:
                             # slots from the pass that breaks on keep the list's fill (a float, as the values are)
+                            if val.record or not self.float_ctx:
+                                raise NotApplicable(f"line {stmt.lineno}: the slots of `{name}` a break leaves keep "
+                                                    "a float fill, and the values written are not read as floats")
                             appended[name] = Val(f"np.where({keep}, {val.src}, {self.slot_fill[name]})", val.depth)
                             continue
                         # a record per element (`(i, t)`) is made again from its fields where `keep` holds
