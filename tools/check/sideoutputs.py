@@ -66,6 +66,8 @@ def _keyed_timing(match: re.Match) -> str:
     if not _timing_key(match.group("key"), spaced=not match.group("sep").strip()):
         return match.group(0)
     return match.group(0)[:match.start("num") - match.start(0)] + TIMING_MARK
+
+
 # The head and the candidate run in two worktrees; a path printed in a warning or a traceback
 # names its own one, which is no difference in behaviour.
 _WORKTREE = re.compile(r"(/worktrees/[^/\s]+/)(?:base|candidate)(?=/)")

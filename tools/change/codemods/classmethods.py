@@ -18,7 +18,7 @@ def own_class(fn: ast.FunctionDef | None, cls: ast.ClassDef | None, file: str, m
     """(file, class) where `name` is the first parameter of `fn`, a classmethod of `cls`, and no class of the
     target derives from `cls`; else None."""
     if fn is None or cls is None or not fn.args.args or fn.args.args[0].arg != name \
-            or not _decorated(fn, ("classmethod",)) or method_of(cls, fn.name) is not fn:
+            or not decorated(fn, ("classmethod",)) or method_of(cls, fn.name) is not fn:
         return None
     derived = [c for tree in modules.values() for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
                and any(dotted(b).rpartition(".")[2] == cls.name for b in c.bases)]
@@ -31,7 +31,7 @@ def own_static(fn: ast.FunctionDef | None, cls: ast.ClassDef | None, file: str, 
     method of the class; else None."""
     own = own_class(fn, cls, file, modules, base.id) if isinstance(base, ast.Name) else None
     method = method_of(own[1], attr) if own is not None else None
-    if method is None or not _decorated(method, ("staticmethod", "classmethod")):
+    if method is None or not decorated(method, ("staticmethod", "classmethod")):
         return None
     return own[0], own[1], method
 
@@ -41,5 +41,6 @@ def method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
     return next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
 
-def _decorated(fn: ast.FunctionDef, names: tuple[str, ...]) -> bool:
+def decorated(fn: ast.FunctionDef, names: tuple[str, ...]) -> bool:
+    """Whether `fn` carries one of these decorators by bare name (`@classmethod`, `@staticmethod`)."""
     return any(isinstance(d, ast.Name) and d.id in names for d in fn.decorator_list)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.classmethods import method_of, own_class, own_static
+from perfloop.tools.change.codemods.classmethods import decorated, method_of, own_class, own_static
 from perfloop.tools.change.codemods.hot_function import functions, python_files
 from perfloop.tools.change.codemods.imports import import_paths
 from perfloop.tools.change.codemods.kept_arguments import MUTATING_METHODS
@@ -552,8 +552,7 @@ class Determinism:
             return None
         file, cls = found
         method = method_of(cls, attr)
-        if method is None or not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
-                                     for d in method.decorator_list):
+        if method is None or not decorated(method, ("staticmethod", "classmethod")):
             return None
         return file, cls, method
 

@@ -25,8 +25,9 @@ Taken only where that is exactly the loop (`lift_grid`):
 - its body is assignments to names, then writes `out[i] = e` into arrays made before it; no name it sets is read
   before the pass sets it, or after the loop;
 - the expressions are arithmetic, numbers, names, `np.pi`-like constants, elementwise numpy functions, the
-  reductions above of a whole value, and rows of a fixed array picked by the counter (`img[i]`); a power other than
-  `** 2` is noted as possibly differing in the last bit (numpy's SIMD pow).
+  reductions above of a whole value, and rows of a fixed array picked by the counter (`img[i]`); a number per pass
+  raised by `**` is raised by Python's `**`, as the loop's numpy scalars were (libm's pow, which numpy's array square
+  and SIMD pow do not match in the last bit), and a power of a value that may be either is refused.
 At run time the new lines run only where what the loop assumed holds (`seq` a 1-D float array; every name read a
 number or an array of at most one axis, or of exactly two where the counter picks its rows; every output a 1-D array; the
 grid not empty; at most 4M elements per array made): the original loop runs anywhere else.
@@ -36,7 +37,7 @@ from __future__ import annotations
 import ast
 
 from perfloop.tools.change.codemods.base import NotApplicable
-from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, names_stored
+from perfloop.tools.change.codemods.loops import LoopRewrite, dotted, name_apart, names_stored
 
 ELEMENTWISE = frozenset({"sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "exp",
                          "expm1", "log", "log1p", "log2", "log10", "sqrt", "abs", "absolute", "fabs", "square",
@@ -45,7 +46,7 @@ ELEMENTWISE = frozenset({"sin", "cos", "tan", "arcsin", "arccos", "arctan", "arc
 REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "amax": "max", "min": "min", "amin": "min",
               "prod": "prod"}
 MAX_ELEMENTS = 1 << 22  # per array the lifted lines make: past this the loop runs as it was
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//", ast.Mod: "%"}
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
 # What a value is on one pass: a NUMBER or an array fixed for the loop (FIXED: either), or one varying along the grid:
@@ -73,7 +74,6 @@ class _Lift:
         self.kinds: dict[str, str] = {}    # names set so far in the pass -> their kind
         self.fixed: set[str] = set()       # names (and attributes) read as they are: the guard checks them
         self.rows: dict[str, str] = {}     # fixed arrays read by the counter's row -> their lifted text
-        self.notes: list[str] = []
 
     def expr(self, node: ast.expr) -> tuple[str, str]:
         """(text, kind) of `node`, or NotApplicable naming what is not array code."""
@@ -196,8 +196,8 @@ def lift_grid(block: list[ast.stmt], k: int, names: set[str]) -> tuple[LoopRewri
         raise NotApplicable(f"{where}: not a plain `for` loop")
     counter, value, seq, count = _grid(loop, where)
     stored = names_stored(loop.body)
-    grid = _fresh("grid", names)
-    index = _fresh("grid_n", names)
+    grid = name_apart("_grid", names)
+    index = name_apart("_grid_n", names)
     lift = _Lift(counter, value, grid, index, stored, _numbers(block, k))
     lines, outputs = [], []
     for stmt in loop.body:
@@ -238,9 +238,8 @@ def lift_grid(block: list[ast.stmt], k: int, names: set[str]) -> tuple[LoopRewri
              "pass one row along a new first axis; reductions over that row); the loop as it was runs where the "
              "arrays are not what it assumed", "numpy's elementwise functions of a number per pass are computed in "
              "one array call, and sums of each pass's array along the row (the same values where numpy's scalar and "
-             "array loops agree; replay compares them)", *lift.notes]
-    return LoopRewrite(start=k, end=k, lines=[text], rule="array code lifted over the loop's grid",
-                       notes=notes), list(lift.notes)
+             "array loops agree; replay compares them)"]
+    return LoopRewrite(start=k, end=k, lines=[text], rule="array code lifted over the loop's grid", notes=notes), []
 
 
 def _grid(loop: ast.For, where: str) -> tuple[str, str | None, str | None, str]:
@@ -292,10 +291,3 @@ def _guard(seq: str | None, count: str, fixed: list[str], rows: list[str], outpu
     tests.append(f"{count} * max([1, {sizes}]) <= {MAX_ELEMENTS}" if sizes else f"{count} <= {MAX_ELEMENTS}")
     return " and ".join(f"({t})" for t in tests)
 
-
-def _fresh(base: str, names: set[str]) -> str:
-    name, n = f"_{base}", 0
-    while name in names:
-        n += 1
-        name = f"_{base}{n}"
-    return name
